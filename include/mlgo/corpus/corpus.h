@@ -1,0 +1,53 @@
+#pragma once
+// A training corpus in LLVM's extract_ir layout (llvm/utils/mlgo-utils):
+//   <dir>/corpus_description.json  {"has_thinlto": false, "modules": ["a/b.o", ...]}
+//   <dir>/a/b.o.bc                 the module's pre-optimization bitcode
+//   <dir>/a/b.o.cmd                its clang -cc1 command line, '\0'-separated
+// Corpora written by mlgo, by LLVM's extract_ir and by ml-compiler-opt are
+// interchangeable.
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mlgo {
+
+struct CorpusModule {
+  /// The name listed in corpus_description.json, relative to the corpus.
+  std::string name;
+  std::filesystem::path bitcodePath;
+  /// The recorded cc1 arguments (or the corpus-wide override).
+  std::vector<std::string> commandLine;
+  /// Non-empty when the module's files could not be read; compiling the module
+  /// then fails with this reason instead of ending the run.
+  std::string loadError;
+};
+
+struct Corpus {
+  std::filesystem::path directory;
+  bool hasThinLTO = false;
+  std::vector<CorpusModule> modules;
+
+  /// Loads and validates a corpus. Throws InputError naming the file and the
+  /// entry for a malformed description or a module name that would escape the
+  /// corpus directory (corpora are untrusted data).
+  static Corpus load(const std::filesystem::path &directory);
+};
+
+inline constexpr const char *kCorpusDescriptionFile = "corpus_description.json";
+
+/// Splits the contents of a .cmd file ('\0'-separated, as clang records it).
+std::vector<std::string> parseRecordedCommandLine(std::string_view contents);
+/// The inverse of parseRecordedCommandLine.
+std::string formatRecordedCommandLine(const std::vector<std::string> &args);
+
+/// True when `name` is a relative path that stays inside the directory it is
+/// joined to: not absolute, no "..", no empty or "." components.
+bool isContainedRelativePath(std::string_view name);
+
+/// Writes corpus_description.json atomically, so a directory whose extraction
+/// was interrupted never looks complete.
+void writeCorpusDescription(const std::filesystem::path &directory,
+                            const std::vector<std::string> &moduleNames, bool hasThinLTO);
+
+}  // namespace mlgo

@@ -1,0 +1,69 @@
+#pragma once
+// The in-process compiler every subcommand shares. One module = its bitcode
+// and recorded command line; each compile gets its own LLVMContext, runs the
+// optimization pipeline (the recorded level, or an opt-style pipeline string)
+// and code generation into memory, and reports section sizes. Modules run
+// concurrently on a thread pool; results come back in request order, so the
+// output never depends on the thread count.
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "mlgo/corpus/corpus.h"
+#include "mlgo/driver/compile_result.h"
+#include "mlgo/driver/pipeline_hook.h"
+
+namespace mlgo {
+
+struct CompileRequest {
+  const CorpusModule *module = nullptr;
+  /// Empty: the recorded optimization level (clang's own pipeline). Otherwise
+  /// an opt `-passes=` pipeline run instead; code generation stays as recorded.
+  std::string passPipeline;
+  /// Per-compile hooks (e.g. the inlining policy), after the process-wide ones.
+  PipelineHooks hooks;
+};
+
+/// Test-only: makes the compile of one module crash or hang, to prove the run
+/// survives both.
+struct FaultInjection {
+  std::string crashModule;
+  std::string hangModule;
+};
+
+struct DriverOptions {
+  unsigned threads = 0;  ///< 0: one per core
+  std::chrono::milliseconds timeout{60000};  ///< per compile; 0: none
+  FaultInjection faults;
+};
+
+class CompilerDriver {
+ public:
+  explicit CompilerDriver(DriverOptions options);
+
+  /// Compiles one module on the calling thread. Never throws for a problem
+  /// with the module: crashes, fatal errors and timeouts come back as results.
+  CompileResult compile(const CompileRequest &request) const;
+
+  /// Called after each finished compile, from worker threads but serialized.
+  using Progress = std::function<void(size_t done, size_t total)>;
+  /// Compiles all requests on the pool; results in request order.
+  std::vector<CompileResult> compileAll(const std::vector<CompileRequest> &requests,
+                                        const Progress &progress = nullptr) const;
+
+  const DriverOptions &options() const { return options_; }
+
+  /// Throws UsageError when `pipeline` is not a valid opt pipeline.
+  static void validatePassPipeline(const std::string &pipeline);
+
+ private:
+  DriverOptions options_;
+};
+
+/// Applies the -mllvm options the corpus records (LLVM keeps them process
+/// wide). Uses the set most modules share; modules recording another set fail
+/// at compile time with a clear reason. Returns the set applied.
+std::vector<std::string> applyCorpusBackendOptions(const Corpus &corpus);
+
+}  // namespace mlgo

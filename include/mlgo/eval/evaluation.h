@@ -1,0 +1,64 @@
+#pragma once
+// `mlgo eval`: compiles every module of a corpus twice, with the recorded
+// pipeline and LLVM's default inliner (the -Oz baseline) and with the choice
+// under test, and compares sizes.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mlgo/corpus/corpus.h"
+#include "mlgo/driver/compiler_driver.h"
+#include "mlgo/problems/inlining/inlining_policy.h"
+
+namespace mlgo {
+
+/// How the candidate compile decides inlining.
+enum class InlineMode {
+  Default,      ///< LLVM's heuristic, untouched (no hook)
+  HookDefault,  ///< the heuristic's decisions routed through mlgo's hook
+  Never,
+  Always,
+};
+std::optional<InlineMode> parseInlineMode(const std::string &name);
+const char *inlineModeName(InlineMode mode);
+
+struct EvalOptions {
+  InlineMode inlineMode = InlineMode::Default;
+  /// A policy deciding inlining (overrides inlineMode when set).
+  std::shared_ptr<const inlining::Policy> policy;
+  std::string policyDescription;
+  /// Candidate optimization pipeline instead of the recorded level.
+  std::string passPipeline;
+};
+
+struct ModuleEvaluation {
+  std::string name;
+  CompileResult baseline;
+  CompileResult candidate;
+  uint64_t decisions = 0;  ///< inlining decisions the hook saw in the candidate
+  bool ok() const { return baseline.ok() && candidate.ok(); }
+};
+
+struct SizeTotals {
+  SectionSizes sizes;
+  uint64_t irInstructions = 0;
+};
+
+struct EvalReport {
+  std::string candidate;  ///< human description of the choice evaluated
+  bool candidateIsBaseline = false;  ///< compiled once, reported twice
+  unsigned threads = 0;
+  double wallSeconds = 0;
+  std::vector<ModuleEvaluation> modules;
+  // Over modules where both compiles succeeded:
+  size_t compared = 0;
+  SizeTotals baselineTotals, candidateTotals;
+  /// Geometric mean over modules of candidate/baseline (text+data), minus 1.
+  double geomeanTextPlusDataChange = 0;
+  size_t failed() const { return modules.size() - compared; }
+};
+
+EvalReport evaluateCorpus(const Corpus &corpus, const CompilerDriver &driver, const EvalOptions &options,
+                          const CompilerDriver::Progress &progress = nullptr);
+
+}  // namespace mlgo

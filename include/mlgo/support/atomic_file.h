@@ -1,0 +1,17 @@
+#pragma once
+// Writes that never leave a half-written file behind: content goes to a
+// temporary name in the same directory and is renamed over the target, so a
+// reader sees either the old file or the complete new one.
+#include <filesystem>
+#include <string_view>
+
+namespace mlgo {
+
+/// Writes `content` to `path` atomically, creating parent directories.
+/// Throws std::runtime_error naming the path on failure.
+void writeFileAtomically(const std::filesystem::path &path, std::string_view content);
+
+/// Reads a whole file. Throws InputError naming the path when it cannot.
+std::string readFile(const std::filesystem::path &path);
+
+}  // namespace mlgo

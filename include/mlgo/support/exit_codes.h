@@ -1,0 +1,9 @@
+#pragma once
+// Exit codes of every mlgo subcommand. Scripts rely on them: never renumber.
+namespace mlgo::exit_code {
+constexpr int kSuccess = 0;         ///< Everything asked for was done.
+constexpr int kFailure = 1;         ///< The run produced nothing usable.
+constexpr int kUsage = 2;           ///< Bad flags or flag values.
+constexpr int kBadInput = 3;        ///< An input file is missing or malformed.
+constexpr int kPartialFailure = 4;  ///< Results written, but some modules failed.
+}  // namespace mlgo::exit_code

@@ -1,0 +1,16 @@
+#pragma once
+// Each subcommand adds itself to the root CLI11 app. Its callback only stores
+// what to run; main() runs it inside one place that maps library errors to
+// the documented exit codes.
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace mlgo::cli {
+
+using CommandRunner = std::function<int()>;
+
+void addExtractIRCommand(CLI::App &root, CommandRunner &runner);
+void addEvalCommand(CLI::App &root, CommandRunner &runner);
+
+}  // namespace mlgo::cli

@@ -1,0 +1,31 @@
+#include "common_options.h"
+
+#include "mlgo/support/errors.h"
+
+namespace mlgo::cli {
+
+void addDriverFlags(CLI::App &command, DriverFlags &flags) {
+  command.add_option("--threads", flags.threads, "Compile threads (0: one per core)")->capture_default_str();
+  command.add_option("--timeout", flags.timeoutSeconds, "Seconds one module may compile before it is skipped (0: no limit)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  // Test-only: proves a crash or a hang in one module never ends a run.
+  command.add_option("--inject-fault", flags.injectFault)->group("");
+}
+
+DriverOptions toDriverOptions(const DriverFlags &flags) {
+  DriverOptions options;
+  options.threads = flags.threads;
+  options.timeout = std::chrono::milliseconds(static_cast<long long>(flags.timeoutSeconds * 1000));
+  if (!flags.injectFault.empty()) {
+    const auto colon = flags.injectFault.find(':');
+    const std::string kind = flags.injectFault.substr(0, colon);
+    const std::string module = colon == std::string::npos ? "" : flags.injectFault.substr(colon + 1);
+    if (module.empty() || (kind != "crash" && kind != "hang"))
+      throw UsageError("--inject-fault takes crash:MODULE or hang:MODULE");
+    (kind == "crash" ? options.faults.crashModule : options.faults.hangModule) = module;
+  }
+  return options;
+}
+
+}  // namespace mlgo::cli

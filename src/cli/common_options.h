@@ -1,0 +1,20 @@
+#pragma once
+// Options several subcommands share, spelled the same everywhere.
+#include <CLI/CLI.hpp>
+
+#include "mlgo/driver/compiler_driver.h"
+
+namespace mlgo::cli {
+
+struct DriverFlags {
+  unsigned threads = 0;
+  double timeoutSeconds = 60;
+  std::string injectFault;  ///< test-only: "crash:MODULE" or "hang:MODULE"
+};
+
+/// --threads, --timeout and the hidden --inject-fault.
+void addDriverFlags(CLI::App &command, DriverFlags &flags);
+/// Throws UsageError for a malformed --inject-fault.
+DriverOptions toDriverOptions(const DriverFlags &flags);
+
+}  // namespace mlgo::cli

@@ -1,0 +1,98 @@
+// mlgo eval: sizes of a corpus under a choice, next to the -Oz default.
+#include <iostream>
+#include <memory>
+
+#include <spdlog/spdlog.h>
+
+#include "commands.h"
+#include "common_options.h"
+#include "mlgo/driver/compiler_driver.h"
+#include "mlgo/eval/clang_subprocess.h"
+#include "mlgo/eval/eval_report.h"
+#include "mlgo/eval/evaluation.h"
+#include "mlgo/eval/fidelity_check.h"
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/errors.h"
+#include "mlgo/support/exit_codes.h"
+#include "progress.h"
+
+namespace mlgo::cli {
+
+namespace {
+
+struct EvalFlags {
+  std::string corpus;
+  std::string inlineMode = "default";
+  std::string passes;
+  std::string jsonPath;
+  bool checkFidelity = false;
+  std::string clang;
+  DriverFlags driver;
+};
+
+int runEval(const EvalFlags &flags) {
+  EvalOptions options;
+  options.inlineMode = *parseInlineMode(flags.inlineMode);
+  options.passPipeline = flags.passes;
+  if (!options.passPipeline.empty()) CompilerDriver::validatePassPipeline(options.passPipeline);
+  std::string clang;
+  if (flags.checkFidelity) {
+    clang = findClang(flags.clang);
+    if (clang.empty())
+      throw UsageError("--check-fidelity needs clang-19: not found" +
+                       (flags.clang.empty() ? std::string(" on PATH") : " at " + flags.clang));
+  }
+  CompilerDriver driver(toDriverOptions(flags.driver));
+  Corpus corpus = Corpus::load(flags.corpus);
+  if (corpus.modules.empty()) throw InputError(flags.corpus + ": the corpus lists no modules");
+  std::vector<std::string> backend = applyCorpusBackendOptions(corpus);
+  if (!backend.empty()) spdlog::info("applying the corpus's -mllvm options to this process: {}", backend.size());
+
+  const size_t compiles = corpus.modules.size() * (options.passPipeline.empty() &&
+                                                           options.inlineMode == InlineMode::Default
+                                                       ? 1
+                                                       : 2);
+  ProgressReporter reporter("eval", compiles);
+  EvalReport report = evaluateCorpus(corpus, driver, options, [&](size_t done, size_t) { reporter.update(done); });
+
+  nlohmann::json json = evalReportToJson(report, flags.corpus);
+  std::cout << evalReportToTable(report);
+  if (flags.checkFidelity) {
+    std::vector<CompileResult> baseline;
+    for (const ModuleEvaluation &module : report.modules) baseline.push_back(module.baseline);
+    FidelityReport fidelity = checkFidelity(corpus, baseline, clang, flags.driver.threads, driver.options().timeout);
+    std::cout << fidelityReportToText(fidelity);
+    json["fidelity"] = fidelityReportToJson(fidelity);
+  }
+  if (!flags.jsonPath.empty()) writeFileAtomically(flags.jsonPath, json.dump(2) + "\n");
+  for (const ModuleEvaluation &module : report.modules) {
+    if (module.ok()) continue;
+    const CompileResult &failed = module.baseline.ok() ? module.candidate : module.baseline;
+    spdlog::warn("{}: {}: {}", module.name, failureKindName(failed.failure), failed.message);
+  }
+  if (report.compared == 0) return exit_code::kFailure;
+  return report.failed() ? exit_code::kPartialFailure : exit_code::kSuccess;
+}
+
+}  // namespace
+
+void addEvalCommand(CLI::App &root, CommandRunner &runner) {
+  auto flags = std::make_shared<EvalFlags>();
+  CLI::App *command = root.add_subcommand("eval", "Compile a corpus and compare sizes with the -Oz default");
+  command->add_option("--corpus", flags->corpus, "Corpus directory (corpus_description.json)")->required();
+  command->add_option("--inline", flags->inlineMode,
+                      "Inlining of the candidate: default (LLVM's heuristic), hook-default (the heuristic "
+                      "through mlgo's policy hook), never, always")
+      ->check(CLI::IsMember({"default", "hook-default", "never", "always"}))
+      ->capture_default_str();
+  command->add_option("--passes", flags->passes,
+                      "Optimize the candidate with this opt -passes= pipeline instead of the recorded level");
+  command->add_option("--json", flags->jsonPath, "Write the machine-readable report here");
+  command->add_flag("--check-fidelity", flags->checkFidelity,
+                    "Also compile each module with a clang-19 -cc1 subprocess and report .text differences");
+  command->add_option("--clang", flags->clang, "clang-19 binary for --check-fidelity (default: from PATH)");
+  addDriverFlags(*command, flags->driver);
+  command->callback([flags, &runner] { runner = [flags] { return runEval(*flags); }; });
+}
+
+}  // namespace mlgo::cli

@@ -1,0 +1,65 @@
+// mlgo extract-ir: a build's objects -> a corpus (LLVM's extract_ir layout).
+#include <iostream>
+#include <memory>
+
+#include <spdlog/spdlog.h>
+
+#include "commands.h"
+#include "mlgo/corpus/extract_ir.h"
+#include "mlgo/support/exit_codes.h"
+
+namespace mlgo::cli {
+
+namespace {
+
+struct ExtractFlags {
+  std::string input;
+  std::string outputDir;
+  std::string inputType = "json";
+  std::string cmdFilter;
+  unsigned threads = 0;
+};
+
+int runExtractIR(const ExtractFlags &flags) {
+  ExtractOptions options;
+  options.input = flags.input;
+  options.outputDirectory = flags.outputDir;
+  options.inputType = flags.inputType == "json" ? ExtractInputType::CompileCommands : ExtractInputType::ObjectList;
+  if (!flags.cmdFilter.empty()) options.commandFilter = flags.cmdFilter;
+  options.threads = flags.threads;
+
+  ExtractSummary summary = extractIR(options);
+  for (const std::string &warning : summary.warnings) spdlog::warn("skipped {}", warning);
+  std::string reasons;
+  for (const auto &[reason, count] : summary.skippedByReason)
+    reasons += (reasons.empty() ? "" : ", ") + std::to_string(count) + " " + reason;
+  spdlog::info("{} extracted, {} skipped{}{}{}", summary.extracted(), summary.skipped(),
+               reasons.empty() ? "" : " (", reasons, reasons.empty() ? "" : ")");
+  if (summary.extracted() == 0) {
+    spdlog::error("nothing was extracted from {}", flags.input);
+    return exit_code::kFailure;
+  }
+  std::cout << summary.extracted() << " modules extracted to " << flags.outputDir << "\n";
+  return exit_code::kSuccess;
+}
+
+}  // namespace
+
+void addExtractIRCommand(CLI::App &root, CommandRunner &runner) {
+  auto flags = std::make_shared<ExtractFlags>();
+  CLI::App *command = root.add_subcommand(
+      "extract-ir", "Extract embedded bitcode and command lines from a build into a corpus");
+  command->add_option("--input", flags->input, "compile_commands.json, or a file listing object paths")
+      ->required()
+      ->check(CLI::ExistingFile);
+  command->add_option("--output-dir", flags->outputDir, "Corpus directory to write")->required();
+  command->add_option("--input-type", flags->inputType, "json (compile_commands.json) or objects (list of paths)")
+      ->check(CLI::IsMember({"json", "objects"}))
+      ->capture_default_str();
+  command->add_option("--cmd-filter", flags->cmdFilter,
+                      "Keep modules with a recorded argument matching this regex, e.g. '^-O2|-Os|-Oz$'");
+  command->add_option("--threads", flags->threads, "Threads (0: one per core)")->capture_default_str();
+  command->callback([flags, &runner] { runner = [flags] { return runExtractIR(*flags); }; });
+}
+
+}  // namespace mlgo::cli

@@ -1,0 +1,58 @@
+// The mlgo executable: thin subcommands over the library. Everything a user
+// sees on stdout is the result; logs and progress go to stderr.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "commands.h"
+#include "mlgo/problems/inlining/inlining_hook.h"
+#include "mlgo/support/errors.h"
+#include "mlgo/support/exit_codes.h"
+
+int main(int argc, char **argv) {
+  auto logger = spdlog::stderr_color_mt("mlgo");
+  logger->set_pattern("mlgo: %^%l%$: %v");
+  spdlog::set_default_logger(logger);
+
+  CLI::App app{"mlgo: train machine-learned compiler optimizations for LLVM 19"};
+  app.set_version_flag("--version", std::string("mlgo ") + MLGO_VERSION);
+  app.require_subcommand(1);
+  std::string logLevel = "info";
+  app.add_option("--log-level", logLevel, "trace, debug, info, warn, error or off")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
+      ->capture_default_str();
+
+  mlgo::cli::CommandRunner runner;
+  mlgo::cli::addExtractIRCommand(app, runner);
+  mlgo::cli::addEvalCommand(app, runner);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion &e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError &e) {
+    app.exit(e);
+    return mlgo::exit_code::kUsage;
+  }
+  spdlog::set_level(spdlog::level::from_str(logLevel));
+  mlgo::inlining::installInliningAdvisor();
+
+  try {
+    return runner();
+  } catch (const mlgo::UsageError &e) {
+    spdlog::error("{}", e.what());
+    return mlgo::exit_code::kUsage;
+  } catch (const mlgo::InputError &e) {
+    spdlog::error("{}", e.what());
+    return mlgo::exit_code::kBadInput;
+  } catch (const std::exception &e) {
+    spdlog::error("{}", e.what());
+    return mlgo::exit_code::kFailure;
+  }
+}

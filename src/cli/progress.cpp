@@ -1,0 +1,45 @@
+#include "progress.h"
+
+#include <cstdio>
+#include <unistd.h>
+
+namespace mlgo::cli {
+
+ProgressReporter::ProgressReporter(std::string label, size_t total)
+    : label_(std::move(label)),
+      total_(total),
+      terminal_(::isatty(STDERR_FILENO) == 1),
+      start_(std::chrono::steady_clock::now()),
+      lastLine_(start_) {}
+
+ProgressReporter::~ProgressReporter() {
+  if (terminal_ && !finished_ && total_ > 0) std::fputc('\n', stderr);
+}
+
+void ProgressReporter::update(size_t done) {
+  const auto now = std::chrono::steady_clock::now();
+  const double elapsed = std::chrono::duration<double>(now - start_).count();
+  const double rate = elapsed > 0 ? done / elapsed : 0;
+  const double left = rate > 0 ? (total_ - done) / rate : 0;
+  if (terminal_) {
+    constexpr int kWidth = 30;
+    const int filled = total_ ? static_cast<int>(kWidth * done / total_) : kWidth;
+    std::fprintf(stderr, "\r%s [%.*s%*s] %zu/%zu %.1f/s %02d:%02d left ", label_.c_str(), filled,
+                 "==============================", kWidth - filled, "", done, total_, rate,
+                 static_cast<int>(left) / 60, static_cast<int>(left) % 60);
+    if (done == total_) {
+      std::fputc('\n', stderr);
+      finished_ = true;
+    }
+    return;
+  }
+  const size_t decile = total_ ? 10 * done / total_ : 10;
+  if (decile > lastDecile_ || now - lastLine_ > std::chrono::seconds(30) || done == total_) {
+    lastDecile_ = decile;
+    lastLine_ = now;
+    std::fprintf(stderr, "%s: %zu/%zu (%.1f/s, %.0f s left)\n", label_.c_str(), done, total_, rate, left);
+    finished_ = done == total_;
+  }
+}
+
+}  // namespace mlgo::cli

@@ -1,0 +1,124 @@
+#include "mlgo/corpus/compile_commands.h"
+
+#include <nlohmann/json.hpp>
+
+#include "mlgo/corpus/corpus.h"
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/errors.h"
+#include "mlgo/support/shell_words.h"
+
+namespace mlgo {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string moduleNameForObject(const fs::path &object, const fs::path &buildDirectory) {
+  fs::path absolute = (object.is_absolute() ? object : buildDirectory / object).lexically_normal();
+  fs::path relative = absolute.lexically_relative(buildDirectory.lexically_normal());
+  std::string name = relative.generic_string();
+  if (!relative.empty() && isContainedRelativePath(name)) return name;
+  // Outside the build directory: mirror the absolute path below the corpus.
+  name = absolute.relative_path().generic_string();
+  return name;
+}
+
+namespace {
+
+std::string findOutputArgument(const std::vector<std::string> &args) {
+  for (size_t i = 0; i + 1 < args.size(); ++i)
+    if (args[i] == "-o") return args[i + 1];
+  for (const std::string &arg : args)
+    if (arg.size() > 2 && arg.compare(0, 2, "-o") == 0) return arg.substr(2);
+  return {};
+}
+
+}  // namespace
+
+std::vector<ObjectEntry> readCompileCommands(const fs::path &file) {
+  json commands;
+  try {
+    commands = json::parse(readFile(file));
+  } catch (const json::parse_error &e) {
+    throw InputError(describeInputProblem(file.string(), "", std::string("malformed JSON: ") + e.what()));
+  }
+  if (!commands.is_array())
+    throw InputError(describeInputProblem(file.string(), "", "expected a JSON array of compile commands"));
+
+  std::vector<ObjectEntry> entries;
+  entries.reserve(commands.size());
+  for (size_t i = 0; i < commands.size(); ++i) {
+    ObjectEntry entry;
+    entry.origin = file.string() + ": entry " + std::to_string(i);
+    const json &command = commands[i];
+    auto fail = [&](std::string problem) {
+      entry.problem = std::move(problem);
+      entries.push_back(entry);
+    };
+    if (!command.is_object()) {
+      fail("not an object");
+      continue;
+    }
+    if (!command.contains("directory") || !command["directory"].is_string()) {
+      fail("no \"directory\" string");
+      continue;
+    }
+    fs::path directory = command["directory"].get<std::string>();
+    if (directory.is_relative()) directory = fs::absolute(file.parent_path() / directory);
+    std::string output;
+    if (command.contains("output") && command["output"].is_string()) {
+      output = command["output"].get<std::string>();
+    } else {
+      std::vector<std::string> args;
+      if (command.contains("arguments") && command["arguments"].is_array()) {
+        for (const json &arg : command["arguments"])
+          if (arg.is_string()) args.push_back(arg.get<std::string>());
+      } else if (command.contains("command") && command["command"].is_string()) {
+        auto words = splitShellWords(command["command"].get<std::string>());
+        if (!words) {
+          fail("\"command\" has an unterminated quote");
+          continue;
+        }
+        args = std::move(*words);
+      } else {
+        fail("neither \"arguments\" nor \"command\"");
+        continue;
+      }
+      output = findOutputArgument(args);
+    }
+    if (output.empty()) {
+      fail("no output (-o) in the command: not an object compile");
+      continue;
+    }
+    fs::path object = output;
+    entry.objectPath = object.is_absolute() ? object : directory / object;
+    entry.moduleName = moduleNameForObject(object, directory);
+    entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+
+std::vector<ObjectEntry> readObjectList(const fs::path &file) {
+  std::string contents = readFile(file);
+  fs::path base = fs::absolute(file).parent_path();
+  std::vector<ObjectEntry> entries;
+  size_t lineNumber = 0, start = 0;
+  while (start < contents.size()) {
+    size_t end = contents.find('\n', start);
+    if (end == std::string::npos) end = contents.size();
+    std::string line = contents.substr(start, end - start);
+    start = end + 1;
+    ++lineNumber;
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
+      line.pop_back();
+    if (line.empty() || line[0] == '#') continue;
+    ObjectEntry entry;
+    entry.origin = file.string() + ": line " + std::to_string(lineNumber);
+    fs::path object = line;
+    entry.objectPath = object.is_absolute() ? object : base / object;
+    entry.moduleName = moduleNameForObject(object, base);
+    entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+
+}  // namespace mlgo

@@ -1,0 +1,128 @@
+#include "mlgo/corpus/corpus.h"
+
+#include <nlohmann/json.hpp>
+
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/errors.h"
+
+namespace mlgo {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::vector<std::string> parseRecordedCommandLine(std::string_view contents) {
+  std::vector<std::string> args;
+  size_t start = 0;
+  while (start < contents.size()) {
+    size_t end = contents.find('\0', start);
+    if (end == std::string_view::npos) end = contents.size();
+    std::string_view arg = contents.substr(start, end - start);
+    // extract_ir writes the section as is; some tools add a trailing newline.
+    if (end == contents.size()) {
+      while (!arg.empty() && (arg.back() == '\n' || arg.back() == '\r')) arg.remove_suffix(1);
+    }
+    if (!arg.empty()) args.emplace_back(arg);
+    start = end + 1;
+  }
+  return args;
+}
+
+std::string formatRecordedCommandLine(const std::vector<std::string> &args) {
+  std::string out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (i) out += '\0';
+    out += args[i];
+  }
+  return out;
+}
+
+bool isContainedRelativePath(std::string_view name) {
+  if (name.empty() || name.front() == '/' || name.find('\0') != std::string_view::npos)
+    return false;
+  size_t start = 0;
+  while (start <= name.size()) {
+    size_t end = name.find('/', start);
+    if (end == std::string_view::npos) end = name.size();
+    std::string_view part = name.substr(start, end - start);
+    if (part.empty() || part == "." || part == "..") return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+Corpus Corpus::load(const fs::path &directory) {
+  const fs::path descriptionPath = directory / kCorpusDescriptionFile;
+  const std::string where = descriptionPath.string();
+  if (!fs::is_directory(directory))
+    throw InputError(describeInputProblem(directory.string(), "", "corpus directory does not exist"));
+  if (!fs::exists(descriptionPath))
+    throw InputError(describeInputProblem(
+        where, "", "missing: not a corpus directory, or its extraction did not finish"));
+  json description;
+  try {
+    description = json::parse(readFile(descriptionPath));
+  } catch (const json::parse_error &e) {
+    throw InputError(describeInputProblem(where, "", std::string("malformed JSON: ") + e.what()));
+  }
+  if (!description.is_object() || !description.contains("modules") ||
+      !description["modules"].is_array())
+    throw InputError(describeInputProblem(where, "", "expected an object with a \"modules\" array"));
+
+  Corpus corpus;
+  corpus.directory = directory;
+  if (description.contains("has_thinlto")) {
+    if (!description["has_thinlto"].is_boolean())
+      throw InputError(describeInputProblem(where, "has_thinlto", "must be true or false"));
+    corpus.hasThinLTO = description["has_thinlto"].get<bool>();
+  }
+  std::vector<std::string> globalOverride;
+  if (description.contains("global_command_override")) {
+    const json &override = description["global_command_override"];
+    if (!override.is_array())
+      throw InputError(describeInputProblem(where, "global_command_override", "must be an array of strings"));
+    for (const json &arg : override) {
+      if (!arg.is_string())
+        throw InputError(describeInputProblem(where, "global_command_override", "must be an array of strings"));
+      globalOverride.push_back(arg.get<std::string>());
+    }
+    // extract_ir writes this placeholder for lld ThinLTO corpora: the user
+    // must supply the real flags, so it cannot be used as a command line.
+    if (globalOverride == std::vector<std::string>{"<UNSPECIFIED>"})
+      throw InputError(describeInputProblem(where, "global_command_override",
+                                            "is <UNSPECIFIED>: fill in the command line to use"));
+  }
+
+  const json &modules = description["modules"];
+  corpus.modules.reserve(modules.size());
+  for (size_t i = 0; i < modules.size(); ++i) {
+    const std::string entry = "modules[" + std::to_string(i) + "]";
+    if (!modules[i].is_string())
+      throw InputError(describeInputProblem(where, entry, "must be a string"));
+    CorpusModule module;
+    module.name = modules[i].get<std::string>();
+    if (!isContainedRelativePath(module.name))
+      throw InputError(describeInputProblem(where, entry + " \"" + module.name + "\"",
+                                            "module path must be relative and stay inside the corpus"));
+    module.bitcodePath = directory / (module.name + ".bc");
+    if (!globalOverride.empty()) {
+      module.commandLine = globalOverride;
+    } else {
+      fs::path cmdPath = directory / (module.name + ".cmd");
+      try {
+        module.commandLine = parseRecordedCommandLine(readFile(cmdPath));
+      } catch (const InputError &e) {
+        module.loadError = e.what();
+      }
+    }
+    corpus.modules.push_back(std::move(module));
+  }
+  return corpus;
+}
+
+void writeCorpusDescription(const fs::path &directory, const std::vector<std::string> &moduleNames,
+                            bool hasThinLTO) {
+  json description = {{"has_thinlto", hasThinLTO}, {"modules", moduleNames}};
+  writeFileAtomically(directory / kCorpusDescriptionFile, description.dump(2) + "\n");
+}
+
+}  // namespace mlgo

@@ -1,0 +1,111 @@
+#include "mlgo/corpus/extract_ir.h"
+
+#include <regex>
+
+#include "mlgo/corpus/compile_commands.h"
+#include "mlgo/corpus/corpus.h"
+#include "mlgo/corpus/embedded_sections.h"
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/errors.h"
+#include "mlgo/support/parallel_for.h"
+
+namespace mlgo {
+
+namespace fs = std::filesystem;
+
+size_t ExtractSummary::skipped() const {
+  size_t total = 0;
+  for (const auto &[reason, count] : skippedByReason) total += count;
+  return total;
+}
+
+namespace {
+
+struct EntryOutcome {
+  bool extracted = false;
+  std::string reason;  ///< summary key when skipped
+  std::string detail;
+};
+
+bool matchesFilter(const std::regex &filter, const std::vector<std::string> &args) {
+  for (const std::string &arg : args)
+    if (std::regex_search(arg, filter)) return true;
+  return false;
+}
+
+}  // namespace
+
+ExtractSummary extractIR(const ExtractOptions &options) {
+  std::optional<std::regex> filter;
+  if (options.commandFilter) {
+    try {
+      filter.emplace(*options.commandFilter, std::regex::ECMAScript);
+    } catch (const std::regex_error &e) {
+      throw UsageError("--cmd-filter \"" + *options.commandFilter + "\" is not a valid regex: " + e.what());
+    }
+  }
+  std::vector<ObjectEntry> entries = options.inputType == ExtractInputType::CompileCommands
+                                         ? readCompileCommands(options.input)
+                                         : readObjectList(options.input);
+
+  // Two entries naming the same object (a file compiled twice into one
+  // output) would race on the same corpus files: keep the first.
+  std::vector<EntryOutcome> outcomes(entries.size());
+  {
+    std::map<std::string, size_t> firstByName;
+    for (size_t i = 0; i < entries.size(); ++i) {
+      if (!entries[i].problem.empty()) continue;
+      auto [it, inserted] = firstByName.emplace(entries[i].moduleName, i);
+      if (!inserted) {
+        outcomes[i].reason = "duplicate object";
+        outcomes[i].detail = "same object as " + entries[it->second].origin;
+      }
+    }
+  }
+
+  fs::create_directories(options.outputDirectory);
+  parallelFor(entries.size(), options.threads, [&](size_t i) {
+    const ObjectEntry &entry = entries[i];
+    EntryOutcome &outcome = outcomes[i];
+    if (!outcome.reason.empty()) return;
+    if (!entry.problem.empty()) {
+      outcome.reason = "unusable entry";
+      outcome.detail = entry.problem;
+      return;
+    }
+    EmbeddedModule embedded = readEmbeddedModule(entry.objectPath);
+    if (embedded.status != EmbeddedModule::Status::Ok) {
+      outcome.reason = embeddedStatusName(embedded.status);
+      outcome.detail = embedded.detail;
+      return;
+    }
+    if (filter && !matchesFilter(*filter, parseRecordedCommandLine(embedded.commandLine))) {
+      outcome.reason = "excluded by --cmd-filter";
+      return;
+    }
+    const fs::path base = options.outputDirectory / entry.moduleName;
+    writeFileAtomically(fs::path(base.string() + ".bc"), embedded.bitcode);
+    writeFileAtomically(fs::path(base.string() + ".cmd"), embedded.commandLine);
+    outcome.extracted = true;
+  });
+
+  ExtractSummary summary;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const EntryOutcome &outcome = outcomes[i];
+    if (outcome.extracted) {
+      summary.moduleNames.push_back(entries[i].moduleName);
+      continue;
+    }
+    ++summary.skippedByReason[outcome.reason];
+    std::string line = entries[i].origin;
+    if (!entries[i].objectPath.empty()) line += ": " + entries[i].objectPath.string();
+    line += ": " + outcome.reason;
+    if (!outcome.detail.empty()) line += " (" + outcome.detail + ")";
+    summary.warnings.push_back(std::move(line));
+  }
+  if (!summary.moduleNames.empty())
+    writeCorpusDescription(options.outputDirectory, summary.moduleNames, /*hasThinLTO=*/false);
+  return summary;
+}
+
+}  // namespace mlgo

@@ -1,0 +1,291 @@
+#include "mlgo/driver/compiler_driver.h"
+
+#include <map>
+#include <mutex>
+
+#include <clang/Basic/TargetInfo.h>
+#include <clang/CodeGen/BackendUtil.h>
+#include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/VirtualFileSystem.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include "mlgo/driver/crash_guard.h"
+#include "mlgo/driver/llvm_runtime.h"
+#include "mlgo/driver/object_sizes.h"
+#include "mlgo/support/errors.h"
+#include "mlgo/support/parallel_for.h"
+#include "recorded_command.h"
+
+namespace mlgo {
+
+namespace {
+
+/// Collects LLVM's error diagnostics instead of letting LLVMContext's default
+/// handler print them and exit the process.
+class CapturingDiagnosticHandler final : public llvm::DiagnosticHandler {
+ public:
+  explicit CapturingDiagnosticHandler(std::string &errors) : errors_(errors) {}
+  bool handleDiagnostics(const llvm::DiagnosticInfo &info) override {
+    if (info.getSeverity() != llvm::DS_Error) return true;
+    llvm::raw_string_ostream stream(errors_);
+    if (!errors_.empty()) stream << "; ";
+    llvm::DiagnosticPrinterRawOStream printer(stream);
+    info.print(printer);
+    return true;
+  }
+
+ private:
+  std::string &errors_;
+};
+
+/// Hooks see beginCompile inside the contained run and endCompile after it,
+/// also when the run was unwound by the crash guard (which skips destructors,
+/// so this cannot be RAII inside the run).
+void beginHooks(const PipelineHooks &hooks) {
+  for (const auto &hook : processWideHooks()) hook->beginCompile();
+  for (const auto &hook : hooks) hook->beginCompile();
+}
+void endHooks(const PipelineHooks &hooks) {
+  for (auto it = hooks.rbegin(); it != hooks.rend(); ++it) (*it)->endCompile();
+  for (const auto &hook : processWideHooks()) hook->endCompile();
+}
+
+std::vector<std::string> backendOptionsOf(const std::vector<std::string> &args) {
+  std::vector<std::string> options;
+  for (size_t i = 0; i + 1 < args.size(); ++i)
+    if (args[i] == "-mllvm") options.push_back(args[++i]);
+  return options;
+}
+
+uint64_t countInstructions(const llvm::Module &module) {
+  uint64_t count = 0;
+  for (const llvm::Function &function : module)
+    for (const llvm::BasicBlock &block : function) count += block.size();
+  return count;
+}
+
+/// Everything a compile needs that it can get without optimizing: kept apart
+/// so the contained part of the compile stays readable.
+struct CompileState {
+  std::unique_ptr<RecordedCommand> command;
+  llvm::LLVMContext context;
+  std::string llvmErrors;
+  std::unique_ptr<llvm::Module> module;
+};
+
+void registerHooks(llvm::PassBuilder &builder, const PipelineHooks &hooks) {
+  for (const auto &hook : processWideHooks()) hook->registerCallbacks(builder);
+  for (const auto &hook : hooks) hook->registerCallbacks(builder);
+  // Between passes is a safe place to end a compile that ran out of time.
+  if (auto *instrumentation = builder.getPassInstrumentationCallbacks())
+    instrumentation->registerBeforeNonSkippedPassCallback(
+        [](llvm::StringRef, llvm::Any) { checkContainedDeadline(); });
+}
+
+/// Runs an opt-style pipeline the way `opt -passes=` does, with a target
+/// machine built from the recorded triple, CPU and features.
+void runCustomPipeline(CompileState &state, const std::string &pipeline, const PipelineHooks &hooks,
+                       CompileResult &result) {
+  clang::CompilerInstance &instance = state.command->instance();
+  const clang::TargetOptions &targetOptions = instance.getTargetOpts();
+  const clang::CodeGenOptions &codegen = instance.getCodeGenOpts();
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(targetOptions.Triple, error);
+  if (!target) {
+    result.failure = FailureKind::CompileError;
+    result.message = "no target for " + targetOptions.Triple + ": " + error;
+    return;
+  }
+  std::string features;
+  for (const std::string &feature : targetOptions.Features) features += (features.empty() ? "" : ",") + feature;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      targetOptions.Triple, targetOptions.CPU, features, llvm::TargetOptions(), codegen.RelocationModel,
+      std::nullopt, llvm::CodeGenOptLevel::Default));
+
+  llvm::LoopAnalysisManager loopAnalyses;
+  llvm::FunctionAnalysisManager functionAnalyses;
+  llvm::CGSCCAnalysisManager cgsccAnalyses;
+  llvm::ModuleAnalysisManager moduleAnalyses;
+  llvm::PassInstrumentationCallbacks instrumentation;
+  llvm::PassBuilder builder(machine.get(), llvm::PipelineTuningOptions(), std::nullopt, &instrumentation);
+  registerHooks(builder, hooks);
+  llvm::TargetLibraryInfoImpl libraryInfo(llvm::Triple(targetOptions.Triple));
+  if (!codegen.SimplifyLibCalls) libraryInfo.disableAllFunctions();
+  functionAnalyses.registerPass([&] { return llvm::TargetLibraryAnalysis(libraryInfo); });
+  builder.registerModuleAnalyses(moduleAnalyses);
+  builder.registerCGSCCAnalyses(cgsccAnalyses);
+  builder.registerFunctionAnalyses(functionAnalyses);
+  builder.registerLoopAnalyses(loopAnalyses);
+  builder.crossRegisterProxies(loopAnalyses, functionAnalyses, cgsccAnalyses, moduleAnalyses);
+  llvm::ModulePassManager passes;
+  if (llvm::Error parseError = builder.parsePassPipeline(passes, pipeline)) {
+    result.failure = FailureKind::InvalidInput;
+    result.message = "invalid pass pipeline: " + llvm::toString(std::move(parseError));
+    return;
+  }
+  passes.run(*state.module, moduleAnalyses);
+}
+
+/// The body of a compile, run inside the crash guard.
+void compileContained(const CompileRequest &request, const FaultInjection &faults, CompileState &state,
+                      CompileResult &result) {
+  const CorpusModule &module = *request.module;
+  auto fail = [&](FailureKind kind, std::string message) {
+    result.failure = kind;
+    result.message = std::move(message);
+  };
+  std::string error;
+  state.command = RecordedCommand::parse(module.commandLine, module.bitcodePath.string(), error);
+  if (!state.command) return fail(FailureKind::InvalidInput, error);
+  if (backendOptionsOf(module.commandLine) != appliedBackendOptions())
+    return fail(FailureKind::InvalidInput,
+                "its -mllvm options differ from the set applied to this process (LLVM keeps them process-wide)");
+
+  auto buffer = llvm::MemoryBuffer::getFile(module.bitcodePath.string(), /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer) return fail(FailureKind::InvalidInput, "cannot read " + module.bitcodePath.string() + ": " +
+                                                          buffer.getError().message());
+  state.context.setDiagnosticHandler(std::make_unique<CapturingDiagnosticHandler>(state.llvmErrors));
+  auto parsed = llvm::parseBitcodeFile((*buffer)->getMemBufferRef(), state.context);
+  if (!parsed) return fail(FailureKind::InvalidInput, "invalid bitcode: " + llvm::toString(parsed.takeError()));
+  state.module = std::move(*parsed);
+  std::string verifierMessage;
+  llvm::raw_string_ostream verifierStream(verifierMessage);
+  if (llvm::verifyModule(*state.module, &verifierStream))
+    return fail(FailureKind::VerifierError, "module fails the IR verifier: " + verifierStream.str());
+
+  if (!faults.crashModule.empty() && module.name == faults.crashModule) {
+    volatile int *null = nullptr;
+    *null = 1;
+  }
+  if (!faults.hangModule.empty() && module.name == faults.hangModule) {
+    for (volatile bool spin = true; spin;) {
+    }
+  }
+
+  // What clang's CodeGenAction does to an IR input before its backend runs.
+  clang::CompilerInstance &instance = state.command->instance();
+  const clang::TargetOptions &targetOptions = instance.getTargetOpts();
+  if (state.module->getTargetTriple() != targetOptions.Triple)
+    state.module->setTargetTriple(targetOptions.Triple);
+  state.context.setDiscardValueNames(false);
+  state.context.setDefaultTargetCPU(targetOptions.CPU);
+  std::string features;
+  for (const std::string &feature : targetOptions.Features) features += (features.empty() ? "" : ",") + feature;
+  state.context.setDefaultTargetFeatures(features);
+
+  beginHooks(request.hooks);
+
+  // Phase 1, optimization only, so the IR can be measured between the two.
+  // Running clang's backend twice (once without codegen, once codegen only)
+  // gives the same object as one run: the module is all that passes between.
+  auto vfs = llvm::vfs::getRealFileSystem();
+  const std::string dataLayout = instance.getTarget().getDataLayoutString();
+  if (request.passPipeline.empty()) {
+    clang::CodeGenOptions optimize = instance.getCodeGenOpts();
+    optimize.PassBuilderCallbacks.push_back(
+        [&request](llvm::PassBuilder &builder) { registerHooks(builder, request.hooks); });
+    clang::EmitBackendOutput(instance.getDiagnostics(), instance.getHeaderSearchOpts(), optimize, targetOptions,
+                             instance.getLangOpts(), dataLayout, state.module.get(), clang::Backend_EmitNothing,
+                             vfs, nullptr);
+  } else {
+    runCustomPipeline(state, request.passPipeline, request.hooks, result);
+    if (!result.ok()) return;
+  }
+  if (state.command->hasErrors() || !state.llvmErrors.empty())
+    return fail(FailureKind::CompileError, state.command->diagnostics() + state.llvmErrors);
+  result.irInstructions = countInstructions(*state.module);
+
+  // Phase 2, code generation into memory.
+  clang::CodeGenOptions generate = instance.getCodeGenOpts();
+  generate.DisableLLVMPasses = true;
+  generate.PassBuilderCallbacks.push_back([](llvm::PassBuilder &builder) { registerHooks(builder, {}); });
+  llvm::SmallString<0> object;
+  clang::EmitBackendOutput(instance.getDiagnostics(), instance.getHeaderSearchOpts(), generate, targetOptions,
+                           instance.getLangOpts(), dataLayout, state.module.get(), clang::Backend_EmitObj, vfs,
+                           std::make_unique<llvm::raw_svector_ostream>(object));
+  if (state.command->hasErrors() || !state.llvmErrors.empty())
+    return fail(FailureKind::CompileError, state.command->diagnostics() + state.llvmErrors);
+  std::string sizeError;
+  if (!measureObjectSizes(std::string_view(object.data(), object.size()), result.sizes, sizeError))
+    return fail(FailureKind::CompileError, "cannot read the object produced: " + sizeError);
+}
+
+}  // namespace
+
+CompilerDriver::CompilerDriver(DriverOptions options) : options_(std::move(options)) {
+  initializeLLVMTargets();
+}
+
+CompileResult CompilerDriver::compile(const CompileRequest &request) const {
+  CompileResult result;
+  const auto start = std::chrono::steady_clock::now();
+  const CorpusModule &module = *request.module;
+  if (!module.loadError.empty()) {
+    result.failure = FailureKind::InvalidInput;
+    result.message = module.loadError;
+    return result;
+  }
+  // After a contained failure the state is abandoned, not destroyed: LLVM
+  // objects left half-way through a pass are not safe to tear down.
+  auto *state = new CompileState();
+  ContainedOutcome outcome = runContained(
+      [&] { compileContained(request, options_.faults, *state, result); }, options_.timeout);
+  endHooks(request.hooks);
+  if (outcome.failure == FailureKind::None) {
+    delete state;
+  } else {
+    result.failure = outcome.failure;
+    result.message = outcome.message;
+  }
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+std::vector<CompileResult> CompilerDriver::compileAll(const std::vector<CompileRequest> &requests,
+                                                      const Progress &progress) const {
+  std::vector<CompileResult> results(requests.size());
+  std::mutex progressMutex;
+  size_t done = 0;
+  parallelFor(requests.size(), options_.threads, [&](size_t i) {
+    results[i] = compile(requests[i]);
+    if (progress) {
+      std::lock_guard<std::mutex> lock(progressMutex);
+      progress(++done, requests.size());
+    }
+  });
+  return results;
+}
+
+void CompilerDriver::validatePassPipeline(const std::string &pipeline) {
+  initializeLLVMTargets();
+  llvm::PassBuilder builder;
+  llvm::ModulePassManager passes;
+  if (llvm::Error error = builder.parsePassPipeline(passes, pipeline))
+    throw UsageError("invalid pass pipeline \"" + pipeline + "\": " + llvm::toString(std::move(error)));
+}
+
+std::vector<std::string> applyCorpusBackendOptions(const Corpus &corpus) {
+  std::map<std::vector<std::string>, size_t> counts;
+  for (const CorpusModule &module : corpus.modules) ++counts[backendOptionsOf(module.commandLine)];
+  std::vector<std::string> chosen;
+  size_t best = 0;
+  for (const auto &[options, count] : counts)
+    if (count > best) {
+      best = count;
+      chosen = options;
+    }
+  applyBackendOptions(chosen);
+  return chosen;
+}
+
+}  // namespace mlgo

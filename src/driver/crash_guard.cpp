@@ -1,0 +1,179 @@
+#include "mlgo/driver/crash_guard.h"
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <unistd.h>
+#include <list>
+#include <mutex>
+#include <pthread.h>
+#include <thread>
+
+#include <llvm/Support/CrashRecoveryContext.h>
+#include <llvm/Support/ErrorHandling.h>
+
+namespace mlgo {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int kTimeoutSignal = SIGUSR2;
+
+/// One per thread that has run a contained body. Fields the signal handler
+/// and the watchdog read are atomics so both are async-signal-safe.
+struct ThreadSlot {
+  pthread_t thread;
+  std::atomic<uint64_t> generation{0};      ///< bumped at every contained run
+  std::atomic<int64_t> deadlineNanos{0};    ///< 0: not armed
+  std::atomic<uint64_t> interruptGeneration{~0ull};
+};
+
+std::mutex gSlotsMutex;
+std::list<ThreadSlot> gSlots;  // a list: slots never move
+
+thread_local ThreadSlot *tlsSlot = nullptr;
+thread_local bool tlsInContainedRun = false;
+thread_local FailureKind tlsForcedFailure = FailureKind::None;
+thread_local std::string tlsFailureMessage;
+
+int64_t nowNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+}
+
+[[noreturn]] void leaveContainedRun(FailureKind kind, const std::string &message) {
+  tlsForcedFailure = kind;
+  tlsFailureMessage = message;
+  llvm::CrashRecoveryContext::GetCurrent()->HandleExit(1);
+}
+
+void fatalErrorHandler(void *, const char *reason, bool) {
+  if (tlsInContainedRun && llvm::CrashRecoveryContext::GetCurrent()) {
+    tlsForcedFailure = FailureKind::FatalError;
+    tlsFailureMessage = reason;
+    llvm::CrashRecoveryContext::GetCurrent()->HandleExit(1);
+  }
+  // Outside a contained run this is a bug in mlgo itself: fail loudly.
+  ::write(2, "mlgo: LLVM fatal error: ", 24);
+  ::write(2, reason, std::strlen(reason));
+  ::write(2, "\n", 1);
+  std::abort();
+}
+
+void timeoutSignalHandler(int) {
+  ThreadSlot *slot = tlsSlot;
+  if (!slot || !tlsInContainedRun) return;
+  // Only the run the watchdog meant: the thread may have moved on already.
+  if (slot->interruptGeneration.load() != slot->generation.load()) return;
+  if (!llvm::CrashRecoveryContext::GetCurrent()) return;
+  tlsForcedFailure = FailureKind::Timeout;
+  llvm::CrashRecoveryContext::GetCurrent()->HandleExit(1);
+}
+
+void watchdogLoop() {
+  const int64_t grace = std::chrono::duration_cast<std::chrono::nanoseconds>(kHardTimeoutGrace).count();
+  for (;;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const int64_t now = nowNanos();
+    std::lock_guard<std::mutex> lock(gSlotsMutex);
+    for (ThreadSlot &slot : gSlots) {
+      int64_t deadline = slot.deadlineNanos.load();
+      if (deadline == 0 || now < deadline + grace) continue;
+      uint64_t generation = slot.generation.load();
+      if (slot.interruptGeneration.load() == generation) continue;  // already sent
+      slot.interruptGeneration.store(generation);
+      pthread_kill(slot.thread, kTimeoutSignal);
+    }
+  }
+}
+
+void initializeOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::CrashRecoveryContext::Enable();
+    llvm::install_fatal_error_handler(fatalErrorHandler, nullptr);
+    struct sigaction action {};
+    action.sa_handler = timeoutSignalHandler;
+    // SA_NODEFER: the handler leaves by longjmp, so the signal must not stay
+    // blocked for the rest of the thread's life.
+    action.sa_flags = SA_NODEFER | SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    sigaction(kTimeoutSignal, &action, nullptr);
+    std::thread(watchdogLoop).detach();
+  });
+}
+
+ThreadSlot &currentSlot() {
+  if (!tlsSlot) {
+    std::lock_guard<std::mutex> lock(gSlotsMutex);
+    gSlots.emplace_back();
+    gSlots.back().thread = pthread_self();
+    tlsSlot = &gSlots.back();
+  }
+  return *tlsSlot;
+}
+
+std::string formatSeconds(std::chrono::milliseconds duration) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%g s", duration.count() / 1000.0);
+  return buffer;
+}
+
+const char *signalName(int signal) {
+  switch (signal) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGABRT: return "SIGABRT";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGTRAP: return "SIGTRAP";
+    default: return "a signal";
+  }
+}
+
+}  // namespace
+
+ContainedOutcome runContained(const std::function<void()> &body, std::chrono::milliseconds timeout) {
+  initializeOnce();
+  ThreadSlot &slot = currentSlot();
+  tlsForcedFailure = FailureKind::None;
+  tlsFailureMessage.clear();
+  slot.generation.fetch_add(1);
+  slot.deadlineNanos.store(timeout.count() > 0
+                               ? nowNanos() + std::chrono::duration_cast<std::chrono::nanoseconds>(timeout).count()
+                               : 0);
+  tlsInContainedRun = true;
+  llvm::CrashRecoveryContext context;
+  const bool completed = context.RunSafely([&] { body(); });
+  tlsInContainedRun = false;
+  slot.deadlineNanos.store(0);
+
+  ContainedOutcome outcome;
+  if (completed) return outcome;
+  outcome.failure = tlsForcedFailure;
+  outcome.message = tlsFailureMessage;
+  if (outcome.failure == FailureKind::Timeout) {
+    if (outcome.message.empty())
+      outcome.message = "ran past the timeout of " + formatSeconds(timeout);
+  } else if (outcome.failure == FailureKind::None) {
+    outcome.failure = FailureKind::Crash;
+    const int code = context.RetCode;
+    outcome.message = code > 128 ? std::string("crashed with ") + signalName(code - 128)
+                                 : "crashed (exit code " + std::to_string(code) + ")";
+  }
+  return outcome;
+}
+
+void checkContainedDeadline() {
+  if (!tlsInContainedRun || !tlsSlot) return;
+  int64_t deadline = tlsSlot->deadlineNanos.load();
+  if (deadline != 0 && nowNanos() > deadline)
+    leaveContainedRun(FailureKind::Timeout, "");
+}
+
+void failContainedRun(const std::string &message) {
+  if (!tlsInContainedRun || !llvm::CrashRecoveryContext::GetCurrent()) return;
+  leaveContainedRun(FailureKind::CompileError, message);
+}
+
+}  // namespace mlgo

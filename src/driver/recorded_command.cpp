@@ -1,0 +1,111 @@
+#include "recorded_command.h"
+
+#include <clang/Basic/DiagnosticOptions.h>
+#include <clang/Frontend/CompilerInvocation.h>
+#include <clang/Frontend/TextDiagnosticPrinter.h>
+
+#include "mlgo/driver/llvm_runtime.h"
+
+namespace mlgo {
+
+std::vector<std::string> argumentsForBitcode(const std::vector<std::string> &recorded,
+                                             const std::string &bitcodePath) {
+  std::vector<std::string> args;
+  for (size_t i = 0; i < recorded.size(); ++i) {
+    const std::string &arg = recorded[i];
+    if (i == 0 && arg == "-cc1") continue;
+    // clang strips these when it records the command; other tools may not.
+    if ((arg == "-o" || arg == "-x") && i + 1 < recorded.size()) {
+      ++i;
+      continue;
+    }
+    args.push_back(arg);
+  }
+  args.insert(args.end(), {"-x", "ir", bitcodePath});
+  return args;
+}
+
+namespace {
+
+/// Options that would make a recorded command line load code or touch files
+/// other than the module: the corpus is untrusted data.
+std::string refusedOption(const clang::CompilerInvocation &invocation) {
+  const clang::FrontendOptions &frontend = invocation.getFrontendOpts();
+  const clang::CodeGenOptions &codegen = invocation.getCodeGenOpts();
+  if (!frontend.Plugins.empty()) return "-load " + frontend.Plugins.front() + " would load code";
+  if (!frontend.AddPluginActions.empty() || !frontend.ActionName.empty() || !frontend.PluginArgs.empty())
+    return "-plugin/-add-plugin would run a plugin";
+  if (!codegen.PassPlugins.empty()) return "-fpass-plugin=" + codegen.PassPlugins.front() + " would load code";
+  for (const std::string &option : frontend.LLVMArgs)
+    if (std::string why = refusedBackendOption(option); !why.empty()) return why;
+  struct PathOption {
+    const std::string &value;
+    const char *flag;
+  };
+  const PathOption paths[] = {
+      {codegen.ProfileInstrumentUsePath, "-fprofile-instrument-use-path"},
+      {codegen.SampleProfileFile, "-fprofile-sample-use"},
+      {codegen.ProfileRemappingFile, "-fprofile-remapping-file"},
+      {codegen.MemoryProfileUsePath, "-fmemory-profile-use"},
+      {codegen.ThinLTOIndexFile, "-fthinlto-index"},
+      {codegen.SplitDwarfOutput, "-split-dwarf-output"},
+      {codegen.CoverageNotesFile, "-coverage-notes-file"},
+      {codegen.StackUsageOutput, "-stack-usage-file"},
+      {codegen.DIBugsReportFilePath, "-fverify-debuginfo-preserve-export"},
+      {codegen.SaveTempsFilePrefix, "-save-temps"},
+  };
+  for (const PathOption &path : paths)
+    if (!path.value.empty()) return std::string(path.flag) + " reads or writes a file outside the corpus";
+  if (!codegen.LinkBitcodeFiles.empty()) return "-mlink-bitcode-file reads a file outside the corpus";
+  // These two are applied through LLVM's process-global options by clang's
+  // backend, which in-process compiles cannot give each module separately.
+  if (!codegen.DebugPass.empty()) return "-debug-pass is not supported in-process";
+  if (!codegen.LimitFloatPrecision.empty()) return "-mlimit-float-precision is not supported in-process";
+  return {};
+}
+
+}  // namespace
+
+const std::vector<std::string> &RecordedCommand::backendOptions() const {
+  return instance_->getFrontendOpts().LLVMArgs;
+}
+
+std::unique_ptr<RecordedCommand> RecordedCommand::parse(const std::vector<std::string> &recorded,
+                                                        const std::string &bitcodePath, std::string &error) {
+  std::unique_ptr<RecordedCommand> command(new RecordedCommand());
+  command->diagnosticStream_ = std::make_unique<llvm::raw_string_ostream>(command->diagnosticText_);
+
+  std::vector<std::string> args = argumentsForBitcode(recorded, bitcodePath);
+  std::vector<const char *> argv;
+  argv.reserve(args.size());
+  for (const std::string &arg : args) argv.push_back(arg.c_str());
+
+  auto diagnosticOptions = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
+  auto *printer = new clang::TextDiagnosticPrinter(*command->diagnosticStream_, diagnosticOptions.get());
+  auto diagnostics = llvm::makeIntrusiveRefCnt<clang::DiagnosticsEngine>(
+      llvm::makeIntrusiveRefCnt<clang::DiagnosticIDs>(), diagnosticOptions, printer, /*ShouldOwnClient=*/true);
+
+  auto invocation = std::make_shared<clang::CompilerInvocation>();
+  if (!clang::CompilerInvocation::CreateFromArgs(*invocation, argv, *diagnostics, "clang") ||
+      diagnostics->hasErrorOccurred()) {
+    command->diagnosticStream_->flush();
+    error = "clang rejected the recorded command line: " + command->diagnosticText_;
+    return nullptr;
+  }
+  if (std::string why = refusedOption(*invocation); !why.empty()) {
+    error = "refused recorded command line: " + why;
+    return nullptr;
+  }
+
+  command->instance_ = std::make_unique<clang::CompilerInstance>();
+  command->instance_->setInvocation(std::move(invocation));
+  command->instance_->setDiagnostics(diagnostics.get());
+  if (!command->instance_->createTarget()) {
+    command->diagnosticStream_->flush();
+    error = "cannot create the target of the recorded command line: " + command->diagnosticText_;
+    return nullptr;
+  }
+  return command;
+}
+
+}  // namespace mlgo

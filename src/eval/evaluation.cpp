@@ -1,0 +1,108 @@
+#include "mlgo/eval/evaluation.h"
+
+#include <chrono>
+#include <cmath>
+
+#include "mlgo/problems/inlining/fixed_policies.h"
+#include "mlgo/problems/inlining/inlining_hook.h"
+#include "mlgo/support/parallel_for.h"
+
+namespace mlgo {
+
+std::optional<InlineMode> parseInlineMode(const std::string &name) {
+  if (name == "default") return InlineMode::Default;
+  if (name == "hook-default") return InlineMode::HookDefault;
+  if (name == "never") return InlineMode::Never;
+  if (name == "always") return InlineMode::Always;
+  return std::nullopt;
+}
+
+const char *inlineModeName(InlineMode mode) {
+  switch (mode) {
+    case InlineMode::Default: return "default";
+    case InlineMode::HookDefault: return "hook-default";
+    case InlineMode::Never: return "never";
+    case InlineMode::Always: return "always";
+  }
+  return "unknown";
+}
+
+namespace {
+
+std::shared_ptr<const inlining::Policy> candidatePolicy(const EvalOptions &options) {
+  if (options.policy) return options.policy;
+  switch (options.inlineMode) {
+    case InlineMode::Default: return nullptr;
+    case InlineMode::HookDefault: return inlining::makeFixedPolicy(inlining::FixedChoice::Default);
+    case InlineMode::Never: return inlining::makeFixedPolicy(inlining::FixedChoice::Never);
+    case InlineMode::Always: return inlining::makeFixedPolicy(inlining::FixedChoice::Always);
+  }
+  return nullptr;
+}
+
+void accumulate(SizeTotals &totals, const CompileResult &result) {
+  totals.sizes.text += result.sizes.text;
+  totals.sizes.data += result.sizes.data;
+  totals.sizes.rodata += result.sizes.rodata;
+  totals.sizes.bss += result.sizes.bss;
+  totals.irInstructions += result.irInstructions;
+}
+
+}  // namespace
+
+EvalReport evaluateCorpus(const Corpus &corpus, const CompilerDriver &driver, const EvalOptions &options,
+                          const CompilerDriver::Progress &progress) {
+  inlining::installInliningAdvisor();
+  const auto start = std::chrono::steady_clock::now();
+  const std::shared_ptr<const inlining::Policy> policy = candidatePolicy(options);
+
+  EvalReport report;
+  report.threads = resolveThreadCount(driver.options().threads);
+  report.candidateIsBaseline = !policy && options.passPipeline.empty();
+  report.candidate = options.policy ? "policy " + options.policyDescription
+                                    : std::string("inline ") + inlineModeName(options.inlineMode);
+  if (!options.passPipeline.empty()) report.candidate += ", passes " + options.passPipeline;
+
+  // Baseline and candidate requests go on one queue so both keep every
+  // thread busy; candidate hooks are per compile (they count decisions).
+  const size_t count = corpus.modules.size();
+  std::vector<CompileRequest> requests;
+  std::vector<std::shared_ptr<inlining::InliningHook>> hooks(count);
+  requests.reserve(report.candidateIsBaseline ? count : 2 * count);
+  for (const CorpusModule &module : corpus.modules) requests.push_back({&module, "", {}});
+  if (!report.candidateIsBaseline) {
+    for (size_t i = 0; i < count; ++i) {
+      CompileRequest request{&corpus.modules[i], options.passPipeline, {}};
+      if (policy) {
+        hooks[i] = std::make_shared<inlining::InliningHook>(policy);
+        request.hooks.push_back(hooks[i]);
+      }
+      requests.push_back(std::move(request));
+    }
+  }
+  std::vector<CompileResult> results = driver.compileAll(requests, progress);
+
+  double logRatioSum = 0;
+  for (size_t i = 0; i < count; ++i) {
+    ModuleEvaluation evaluation;
+    evaluation.name = corpus.modules[i].name;
+    evaluation.baseline = results[i];
+    evaluation.candidate = report.candidateIsBaseline ? results[i] : results[count + i];
+    if (hooks[i]) evaluation.decisions = hooks[i]->decisions();
+    if (evaluation.ok()) {
+      ++report.compared;
+      accumulate(report.baselineTotals, evaluation.baseline);
+      accumulate(report.candidateTotals, evaluation.candidate);
+      // A module with no code or data (size 0) counts as unchanged.
+      const double base = static_cast<double>(evaluation.baseline.sizes.textPlusData());
+      const double cand = static_cast<double>(evaluation.candidate.sizes.textPlusData());
+      if (base > 0 && cand > 0) logRatioSum += std::log(cand / base);
+    }
+    report.modules.push_back(std::move(evaluation));
+  }
+  if (report.compared > 0) report.geomeanTextPlusDataChange = std::exp(logRatioSum / report.compared) - 1;
+  report.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+}  // namespace mlgo

@@ -1,0 +1,47 @@
+#include "mlgo/problems/inlining/inlining_hook.h"
+
+#include <mutex>
+
+#include <llvm/Analysis/InlineAdvisor.h>
+#include <llvm/Passes/PassBuilder.h>
+
+#include "inlining_advisor.h"
+
+namespace mlgo::inlining {
+
+InliningHook::InliningHook(std::shared_ptr<const Policy> policy, DecisionObserver *observer)
+    : policy_(std::move(policy)), observer_(observer), needsDefault_(policy_->needsDefaultDecision()) {}
+
+void InliningHook::beginCompile() { activeCompile().hook = this; }
+void InliningHook::endCompile() { activeCompile().hook = nullptr; }
+
+bool InliningHook::decide(const DecisionInput &input) const {
+  const bool inlined = policy_->decide(input);
+  decisions_.fetch_add(1, std::memory_order_relaxed);
+  if (observer_) observer_->onDecision(input, inlined);
+  return inlined;
+}
+
+namespace {
+
+/// Registers the plugin advisor in every module analysis manager, and tells
+/// the factory which manager belongs to the compile on this thread.
+class AdvisorRegistration final : public PipelineHook {
+ public:
+  void endCompile() override { activeCompile().moduleAnalyses = nullptr; }
+  void registerCallbacks(llvm::PassBuilder &builder) override {
+    builder.registerAnalysisRegistrationCallback([](llvm::ModuleAnalysisManager &analyses) {
+      activeCompile().moduleAnalyses = &analyses;
+      analyses.registerPass([] { return llvm::PluginInlineAdvisorAnalysis(createInlineAdvisor); });
+    });
+  }
+};
+
+}  // namespace
+
+void installInliningAdvisor() {
+  static std::once_flag once;
+  std::call_once(once, [] { registerProcessWideHook(std::make_shared<AdvisorRegistration>()); });
+}
+
+}  // namespace mlgo::inlining

@@ -1,0 +1,563 @@
+#!/usr/bin/env bash
+# Build a real-code demo corpus for mlgo from pinned Debian source packages.
+#
+#   tools/demo/build-corpus.sh [--workdir DIR] [--projects LIST]
+#
+#   --workdir DIR    work directory (default: build-demo, relative to the
+#                    current directory); everything is written below it
+#   --projects LIST  comma-separated subset of the names in projects.txt
+#                    (default: all of them)
+#
+# For each project of tools/demo/projects.txt (name, version, split, language):
+#   1. fetches the source package at exactly that version with apt-get source,
+#      through a private apt configuration under DIR/.apt whose deb-src entries
+#      are derived at run time from the machine's own Debian sources (the
+#      system's apt setup is never modified);
+#   2. installs the build dependencies listed in BUILD_DEPS below;
+#   3. builds it with its own build system under bear, with clang-19 and
+#      -Oz -Xclang -fembed-bitcode=all, leaving DIR/NAME/compile_commands.json
+#      and the objects in place;
+#   4. if $MLGO is set and executable, runs
+#      "$MLGO" extract-ir --input DIR/NAME/compile_commands.json
+#                         --output-dir DIR/corpus/NAME
+#
+# A project whose build finished is skipped on re-run: its stamp file
+# DIR/.stamps/NAME records a hash of name, version, compiler, flags and the
+# project's build recipe. Progress goes to stderr, build logs to DIR/logs/.
+# Environment: JOBS (parallel jobs, default: nproc), MLGO (see above).
+set -euo pipefail
+
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+PROJECTS_FILE="$SCRIPT_DIR/projects.txt"
+
+WORKDIR=build-demo
+SELECTED=""
+
+usage() {
+    sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    exit "${1:-2}"
+}
+
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --workdir) [[ $# -ge 2 ]] || usage; WORKDIR=$2; shift 2 ;;
+        --workdir=*) WORKDIR=${1#*=}; shift ;;
+        --projects) [[ $# -ge 2 ]] || usage; SELECTED=$2; shift 2 ;;
+        --projects=*) SELECTED=${1#*=}; shift ;;
+        -h|--help) usage 0 ;;
+        *) echo "build-corpus: unknown argument: $1" >&2; usage ;;
+    esac
+done
+
+log() { printf '[build-corpus %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+warn() { log "WARNING: $*"; }
+die() { log "ERROR: $*"; exit 1; }
+
+# ---------------------------------------------------------------------------
+# Toolchain and flags (all of this goes into the stamp key).
+CC=clang-19
+CXX=clang++-19
+OPT_FLAGS="-Oz -Xclang -fembed-bitcode=all"
+CFLAGS="$OPT_FLAGS"
+CXXFLAGS="$OPT_FLAGS"
+JOBS=${JOBS:-$(nproc)}
+export CC CXX CFLAGS CXXFLAGS
+unset CPPFLAGS LDFLAGS MAKEFLAGS MFLAGS || true
+
+# Tools the script itself needs (Debian package names).
+TOOL_PKGS="clang-19 llvm-19 bear cmake ninja-build make dpkg-dev patch"
+
+# Explicit build dependencies per project (Debian binary package names).
+declare -A BUILD_DEPS=(
+    [libpng1.6]="zlib1g-dev"
+    [taglib]="zlib1g-dev"
+)
+
+# Debian patches NOT applied (the Debian packaging build system, which
+# we replace by the upstream one); all other patches of the series are.
+declare -A SKIP_PATCHES=(
+    [lua5.4]="0001-build-system.patch"
+)
+
+# ---------------------------------------------------------------------------
+# Build recipes. Each runs in a subshell with the current directory set to the
+# unpacked source tree ($SRC); $OUT is DIR/NAME, $CCJ the compile database.
+# Configure steps run outside bear so that their test compiles are not
+# recorded; only the library/program build runs under bear.
+
+bear_run() { bear --output "$CCJ" -- "$@"; }
+bear_append() { bear --append --output "$CCJ" -- "$@"; }
+
+cmake_ninja() {  # cmake_ninja [cmake -D options...] -- [ninja targets...]
+    local opts=() targets=()
+    while [[ $# -gt 0 && "$1" != "--" ]]; do opts+=("$1"); shift; done
+    [[ $# -gt 0 ]] && shift
+    targets=("$@")
+    cmake -S "$SRC" -B "$OUT/build" -G Ninja \
+        -DCMAKE_BUILD_TYPE=None \
+        -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" \
+        -DCMAKE_C_FLAGS="$CFLAGS" -DCMAKE_CXX_FLAGS="$CXXFLAGS" \
+        -DBUILD_SHARED_LIBS=OFF -DBUILD_TESTING=OFF \
+        "${opts[@]}"
+    bear_run ninja -C "$OUT/build" -j"$JOBS" "${targets[@]}"
+}
+
+build_zlib() {
+    ./configure --static
+    bear_run make -j"$JOBS" libz.a example minigzip
+}
+
+build_bzip2() {
+    bear_run make -j"$JOBS" CC="$CC" CFLAGS="$CFLAGS -D_FILE_OFFSET_BITS=64" \
+        libbz2.a bzip2 bzip2recover
+}
+
+build_lua5_4() {
+    bear_run make -j"$JOBS" -C src linux CC="$CC" MYCFLAGS="$CFLAGS"
+}
+
+build_xz_utils() {
+    ./configure --disable-shared --disable-doc --disable-nls \
+        --disable-scripts --disable-dependency-tracking
+    bear_run make -j"$JOBS"
+}
+
+build_libpng1_6() {
+    ./configure --disable-shared --disable-dependency-tracking
+    bear_run make -j"$JOBS"
+}
+
+build_libzstd() {
+    bear_run make -j"$JOBS" -C lib libzstd.a CC="$CC" CFLAGS="$CFLAGS"
+    bear_append make -j"$JOBS" -C programs zstd CC="$CC" CFLAGS="$CFLAGS" \
+        HAVE_ZLIB=0 HAVE_LZMA=0 HAVE_LZ4=0 HAVE_THREAD=1
+}
+
+build_pcre2() {
+    ./configure --disable-shared --enable-jit --disable-dependency-tracking
+    bear_run make -j"$JOBS"
+}
+
+build_taglib() {
+    cmake_ninja -DBUILD_TESTS=OFF -DBUILD_EXAMPLES=OFF -DBUILD_BINDINGS=ON
+}
+
+build_yaml_cpp() {
+    cmake_ninja -DYAML_CPP_BUILD_TESTS=OFF -DYAML_CPP_BUILD_TOOLS=OFF \
+        -DYAML_CPP_BUILD_CONTRIB=ON -DYAML_BUILD_SHARED_LIBS=OFF
+}
+
+build_leveldb() {
+    cmake_ninja -DLEVELDB_BUILD_TESTS=OFF -DLEVELDB_BUILD_BENCHMARKS=OFF \
+        -DLEVELDB_INSTALL=OFF
+}
+
+build_re2() {
+    cmake_ninja -DRE2_BUILD_TESTING=OFF
+}
+
+build_libjsoncpp() {
+    cmake_ninja -DJSONCPP_WITH_TESTS=OFF -DJSONCPP_WITH_POST_BUILD_UNITTEST=OFF \
+        -DJSONCPP_WITH_PKGCONFIG_SUPPORT=OFF -DJSONCPP_WITH_CMAKE_PACKAGE=OFF \
+        -DBUILD_STATIC_LIBS=ON -DBUILD_OBJECT_LIBS=OFF
+}
+
+# ---------------------------------------------------------------------------
+# Work directory layout.
+mkdir -p "$WORKDIR"
+WORK=$(cd "$WORKDIR" && pwd)
+APT_DIR="$WORK/.apt"
+SRC_CACHE="$WORK/.src"
+STAMPS="$WORK/.stamps"
+LOGS="$WORK/logs"
+LOCK_D="$WORK/.lock.d"
+mkdir -p "$APT_DIR/sources.list.d" "$APT_DIR/lists/partial" \
+    "$APT_DIR/cache/archives/partial" "$SRC_CACHE" "$STAMPS" "$LOGS" "$LOCK_D"
+# The work directory holds generated files (including the mirror's address in
+# the private apt sources): keep it out of any git repository it lies in.
+[[ -f "$WORK/.gitignore" ]] || echo '*' > "$WORK/.gitignore"
+
+APT_OPTS=(
+    -o Dir::Etc::SourceList=/dev/null
+    -o Dir::Etc::SourceParts="$APT_DIR/sources.list.d"
+    -o Dir::State::Lists="$APT_DIR/lists"
+    -o Dir::Cache="$APT_DIR/cache"
+    -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=
+    -o DPkg::Lock::Timeout=300
+    -o Acquire::Retries=3
+)
+if [[ $EUID -eq 0 ]]; then
+    APT_OPTS+=(-o APT::Sandbox::User=root)
+fi
+
+# ---------------------------------------------------------------------------
+# Project list.
+declare -a P_NAME=() P_VERSION=() P_SPLIT=() P_LANG=()
+while read -r name version split lang rest; do
+    [[ -z "${name:-}" || "$name" == \#* ]] && continue
+    [[ -n "${lang:-}" ]] || die "$PROJECTS_FILE: bad line for '$name' (need name version split language)"
+    case "$split" in train|heldout) ;; *) die "$PROJECTS_FILE: $name: split must be train or heldout, not '$split'" ;; esac
+    P_NAME+=("$name"); P_VERSION+=("$version"); P_SPLIT+=("$split"); P_LANG+=("$lang")
+done < "$PROJECTS_FILE"
+
+declare -a SEL=()   # indexes into P_*
+if [[ -n "$SELECTED" ]]; then
+    IFS=',' read -r -a wanted <<< "$SELECTED"
+    for w in "${wanted[@]}"; do
+        w=${w// /}
+        [[ -z "$w" ]] && continue
+        found=""
+        for i in "${!P_NAME[@]}"; do
+            if [[ "${P_NAME[$i]}" == "$w" ]]; then SEL+=("$i"); found=1; fi
+        done
+        [[ -n "$found" ]] || die "unknown project '$w' (known: ${P_NAME[*]})"
+    done
+else
+    SEL=("${!P_NAME[@]}")
+fi
+[[ ${#SEL[@]} -gt 0 ]] || die "no project selected"
+
+fn_name() { printf 'build_%s' "${1//[^A-Za-z0-9]/_}"; }
+
+for i in "${SEL[@]}"; do
+    declare -F "$(fn_name "${P_NAME[$i]}")" >/dev/null ||
+        die "project ${P_NAME[$i]} has no build recipe $(fn_name "${P_NAME[$i]}") in $0"
+done
+
+stamp_key() {  # stamp_key INDEX
+    local i=$1 name=${P_NAME[$1]}
+    {
+        echo "name=$name version=${P_VERSION[$i]}"
+        echo "CC=$CC CXX=$CXX CFLAGS=$CFLAGS CXXFLAGS=$CXXFLAGS"
+        "$CC" --version 2>/dev/null | head -n1
+        echo "deps=${BUILD_DEPS[$name]:-} skip-patches=${SKIP_PATCHES[$name]:-}"
+        declare -f bear_run bear_append cmake_ninja "$(fn_name "$name")"
+    } | sha256sum | cut -d' ' -f1
+}
+
+is_done() {  # is_done INDEX
+    local name=${P_NAME[$1]}
+    [[ -f "$STAMPS/$name" && -s "$WORK/$name/compile_commands.json" ]] &&
+        [[ "$(cat "$STAMPS/$name")" == "$(stamp_key "$1")" ]]
+}
+
+# ---------------------------------------------------------------------------
+# Private apt configuration: deb + deb-src entries for the machine's Debian
+# archives only, derived from /etc/apt at run time.
+
+# Prints "URI<TAB>SUITE<TAB>COMPONENTS<TAB>SIGNED_BY" for each Debian bookworm
+# entry of the configured sources (deb822 *.sources and one-line *.list).
+debian_entries() {
+    local f
+    for f in /etc/apt/sources.list.d/*.sources; do
+        [[ -f "$f" ]] || continue
+        awk '
+            function flush(   n, u, s, nu, ns, a, b) {
+                if (enabled != "no" && types ~ /(^|[ \t])deb([ \t]|$)/) {
+                    nu = split(uris, u, /[ \t]+/); ns = split(suites, s, /[ \t]+/)
+                    for (a = 1; a <= nu; a++) for (b = 1; b <= ns; b++)
+                        if (u[a] != "" && s[b] != "")
+                            printf "%s\t%s\t%s\t%s\n", u[a], s[b], comps, signed
+                }
+                types = uris = suites = comps = signed = key = ""; enabled = ""
+            }
+            /^[ \t]*#/ { next }
+            /^[ \t]*$/ { flush(); next }
+            /^[ \t]/ {                       # continuation line
+                if (key == "signed-by") { sub(/^[ \t]+/, ""); signed = signed "\\n " $0 }
+                next
+            }
+            {
+                p = index($0, ":"); if (p == 0) next
+                key = tolower(substr($0, 1, p - 1)); val = substr($0, p + 1)
+                gsub(/^[ \t]+|[ \t]+$/, "", val)
+                if (key == "types") types = val
+                else if (key == "uris") uris = val
+                else if (key == "suites") suites = val
+                else if (key == "components") comps = val
+                else if (key == "signed-by") signed = val
+                else if (key == "enabled") enabled = tolower(val)
+            }
+            END { flush() }
+        ' "$f"
+    done
+    for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+        [[ -f "$f" ]] || continue
+        awk '
+            /^[ \t]*deb[ \t]/ {
+                line = $0; sub(/#.*/, "", line); signed = ""
+                if (match(line, /\[[^]]*\]/)) {
+                    opts = substr(line, RSTART + 1, RLENGTH - 2)
+                    line = substr(line, 1, RSTART - 1) substr(line, RSTART + RLENGTH)
+                    n = split(opts, o, /[ \t]+/)
+                    for (k = 1; k <= n; k++)
+                        if (tolower(substr(o[k], 1, 10)) == "signed-by=") signed = substr(o[k], 11)
+                }
+                n = split(line, w, /[ \t]+/); first = (w[1] == "") ? 2 : 1
+                uri = w[first + 1]; suite = w[first + 2]; comps = ""
+                for (k = first + 3; k <= n; k++) if (w[k] != "") comps = comps (comps == "" ? "" : " ") w[k]
+                if (uri != "" && suite != "") printf "%s\t%s\t%s\t%s\n", uri, suite, comps, signed
+            }
+        ' "$f"
+    done
+}
+
+setup_private_apt() {
+    local out="$APT_DIR/sources.list.d/debian.sources" tmp uri suite comps signed path n=0
+    tmp=$(mktemp)
+    while IFS=$'\t' read -r uri suite comps signed; do
+        path=${uri#*://}; path=/${path#*/}; path=${path%/}
+        [[ "$suite" == bookworm* ]] || continue
+        [[ "$path" == */debian || "$path" == */debian-security ]] || continue
+        [[ -n "$comps" ]] || continue
+        {
+            echo "Types: deb deb-src"
+            echo "URIs: $uri"
+            echo "Suites: $suite"
+            echo "Components: $comps"
+            if [[ -n "$signed" ]]; then printf 'Signed-By: %b\n' "$signed"; fi
+            echo
+        } >> "$tmp"
+        n=$((n + 1))
+    done < <(debian_entries | sort -u)
+    if [[ $n -eq 0 ]]; then
+        rm -f "$tmp"
+        die "no Debian bookworm archive (URI ending in /debian or /debian-security) found in /etc/apt; cannot derive deb-src entries"
+    fi
+    mv "$tmp" "$out"
+    log "private apt sources: $n Debian entries (deb + deb-src) in $out"
+    log "apt-get update (private lists in $APT_DIR/lists)"
+    apt-get "${APT_OPTS[@]}" -q update > "$LOGS/apt-update.log" 2>&1 ||
+        { tail -n 20 "$LOGS/apt-update.log" >&2; die "apt-get update with the private configuration failed (log: $LOGS/apt-update.log)"; }
+}
+
+available_versions() {  # available_versions SOURCE_NAME
+    apt-cache "${APT_OPTS[@]}" showsrc --only-source "$1" 2>/dev/null |
+        awk '/^Package:/ { p = $2 } /^Version:/ { print $2 }' | sort -u
+}
+
+install_packages() {  # install_packages PKG...
+    local missing=() p
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    done
+    [[ ${#missing[@]} -eq 0 ]] && return 0
+    [[ $EUID -eq 0 ]] || die "missing packages (install them as root): ${missing[*]}"
+    log "apt-get install ${missing[*]}"
+    DEBIAN_FRONTEND=noninteractive apt-get "${APT_OPTS[@]}" -q -y \
+        --no-install-recommends install "${missing[@]}" > "$LOGS/apt-install.log" 2>&1 ||
+        { tail -n 20 "$LOGS/apt-install.log" >&2; die "apt-get install ${missing[*]} failed (log: $LOGS/apt-install.log)"; }
+}
+
+# ---------------------------------------------------------------------------
+# Fetch, unpack, build.
+
+dsc_path() {  # dsc_path NAME VERSION  (the file name drops the epoch)
+    printf '%s/%s_%s.dsc' "$SRC_CACHE" "$1" "${2#*:}"
+}
+
+fetch_project() {  # fetch_project INDEX
+    local i=$1 name=${P_NAME[$1]} version=${P_VERSION[$1]} dsc
+    dsc=$(dsc_path "$name" "$version")
+    ( cd "$SRC_CACHE" && apt-get "${APT_OPTS[@]}" -q source --download-only "$name=$version" ) \
+        > "$LOGS/$name.fetch.log" 2>&1 || {
+        tail -n 5 "$LOGS/$name.fetch.log" >&2
+        return 1
+    }
+    [[ -f "$dsc" ]] || { log "$name: $dsc missing after apt-get source"; return 1; }
+    # Lock entry: every file of the source package with its SHA-256.
+    {
+        printf '%s\t%s\t%s\t%s\n' "$name" "$version" "$(basename "$dsc")" "$(sha256sum "$dsc" | cut -d' ' -f1)"
+        awk '/^Checksums-Sha256:/ { on = 1; next } /^[^ ]/ { on = 0 } on && NF == 3 { print $3 "\t" $1 }' "$dsc" |
+            while IFS=$'\t' read -r file sum; do
+                printf '%s\t%s\t%s\t%s\n' "$name" "$version" "$file" "$sum"
+            done
+    } > "$LOCK_D/$name"
+}
+
+unpack_project() {  # unpack_project INDEX
+    local name=${P_NAME[$1]} version=${P_VERSION[$1]} dsc src patch opt
+    dsc=$(dsc_path "$name" "$version")
+    src="$WORK/$name/src"
+    rm -rf "$WORK/$name"
+    mkdir -p "$WORK/$name"
+    if [[ -z "${SKIP_PATCHES[$name]:-}" ]]; then
+        dpkg-source -q -x "$dsc" "$src"
+        return
+    fi
+    dpkg-source -q --skip-patches -x "$dsc" "$src"
+    [[ -f "$src/debian/patches/series" ]] || return 0
+    while read -r patch opt; do
+        [[ -z "$patch" || "$patch" == \#* ]] && continue
+        if [[ " ${SKIP_PATCHES[$name]} " == *" $patch "* ]]; then
+            log "$name: not applying Debian patch $patch"
+            continue
+        fi
+        patch -d "$src" -s -N ${opt:--p1} < "$src/debian/patches/$patch"
+    done < "$src/debian/patches/series"
+}
+
+count_objects() {  # count_objects COMPILE_COMMANDS -> number of *.o outputs
+    grep -cE '"output": *"[^"]*\.o"' "$1" || true
+}
+
+# Prints the absolute path of every *.o output of a compile database.
+object_paths() {
+    awk '
+        /"directory":/ { d = $0; sub(/^[^:]*: *"/, "", d); sub(/",? *$/, "", d) }
+        /"output":/    { o = $0; sub(/^[^:]*: *"/, "", o); sub(/",? *$/, "", o) }
+        /^ *\},? *$/   {
+            if (o ~ /\.o$/) print (substr(o, 1, 1) == "/" ? o : d "/" o)
+            d = o = ""
+        }
+    ' "$1"
+}
+
+count_bitcode() {  # count_bitcode COMPILE_COMMANDS -> objects carrying .llvmbc
+    local n=0 obj
+    while read -r obj; do
+        [[ -f "$obj" ]] && llvm-objdump-19 -h "$obj" 2>/dev/null | grep -q '\.llvmbc' && n=$((n + 1))
+    done < <(object_paths "$1")
+    echo "$n"
+}
+
+build_project() {  # build_project INDEX
+    local i=$1 name=${P_NAME[$1]}
+    (
+        set -euo pipefail
+        SRC="$WORK/$name/src"
+        OUT="$WORK/$name"
+        CCJ="$OUT/compile_commands.json"
+        rm -f "$CCJ"
+        cd "$SRC"
+        "$(fn_name "$name")"
+        [[ -s "$CCJ" ]] || { echo "no compile_commands.json produced" >&2; exit 1; }
+    ) > "$LOGS/$name.build.log" 2>&1
+}
+
+# ---------------------------------------------------------------------------
+# Main.
+
+T_START=$(date +%s)
+declare -a TODO=() OK=() FAILED=()
+for i in "${SEL[@]}"; do
+    if is_done "$i"; then
+        log "${P_NAME[$i]} ${P_VERSION[$i]}: already built (stamp matches), skipping"
+        OK+=("$i")
+    else
+        TODO+=("$i")
+    fi
+done
+
+declare -A T_FETCH=() T_BUILD=()
+if [[ ${#TODO[@]} -gt 0 ]]; then
+    deps="$TOOL_PKGS"
+    for i in "${TODO[@]}"; do deps="$deps ${BUILD_DEPS[${P_NAME[$i]}]:-}"; done
+    setup_private_apt
+
+    # Pins: every selected version must still be in the archive.
+    missing=""
+    for i in "${TODO[@]}"; do
+        avail=$(available_versions "${P_NAME[$i]}")
+        if ! grep -qxF -- "${P_VERSION[$i]}" <<< "$avail"; then
+            missing+="  ${P_NAME[$i]} ${P_VERSION[$i]} (archive has: $(echo $avail))"$'\n'
+        fi
+    done
+    if [[ -n "$missing" ]]; then
+        printf '%s' "$missing" >&2
+        die "pinned versions above are no longer in the Debian archive; update $PROJECTS_FILE (or leave those projects out with --projects)"
+    fi
+
+    # shellcheck disable=SC2086
+    install_packages $deps
+
+    for i in "${TODO[@]}"; do
+        name=${P_NAME[$i]}
+        t0=$(date +%s)
+        log "$name ${P_VERSION[$i]}: fetching"
+        if ! fetch_project "$i"; then
+            warn "$name: apt-get source $name=${P_VERSION[$i]} failed (log: $LOGS/$name.fetch.log)"
+            FAILED+=("$i"); continue
+        fi
+        t1=$(date +%s)
+        T_FETCH[$name]=$((t1 - t0))
+        log "$name: unpacking and building (log: $LOGS/$name.build.log)"
+        if ! unpack_project "$i" > "$LOGS/$name.unpack.log" 2>&1; then
+            tail -n 5 "$LOGS/$name.unpack.log" >&2
+            warn "$name: unpacking failed (log: $LOGS/$name.unpack.log)"
+            FAILED+=("$i"); continue
+        fi
+        if build_project "$i"; then
+            t2=$(date +%s)
+            T_BUILD[$name]=$((t2 - t1))
+            stamp_key "$i" > "$STAMPS/$name"
+            log "$name: built in $((t2 - t1)) s, $(count_objects "$WORK/$name/compile_commands.json") objects"
+            OK+=("$i")
+        else
+            tail -n 15 "$LOGS/$name.build.log" >&2
+            warn "$name: build failed (log: $LOGS/$name.build.log)"
+            FAILED+=("$i")
+        fi
+    done
+fi
+
+# Lock file: the exact source packages (and file checksums) of this work dir.
+{
+    echo "# Generated by tools/demo/build-corpus.sh: name, version, file, sha256"
+    for i in "${!P_NAME[@]}"; do
+        [[ -f "$LOCK_D/${P_NAME[$i]}" ]] && cat "$LOCK_D/${P_NAME[$i]}"
+    done
+} > "$WORK/sources.lock"
+
+# Manifest of the built projects for the tools that read the corpus.
+{
+    printf '# name\tversion\tsplit\tlanguage\tobjects\tcompile_commands\n'
+    for i in "${!P_NAME[@]}"; do
+        name=${P_NAME[$i]}
+        is_done "$i" || continue
+        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "${P_VERSION[$i]}" "${P_SPLIT[$i]}" \
+            "${P_LANG[$i]}" "$(count_objects "$WORK/$name/compile_commands.json")" \
+            "$WORK/$name/compile_commands.json"
+    done
+} > "$WORK/projects.tsv"
+
+if [[ ${#OK[@]} -eq 0 ]]; then
+    die "no project was built successfully (logs in $LOGS)"
+fi
+
+# Optional IR extraction with mlgo.
+if [[ -n "${MLGO:-}" && -x "${MLGO:-}" ]]; then
+    for i in "${OK[@]}"; do
+        name=${P_NAME[$i]}
+        log "$name: $MLGO extract-ir"
+        mkdir -p "$WORK/corpus"
+        if ! "$MLGO" extract-ir --input "$WORK/$name/compile_commands.json" \
+                --output-dir "$WORK/corpus/$name" > "$LOGS/$name.extract.log" 2>&1; then
+            tail -n 10 "$LOGS/$name.extract.log" >&2
+            warn "$name: mlgo extract-ir failed (log: $LOGS/$name.extract.log)"
+        fi
+    done
+elif [[ -n "${MLGO:-}" ]]; then
+    warn "MLGO=$MLGO is not an executable file: skipping extract-ir"
+else
+    log "MLGO is not set: skipping extract-ir"
+fi
+
+# Summary.
+total=0; total_bc=0; nproj=0
+log "summary (name version split language objects with-bitcode fetch-s build-s):"
+for i in "${OK[@]}"; do
+    name=${P_NAME[$i]}
+    n=$(count_objects "$WORK/$name/compile_commands.json")
+    bc=$(count_bitcode "$WORK/$name/compile_commands.json")
+    total=$((total + n)); total_bc=$((total_bc + bc)); nproj=$((nproj + 1))
+    log "  $(printf '%-12s %-22s %-8s %-4s %5s %5s %5s %5s' "$name" "${P_VERSION[$i]}" \
+        "${P_SPLIT[$i]}" "${P_LANG[$i]}" "$n" "$bc" "${T_FETCH[$name]:--}" "${T_BUILD[$name]:--}")"
+done
+log "  total: $nproj projects, $total objects ($total_bc with .llvmbc), $(( $(date +%s) - T_START )) s"
+if [[ ${#FAILED[@]} -gt 0 ]]; then
+    names=""
+    for i in "${FAILED[@]}"; do names+=" ${P_NAME[$i]}"; done
+    warn "failed:$names (see $LOGS)"
+fi
+log "done: compile databases in $WORK/<project>/compile_commands.json, manifest $WORK/projects.tsv, lock $WORK/sources.lock"
