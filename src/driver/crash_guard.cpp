@@ -29,8 +29,10 @@ struct ThreadSlot {
   std::atomic<uint64_t> interruptGeneration{~0ull};
 };
 
-std::mutex gSlotsMutex;
-std::list<ThreadSlot> gSlots;  // a list: slots never move
+// Never destroyed: the watchdog thread runs until the process ends, also
+// while static destructors run.
+std::mutex &gSlotsMutex = *new std::mutex;
+std::list<ThreadSlot> &gSlots = *new std::list<ThreadSlot>;  // a list: slots never move
 
 thread_local ThreadSlot *tlsSlot = nullptr;
 thread_local bool tlsInContainedRun = false;

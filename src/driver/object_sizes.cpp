@@ -49,13 +49,15 @@ bool measureObjectSizes(std::string_view objectBytes, SectionSizes &sizes, std::
       llvm::object::ELFSectionRef elf(section);
       const uint64_t flags = elf.getFlags();
       const uint32_t type = elf.getType();
-      // Mirrors llvm-size: text is any executable section; data and rodata
-      // are allocated PROGBITS sections split by the write flag.
+      // Split so that text + rodata, data and bss are llvm-size's Berkeley
+      // text, data and bss columns.
       if (flags & llvm::ELF::SHF_EXECINSTR) {
         sizes.text += size;
-      } else if ((flags & llvm::ELF::SHF_ALLOC) && type == llvm::ELF::SHT_NOBITS) {
+      } else if (!(flags & llvm::ELF::SHF_ALLOC)) {
+        continue;  // .llvmbc, .comment, symbol tables: not loaded
+      } else if (type == llvm::ELF::SHT_NOBITS) {
         sizes.bss += size;
-      } else if ((flags & llvm::ELF::SHF_ALLOC) && type == llvm::ELF::SHT_PROGBITS) {
+      } else {
         (flags & llvm::ELF::SHF_WRITE ? sizes.data : sizes.rodata) += size;
       }
     } else if (section.isText()) {

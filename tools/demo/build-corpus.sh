@@ -60,8 +60,13 @@ CXX=clang++-19
 OPT_FLAGS="-Oz -Xclang -fembed-bitcode=all"
 CFLAGS="$OPT_FLAGS"
 CXXFLAGS="$OPT_FLAGS"
+# LLVM's archiver: GNU ar/nm/ranlib hand objects with an .llvmbc section to
+# the first bfd plugin in /usr/lib/bfd-plugins (LLVM 14's LLVMgold here), which
+# fails on LLVM 19 bitcode, and the archive ends up with no symbol index.
+AR=llvm-ar-19
+RANLIB=llvm-ranlib-19
 JOBS=${JOBS:-$(nproc)}
-export CC CXX CFLAGS CXXFLAGS
+export CC CXX CFLAGS CXXFLAGS AR RANLIB
 unset CPPFLAGS LDFLAGS MAKEFLAGS MFLAGS || true
 
 # Tools the script itself needs (Debian package names).
@@ -70,13 +75,14 @@ TOOL_PKGS="clang-19 llvm-19 bear cmake ninja-build make dpkg-dev patch"
 # Explicit build dependencies per project (Debian binary package names).
 declare -A BUILD_DEPS=(
     [libpng1.6]="zlib1g-dev"
-    [taglib]="zlib1g-dev"
+    [taglib]="zlib1g-dev libutfcpp-dev"
+    [re2]="perl python3 python3-six unicode-data"
 )
 
 # Debian patches NOT applied (the Debian packaging build system, which
 # we replace by the upstream one); all other patches of the series are.
 declare -A SKIP_PATCHES=(
-    [lua5.4]="0001-build-system.patch"
+    [lua5.4]="0001-build-system.patch 0002-lua-modules-paths.patch"
 )
 
 # ---------------------------------------------------------------------------
@@ -97,6 +103,7 @@ cmake_ninja() {  # cmake_ninja [cmake -D options...] -- [ninja targets...]
         -DCMAKE_BUILD_TYPE=None \
         -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" \
         -DCMAKE_C_FLAGS="$CFLAGS" -DCMAKE_CXX_FLAGS="$CXXFLAGS" \
+        -DCMAKE_AR="$(command -v "$AR")" -DCMAKE_RANLIB="$(command -v "$RANLIB")" \
         -DBUILD_SHARED_LIBS=OFF -DBUILD_TESTING=OFF \
         "${opts[@]}"
     bear_run ninja -C "$OUT/build" -j"$JOBS" "${targets[@]}"
@@ -109,11 +116,12 @@ build_zlib() {
 
 build_bzip2() {
     bear_run make -j"$JOBS" CC="$CC" CFLAGS="$CFLAGS -D_FILE_OFFSET_BITS=64" \
-        libbz2.a bzip2 bzip2recover
+        AR="$AR" RANLIB="$RANLIB" libbz2.a bzip2 bzip2recover
 }
 
 build_lua5_4() {
-    bear_run make -j"$JOBS" -C src linux CC="$CC" MYCFLAGS="$CFLAGS"
+    bear_run make -j"$JOBS" -C src linux CC="$CC" MYCFLAGS="$CFLAGS" \
+        AR="$AR rc" RANLIB="$RANLIB"
 }
 
 build_xz_utils() {
@@ -128,14 +136,28 @@ build_libpng1_6() {
 }
 
 build_libzstd() {
-    bear_run make -j"$JOBS" -C lib libzstd.a CC="$CC" CFLAGS="$CFLAGS"
-    bear_append make -j"$JOBS" -C programs zstd CC="$CC" CFLAGS="$CFLAGS" \
-        HAVE_ZLIB=0 HAVE_LZMA=0 HAVE_LZ4=0 HAVE_THREAD=1
+    # The zstd program compiles the whole library (with legacy formats and
+    # multithreading) itself: building lib/libzstd.a too would only duplicate it.
+    # ZSTD_NO_ASM: the C Huffman decoder instead of an assembly file (no IR).
+    bear_run make -j"$JOBS" -C programs zstd CC="$CC" CFLAGS="$CFLAGS" \
+        HAVE_ZLIB=0 HAVE_LZMA=0 HAVE_LZ4=0 HAVE_THREAD=1 ZSTD_NO_ASM=1
 }
 
 build_pcre2() {
     ./configure --disable-shared --enable-jit --disable-dependency-tracking
     bear_run make -j"$JOBS"
+}
+
+build_brotli() {
+    bear_run make -j"$JOBS" brotli CC="$CC" CFLAGS="$CFLAGS"
+}
+
+build_libwebp() {
+    # The libraries only (the command-line tools need image libraries).
+    cmake_ninja -DWEBP_BUILD_ANIM_UTILS=OFF -DWEBP_BUILD_CWEBP=OFF \
+        -DWEBP_BUILD_DWEBP=OFF -DWEBP_BUILD_GIF2WEBP=OFF -DWEBP_BUILD_IMG2WEBP=OFF \
+        -DWEBP_BUILD_VWEBP=OFF -DWEBP_BUILD_WEBPINFO=OFF -DWEBP_BUILD_WEBPMUX=OFF \
+        -DWEBP_BUILD_EXTRAS=OFF -DWEBP_BUILD_LIBWEBPMUX=ON
 }
 
 build_taglib() {
@@ -153,7 +175,16 @@ build_leveldb() {
 }
 
 build_re2() {
+    # Debian's source drops the generated Unicode tables: regenerate them
+    # (as debian/rules does with REBUILD_TABLES=1) from unicode-data.
+    perl re2/make_perl_groups.pl > re2/perl_groups.cc
+    /usr/bin/python3 re2/make_unicode_casefold.py > re2/unicode_casefold.cc
+    /usr/bin/python3 re2/make_unicode_groups.py > re2/unicode_groups.cc
     cmake_ninja -DRE2_BUILD_TESTING=OFF
+}
+
+build_libebml() {
+    cmake_ninja -DDISABLE_PKGCONFIG=ON -DDISABLE_CMAKE_CONFIG=ON
 }
 
 build_libjsoncpp() {
@@ -217,6 +248,13 @@ else
 fi
 [[ ${#SEL[@]} -gt 0 ]] || die "no project selected"
 
+# Runs a function in a fresh bash with errexit in force (bash ignores set -e
+# inside anything called from an if/&&/|| condition, even in subshells).
+run_strict() {
+    bash -c "set -euo pipefail; $(declare -p CC CXX CFLAGS CXXFLAGS AR RANLIB JOBS WORK LOGS \
+        SRC_CACHE SKIP_PATCHES); $(declare -f); \"\$@\"" run_strict "$@"
+}
+
 fn_name() { printf 'build_%s' "${1//[^A-Za-z0-9]/_}"; }
 
 for i in "${SEL[@]}"; do
@@ -228,7 +266,7 @@ stamp_key() {  # stamp_key INDEX
     local i=$1 name=${P_NAME[$1]}
     {
         echo "name=$name version=${P_VERSION[$i]}"
-        echo "CC=$CC CXX=$CXX CFLAGS=$CFLAGS CXXFLAGS=$CXXFLAGS"
+        echo "CC=$CC CXX=$CXX CFLAGS=$CFLAGS CXXFLAGS=$CXXFLAGS AR=$AR RANLIB=$RANLIB"
         "$CC" --version 2>/dev/null | head -n1
         echo "deps=${BUILD_DEPS[$name]:-} skip-patches=${SKIP_PATCHES[$name]:-}"
         declare -f bear_run bear_append cmake_ninja "$(fn_name "$name")"
@@ -339,7 +377,7 @@ available_versions() {  # available_versions SOURCE_NAME
 install_packages() {  # install_packages PKG...
     local missing=() p
     for p in "$@"; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+        [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" == "install ok installed" ]] || missing+=("$p")
     done
     [[ ${#missing[@]} -eq 0 ]] && return 0
     [[ $EUID -eq 0 ]] || die "missing packages (install them as root): ${missing[*]}"
@@ -359,7 +397,7 @@ dsc_path() {  # dsc_path NAME VERSION  (the file name drops the epoch)
 fetch_project() {  # fetch_project INDEX
     local i=$1 name=${P_NAME[$1]} version=${P_VERSION[$1]} dsc
     dsc=$(dsc_path "$name" "$version")
-    ( cd "$SRC_CACHE" && apt-get "${APT_OPTS[@]}" -q source --download-only "$name=$version" ) \
+    ( cd "$SRC_CACHE" && apt-get "${APT_OPTS[@]}" -q source --download-only --only-source "$name=$version" ) \
         > "$LOGS/$name.fetch.log" 2>&1 || {
         tail -n 5 "$LOGS/$name.fetch.log" >&2
         return 1
@@ -375,17 +413,19 @@ fetch_project() {  # fetch_project INDEX
     } > "$LOCK_D/$name"
 }
 
-unpack_project() {  # unpack_project INDEX
-    local name=${P_NAME[$1]} version=${P_VERSION[$1]} dsc src patch opt
+unpack_project() {  # unpack_project NAME VERSION (run through run_strict)
+    local name=$1 version=$2 dsc src patch opt
     dsc=$(dsc_path "$name" "$version")
     src="$WORK/$name/src"
     rm -rf "$WORK/$name"
     mkdir -p "$WORK/$name"
     if [[ -z "${SKIP_PATCHES[$name]:-}" ]]; then
         dpkg-source -q -x "$dsc" "$src"
+        find "$WORK/$name" -maxdepth 1 -type f -delete   # dpkg-source's tarball copies
         return
     fi
     dpkg-source -q --skip-patches -x "$dsc" "$src"
+    find "$WORK/$name" -maxdepth 1 -type f -delete
     [[ -f "$src/debian/patches/series" ]] || return 0
     while read -r patch opt; do
         [[ -z "$patch" || "$patch" == \#* ]] && continue
@@ -416,23 +456,24 @@ object_paths() {
 count_bitcode() {  # count_bitcode COMPILE_COMMANDS -> objects carrying .llvmbc
     local n=0 obj
     while read -r obj; do
-        [[ -f "$obj" ]] && llvm-objdump-19 -h "$obj" 2>/dev/null | grep -q '\.llvmbc' && n=$((n + 1))
+        # (no grep -q: with pipefail, an early exit of grep fails the pipe)
+        if [[ -f "$obj" ]] && llvm-objdump-19 -h "$obj" 2>/dev/null | grep '\.llvmbc' > /dev/null; then
+            n=$((n + 1))
+        fi
     done < <(object_paths "$1")
     echo "$n"
 }
 
-build_project() {  # build_project INDEX
-    local i=$1 name=${P_NAME[$1]}
-    (
-        set -euo pipefail
-        SRC="$WORK/$name/src"
-        OUT="$WORK/$name"
-        CCJ="$OUT/compile_commands.json"
-        rm -f "$CCJ"
-        cd "$SRC"
-        "$(fn_name "$name")"
-        [[ -s "$CCJ" ]] || { echo "no compile_commands.json produced" >&2; exit 1; }
-    ) > "$LOGS/$name.build.log" 2>&1
+build_project() {  # build_project NAME (run through run_strict)
+    local name=$1
+    SRC="$WORK/$name/src"
+    OUT="$WORK/$name"
+    CCJ="$OUT/compile_commands.json"
+    rm -f "$CCJ"
+    cd "$SRC"
+    "$(fn_name "$name")"
+    [[ -s "$CCJ" && "$(count_objects "$CCJ")" -gt 0 ]] ||
+        { echo "build-corpus: no object recorded in $CCJ" >&2; return 1; }
 }
 
 # ---------------------------------------------------------------------------
@@ -482,12 +523,12 @@ if [[ ${#TODO[@]} -gt 0 ]]; then
         t1=$(date +%s)
         T_FETCH[$name]=$((t1 - t0))
         log "$name: unpacking and building (log: $LOGS/$name.build.log)"
-        if ! unpack_project "$i" > "$LOGS/$name.unpack.log" 2>&1; then
+        if ! run_strict unpack_project "$name" "${P_VERSION[$i]}" > "$LOGS/$name.unpack.log" 2>&1; then
             tail -n 5 "$LOGS/$name.unpack.log" >&2
             warn "$name: unpacking failed (log: $LOGS/$name.unpack.log)"
             FAILED+=("$i"); continue
         fi
-        if build_project "$i"; then
+        if run_strict build_project "$name" > "$LOGS/$name.build.log" 2>&1; then
             t2=$(date +%s)
             T_BUILD[$name]=$((t2 - t1))
             stamp_key "$i" > "$STAMPS/$name"

@@ -8,19 +8,20 @@
 
 namespace mlgo {
 
-/// Section sizes in bytes, classified as llvm-size (Berkeley) does for ELF:
-///   text   = sections with SHF_EXECINSTR (MLGO's native size)
-///   data   = writable allocated PROGBITS sections (.data, .data.rel.ro, ...)
-///   rodata = read-only allocated PROGBITS sections (.rodata*, ...)
+/// Section sizes in bytes of an object file (ELF):
+///   text   = executable sections (.text*): MLGO's native size
+///   rodata = other allocated read-only sections (.rodata*, .eh_frame, ...)
+///   data   = allocated writable sections (.data*, .data.rel.ro, ...)
 ///   bss    = allocated NOBITS sections (.bss, .tbss)
+/// text + rodata, data and bss are llvm-size's Berkeley columns.
 struct SectionSizes {
   uint64_t text = 0;
   uint64_t data = 0;
   uint64_t rodata = 0;
   uint64_t bss = 0;
-  /// llvm-size's text + data columns (its "data" includes .rodata), no .bss:
-  /// the binary size LLM Compiler optimizes.
-  uint64_t textPlusData() const { return text + data + rodata; }
+  /// llvm-size's text + data columns, no .bss: the binary size LLM Compiler
+  /// optimizes.
+  uint64_t textPlusData() const { return text + rodata + data; }
 };
 
 /// The two documented size metrics: `text` (MLGO's reward) and `text+data`.

@@ -10,7 +10,11 @@
 namespace mlgo::inlining {
 
 InliningHook::InliningHook(std::shared_ptr<const Policy> policy, DecisionObserver *observer)
-    : policy_(std::move(policy)), observer_(observer), needsDefault_(policy_->needsDefaultDecision()) {}
+    : policy_(std::move(policy)), observer_(observer), needsDefault_(policy_->needsDefaultDecision()) {
+  // A hook without the process-wide registration would silently leave the
+  // default heuristic in charge.
+  installInliningAdvisor();
+}
 
 void InliningHook::beginCompile() { activeCompile().hook = this; }
 void InliningHook::endCompile() { activeCompile().hook = nullptr; }

@@ -1,0 +1,80 @@
+#include <catch2/catch.hpp>
+
+#include "mlgo/corpus/corpus.h"
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/errors.h"
+#include "support/test_environment.h"
+
+using namespace mlgo;
+using Catch::Matchers::Contains;
+
+namespace {
+void writeDescription(const test::ScratchDirectory &dir, const std::string &json) {
+  writeFileAtomically(dir / kCorpusDescriptionFile, json);
+}
+}  // namespace
+
+TEST_CASE("corpus: recorded command lines are NUL-separated", "[corpus]") {
+  const std::vector<std::string> args{"-cc1", "-triple", "x86_64-pc-linux-gnu", "-Oz"};
+  CHECK(parseRecordedCommandLine(formatRecordedCommandLine(args)) == args);
+  CHECK(parseRecordedCommandLine(std::string("-Oz\0-c\n", 7)) == std::vector<std::string>{"-Oz", "-c"});
+}
+
+TEST_CASE("corpus: module names must stay inside the corpus", "[corpus]") {
+  CHECK(isContainedRelativePath("a.o"));
+  CHECK(isContainedRelativePath("dir/sub/a.o"));
+  CHECK_FALSE(isContainedRelativePath("/etc/passwd"));
+  CHECK_FALSE(isContainedRelativePath("../outside.o"));
+  CHECK_FALSE(isContainedRelativePath("dir/../../outside.o"));
+  CHECK_FALSE(isContainedRelativePath("dir//a.o"));
+  CHECK_FALSE(isContainedRelativePath("./a.o"));
+  CHECK_FALSE(isContainedRelativePath(""));
+}
+
+TEST_CASE("corpus: loads modules with their bitcode path and command line", "[corpus]") {
+  test::ScratchDirectory dir;
+  test::writeModule(dir.path(), "sub/m.o", "BC", {"-cc1", "-Oz"});
+  writeCorpusDescription(dir.path(), {"sub/m.o"}, false);
+  Corpus corpus = Corpus::load(dir.path());
+  REQUIRE(corpus.modules.size() == 1);
+  CHECK(corpus.modules[0].name == "sub/m.o");
+  CHECK(corpus.modules[0].bitcodePath == dir / "sub/m.o.bc");
+  CHECK(corpus.modules[0].commandLine == std::vector<std::string>{"-cc1", "-Oz"});
+  CHECK(corpus.modules[0].loadError.empty());
+}
+
+TEST_CASE("corpus: a global command override replaces every .cmd", "[corpus]") {
+  test::ScratchDirectory dir;
+  writeDescription(dir, R"({"global_command_override": ["-cc1", "-O2"], "has_thinlto": false, "modules": ["a.o"]})");
+  Corpus corpus = Corpus::load(dir.path());
+  CHECK(corpus.modules[0].commandLine == std::vector<std::string>{"-cc1", "-O2"});
+  writeDescription(dir, R"({"global_command_override": ["<UNSPECIFIED>"], "modules": ["a.o"]})");
+  CHECK_THROWS_WITH(Corpus::load(dir.path()), Contains("global_command_override") && Contains("UNSPECIFIED"));
+}
+
+TEST_CASE("corpus: bad descriptions name the file, the entry and the problem", "[corpus]") {
+  test::ScratchDirectory dir;
+  CHECK_THROWS_AS(Corpus::load(dir / "missing"), InputError);
+  CHECK_THROWS_WITH(Corpus::load(dir.path()), Contains("corpus_description.json") && Contains("missing"));
+  writeDescription(dir, "{\"modules\": [");
+  CHECK_THROWS_WITH(Corpus::load(dir.path()), Contains("corpus_description.json") && Contains("malformed JSON"));
+  writeDescription(dir, R"({"modules": "a.o"})");
+  CHECK_THROWS_WITH(Corpus::load(dir.path()), Contains("\"modules\" array"));
+  writeDescription(dir, R"({"modules": ["a.o", 7]})");
+  CHECK_THROWS_WITH(Corpus::load(dir.path()), Contains("modules[1]") && Contains("must be a string"));
+  writeDescription(dir, R"({"modules": ["ok.o", "../../etc/passwd"]})");
+  CHECK_THROWS_WITH(Corpus::load(dir.path()), Contains("modules[1]") && Contains("../../etc/passwd") &&
+                                                  Contains("stay inside the corpus"));
+  writeDescription(dir, R"({"has_thinlto": "no", "modules": []})");
+  CHECK_THROWS_WITH(Corpus::load(dir.path()), Contains("has_thinlto"));
+}
+
+TEST_CASE("corpus: a module whose .cmd is missing fails alone, with a reason", "[corpus]") {
+  test::ScratchDirectory dir;
+  test::writeModule(dir.path(), "good.o", "BC", {"-Oz"});
+  writeCorpusDescription(dir.path(), {"good.o", "lost.o"}, false);
+  Corpus corpus = Corpus::load(dir.path());
+  REQUIRE(corpus.modules.size() == 2);
+  CHECK(corpus.modules[0].loadError.empty());
+  CHECK_THAT(corpus.modules[1].loadError, Contains("lost.o.cmd"));
+}

@@ -1,0 +1,117 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "mlgo/corpus/corpus.h"
+#include "mlgo/corpus/embedded_sections.h"
+#include "mlgo/corpus/extract_ir.h"
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/errors.h"
+#include "support/test_environment.h"
+
+using namespace mlgo;
+using Catch::Matchers::Contains;
+namespace fs = std::filesystem;
+
+namespace {
+ExtractOptions optionsFor(const fs::path &input, const fs::path &output) {
+  ExtractOptions options;
+  options.input = input;
+  options.outputDirectory = output;
+  return options;
+}
+}  // namespace
+
+TEST_CASE("extract-ir: the test project becomes a corpus in LLVM's layout", "[corpus][extract]") {
+  test::ScratchDirectory out;
+  ExtractSummary summary = extractIR(optionsFor(test::testProject() / "compile_commands.json", out.path()));
+  // Seven objects carry bitcode; no_bitcode.o was built without it.
+  CHECK(summary.moduleNames == std::vector<std::string>{"helpers.o", "big_callee.o", "tables.o", "sub/list.o",
+                                                        "recursion.o", "strings.o", "shapes.o"});
+  CHECK(summary.skippedByReason == std::map<std::string, size_t>{{"no embedded bitcode", 1}});
+  REQUIRE(summary.warnings.size() == 1);
+  CHECK_THAT(summary.warnings[0], Contains("entry 7") && Contains("no_bitcode.o") && Contains("fembed-bitcode"));
+
+  Corpus corpus = Corpus::load(out.path());
+  REQUIRE(corpus.modules.size() == 7);
+  for (const CorpusModule &module : corpus.modules) {
+    // The .bc is exactly the embedded section and starts with bitcode magic.
+    EmbeddedModule embedded = readEmbeddedModule(test::testProject() / module.name);
+    CHECK(readFile(module.bitcodePath) == embedded.bitcode);
+    CHECK(embedded.bitcode.substr(0, 4) == "BC\xC0\xDE");
+    CHECK(module.commandLine.front() == "-cc1");
+    CHECK(std::find(module.commandLine.begin(), module.commandLine.end(), "-Oz") != module.commandLine.end());
+  }
+  CHECK(fs::exists(out / "sub/list.o.bc"));
+  CHECK(fs::exists(out / "sub/list.o.cmd"));
+}
+
+TEST_CASE("extract-ir: the same result with one thread and with four", "[corpus][extract]") {
+  test::ScratchDirectory one, four;
+  ExtractOptions a = optionsFor(test::testProject() / "compile_commands.json", one.path());
+  a.threads = 1;
+  ExtractOptions b = optionsFor(test::testProject() / "compile_commands.json", four.path());
+  b.threads = 4;
+  extractIR(a);
+  extractIR(b);
+  CHECK(readFile(one / kCorpusDescriptionFile) == readFile(four / kCorpusDescriptionFile));
+  CHECK(readFile(one / "shapes.o.bc") == readFile(four / "shapes.o.bc"));
+}
+
+TEST_CASE("extract-ir: --cmd-filter keeps matching command lines only", "[corpus][extract]") {
+  test::ScratchDirectory out;
+  ExtractOptions options = optionsFor(test::testProject() / "compile_commands.json", out.path());
+  options.commandFilter = "^-O2$";
+  ExtractSummary none = extractIR(options);
+  CHECK(none.extracted() == 0);
+  CHECK(none.skippedByReason["excluded by --cmd-filter"] == 7);
+  CHECK_FALSE(fs::exists(out / kCorpusDescriptionFile));  // nothing extracted: no corpus
+
+  options.commandFilter = "^-O2|-Os|-Oz$";
+  CHECK(extractIR(options).extracted() == 7);
+  options.commandFilter = "([unclosed";
+  CHECK_THROWS_AS(extractIR(options), UsageError);
+}
+
+TEST_CASE("extract-ir: every bad input is a warning with a reason and a summary", "[corpus][extract]") {
+  test::ScratchDirectory dir;
+  const std::string project = test::testProject().string();
+  writeFileAtomically(dir / "not-an-object.o", "this is text, not ELF");
+  writeFileAtomically(dir / "cc.json", R"([
+    {"directory": ")" + project + R"(", "arguments": ["clang", "-c", "h.c", "-o", "helpers.o"]},
+    {"directory": ")" + project + R"(", "arguments": ["clang", "-c", "h.c", "-o", "helpers.o"]},
+    {"directory": ")" + project + R"(", "arguments": ["clang", "-c", "gone.c", "-o", "gone.o"]},
+    {"directory": ")" + dir.path().string() + R"(", "arguments": ["clang", "-c", "t.c", "-o", "not-an-object.o"]},
+    {"directory": ")" + project + R"(", "arguments": ["clang", "-c", "n.c", "-o", "no_bitcode.o"]},
+    {"directory": ")" + project + R"(", "arguments": ["clang", "-E", "n.c"]}
+  ])");
+  ExtractSummary summary = extractIR(optionsFor(dir / "cc.json", dir / "corpus"));
+  CHECK(summary.moduleNames == std::vector<std::string>{"helpers.o"});
+  CHECK(summary.skippedByReason == std::map<std::string, size_t>{{"duplicate object", 1},
+                                                                  {"missing object file", 1},
+                                                                  {"not an object file", 1},
+                                                                  {"no embedded bitcode", 1},
+                                                                  {"unusable entry", 1}});
+  CHECK(summary.warnings.size() == 5);
+  CHECK_THAT(summary.warnings[0], Contains("entry 1") && Contains("duplicate"));
+  CHECK_THAT(summary.warnings[1], Contains("entry 2") && Contains("gone.o") && Contains("missing"));
+  CHECK_THAT(summary.warnings[2], Contains("entry 3") && Contains("not-an-object.o"));
+}
+
+TEST_CASE("extract-ir: malformed input files are errors naming the file", "[corpus][extract]") {
+  test::ScratchDirectory dir;
+  writeFileAtomically(dir / "cc.json", "[{\"directory\": \"/x\", ");
+  CHECK_THROWS_WITH(extractIR(optionsFor(dir / "cc.json", dir / "out")), Contains("cc.json"));
+  CHECK_FALSE(fs::exists(dir / "out" / kCorpusDescriptionFile));
+}
+
+TEST_CASE("extract-ir: object lists work like compile commands", "[corpus][extract]") {
+  test::ScratchDirectory dir;
+  writeFileAtomically(dir / "objects.txt", (test::testProject() / "helpers.o").string() + "\n" +
+                                               (test::testProject() / "sub/list.o").string() + "\n");
+  ExtractOptions options = optionsFor(dir / "objects.txt", dir / "corpus");
+  options.inputType = ExtractInputType::ObjectList;
+  ExtractSummary summary = extractIR(options);
+  REQUIRE(summary.extracted() == 2);
+  CHECK(Corpus::load(dir / "corpus").modules.size() == 2);
+}

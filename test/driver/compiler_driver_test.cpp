@@ -1,0 +1,239 @@
+#include <catch2/catch.hpp>
+
+#include <llvm/Bitcode/BitcodeWriter.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "mlgo/driver/compiler_driver.h"
+#include "mlgo/eval/clang_subprocess.h"
+#include "mlgo/problems/inlining/fixed_policies.h"
+#include "mlgo/problems/inlining/inlining_hook.h"
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/errors.h"
+#include "support/test_environment.h"
+
+using namespace mlgo;
+using namespace std::chrono_literals;
+using Catch::Matchers::Contains;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<CompileRequest> requestsFor(const Corpus &corpus) {
+  std::vector<CompileRequest> requests;
+  for (const CorpusModule &module : corpus.modules) requests.push_back({&module, "", {}});
+  return requests;
+}
+
+CompileResult compileWithPolicy(const CompilerDriver &driver, const CorpusModule &module,
+                                inlining::FixedChoice choice) {
+  CompileRequest request{&module, "", {}};
+  request.hooks.push_back(std::make_shared<inlining::InliningHook>(inlining::makeFixedPolicy(choice)));
+  return driver.compile(request);
+}
+
+/// Bitcode of a module that parses but fails the verifier (void function
+/// returning an i32), written with LLVM's own writer.
+std::string invalidModuleBitcode() {
+  llvm::LLVMContext context;
+  llvm::Module module("broken", context);
+  auto *function = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(context), false),
+                                          llvm::Function::ExternalLinkage, "broken", module);
+  llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", function));
+  builder.CreateRet(builder.getInt32(0));
+  std::string bytes;
+  llvm::raw_string_ostream stream(bytes);
+  llvm::WriteBitcodeToFile(module, stream);
+  return stream.str();
+}
+
+}  // namespace
+
+TEST_CASE("driver: .text equals clang-19 -cc1 on every test module", "[driver][fidelity]") {
+  test::ScratchDirectory scratch;
+  Corpus corpus = test::extractTestCorpus(scratch / "corpus");
+  CompilerDriver driver({});
+  for (const CorpusModule &module : corpus.modules) {
+    INFO(module.name);
+    CompileResult ours = driver.compile({&module, "", {}});
+    REQUIRE(ours.ok());
+    CompileResult clang = compileWithClangSubprocess(test::clangPath(), module, scratch.path(), 60s);
+    REQUIRE(clang.ok());
+    CHECK(ours.sizes.text == clang.sizes.text);
+    CHECK(ours.sizes.textPlusData() == clang.sizes.textPlusData());
+    CHECK((ours.irInstructions > 0) == (module.name != "tables.o"));
+  }
+}
+
+TEST_CASE("driver: results do not depend on the thread count", "[driver][determinism]") {
+  test::ScratchDirectory scratch;
+  Corpus corpus = test::extractTestCorpus(scratch / "corpus");
+  DriverOptions one, four;
+  one.threads = 1;
+  four.threads = 4;
+  auto a = CompilerDriver(one).compileAll(requestsFor(corpus));
+  auto b = CompilerDriver(four).compileAll(requestsFor(corpus));
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].sizes.text == b[i].sizes.text);
+    CHECK(a[i].sizes.textPlusData() == b[i].sizes.textPlusData());
+    CHECK(a[i].irInstructions == b[i].irInstructions);
+  }
+}
+
+TEST_CASE("driver: never and always inlining are larger than the default where expected", "[driver][inlining]") {
+  test::ScratchDirectory scratch;
+  Corpus corpus = test::extractTestCorpus(scratch / "corpus");
+  CompilerDriver driver({});
+  // helpers.c: small helpers the heuristic inlines; not inlining them costs.
+  const CorpusModule &helpers = test::moduleNamed(corpus, "helpers.o");
+  const uint64_t helpersDefault = driver.compile({&helpers, "", {}}).sizes.text;
+  CHECK(compileWithPolicy(driver, helpers, inlining::FixedChoice::Never).sizes.text > helpersDefault);
+  // big_callee.c: one big function with six callers; copying it costs.
+  const CorpusModule &big = test::moduleNamed(corpus, "big_callee.o");
+  const uint64_t bigDefault = driver.compile({&big, "", {}}).sizes.text;
+  CHECK(compileWithPolicy(driver, big, inlining::FixedChoice::Always).sizes.text > bigDefault);
+  // Over the corpus, the default beats both extremes.
+  uint64_t never = 0, always = 0, heuristic = 0;
+  for (const CorpusModule &module : corpus.modules) {
+    heuristic += driver.compile({&module, "", {}}).sizes.text;
+    never += compileWithPolicy(driver, module, inlining::FixedChoice::Never).sizes.text;
+    always += compileWithPolicy(driver, module, inlining::FixedChoice::Always).sizes.text;
+  }
+  CHECK(never > heuristic);
+  CHECK(always > heuristic);
+}
+
+TEST_CASE("driver: the default heuristic through the hook reproduces -Oz", "[driver][inlining]") {
+  test::ScratchDirectory scratch;
+  Corpus corpus = test::extractTestCorpus(scratch / "corpus");
+  CompilerDriver driver({});
+  for (const CorpusModule &module : corpus.modules) {
+    INFO(module.name);
+    CompileResult plain = driver.compile({&module, "", {}});
+    CompileRequest hooked{&module, "", {}};
+    auto hook = std::make_shared<inlining::InliningHook>(inlining::makeFixedPolicy(inlining::FixedChoice::Default));
+    hooked.hooks.push_back(hook);
+    CompileResult viaHook = driver.compile(hooked);
+    CHECK(viaHook.sizes.text == plain.sizes.text);
+    CHECK(viaHook.irInstructions == plain.irInstructions);
+    if (module.name == "helpers.o" || module.name == "shapes.o") CHECK(hook->decisions() > 0);
+  }
+}
+
+TEST_CASE("driver: a crash and a hang in one module never end the run", "[driver][containment]") {
+  test::ScratchDirectory scratch;
+  Corpus corpus = test::extractTestCorpus(scratch / "corpus");
+  const auto clean = CompilerDriver({}).compileAll(requestsFor(corpus));
+  DriverOptions options;
+  options.threads = 2;
+  options.timeout = 500ms;
+  options.faults.crashModule = "helpers.o";
+  options.faults.hangModule = "sub/list.o";
+  const auto faulty = CompilerDriver(options).compileAll(requestsFor(corpus));
+  for (size_t i = 0; i < corpus.modules.size(); ++i) {
+    const std::string &name = corpus.modules[i].name;
+    INFO(name);
+    if (name == "helpers.o") {
+      CHECK(faulty[i].failure == FailureKind::Crash);
+      CHECK_THAT(faulty[i].message, Contains("SIGSEGV"));
+    } else if (name == "sub/list.o") {
+      CHECK(faulty[i].failure == FailureKind::Timeout);
+    } else {
+      REQUIRE(faulty[i].ok());
+      CHECK(faulty[i].sizes.text == clean[i].sizes.text);
+    }
+  }
+}
+
+TEST_CASE("driver: a pipeline running past --timeout is stopped between passes", "[driver][containment]") {
+  test::ScratchDirectory scratch;
+  Corpus corpus = test::extractTestCorpus(scratch / "corpus");
+  DriverOptions options;
+  options.timeout = 1ms;
+  // The pipeline's first pass starts after the deadline already passed.
+  CompileResult result = CompilerDriver(options).compile({&test::moduleNamed(corpus, "shapes.o"), "", {}});
+  CHECK(result.failure == FailureKind::Timeout);
+}
+
+TEST_CASE("driver: bad modules fail alone with a reason", "[driver][errors]") {
+  test::ScratchDirectory scratch;
+  Corpus extracted = test::extractTestCorpus(scratch / "corpus");
+  const std::vector<std::string> commandLine = test::moduleNamed(extracted, "helpers.o").commandLine;
+  const fs::path dir = scratch / "bad";
+  test::writeModule(dir, "garbage.o", "not bitcode at all", commandLine);
+  test::writeModule(dir, "unverified.o", invalidModuleBitcode(), commandLine);
+  test::writeModule(dir, "bad_asm.o", readFile(test::testProject() / "bad_asm.bc"), commandLine);
+  test::writeModule(dir, "unknown_flag.o", readFile(test::testProject() / "bad_asm.bc"),
+                    {"-cc1", "-no-such-flag-for-clang", "-Oz"});
+  writeCorpusDescription(dir, {"garbage.o", "unverified.o", "bad_asm.o", "unknown_flag.o", "missing.o"}, false);
+  Corpus corpus = Corpus::load(dir);
+  CompilerDriver driver({});
+  auto results = driver.compileAll(requestsFor(corpus));
+  CHECK(results[0].failure == FailureKind::InvalidInput);
+  CHECK_THAT(results[0].message, Contains("invalid bitcode"));
+  CHECK(results[1].failure == FailureKind::VerifierError);
+  CHECK_THAT(results[1].message, Contains("verifier"));
+  CHECK(results[2].failure == FailureKind::CompileError);
+  CHECK_THAT(results[2].message, Contains("not_an_instruction"));
+  CHECK(results[3].failure == FailureKind::InvalidInput);
+  CHECK_THAT(results[3].message, Contains("-no-such-flag-for-clang"));
+  CHECK(results[4].failure == FailureKind::InvalidInput);
+  CHECK_THAT(results[4].message, Contains("missing.o.cmd"));
+}
+
+TEST_CASE("driver: recorded command lines that load code or touch files are refused", "[driver][security]") {
+  test::ScratchDirectory scratch;
+  Corpus extracted = test::extractTestCorpus(scratch / "corpus");
+  const CorpusModule &helpers = test::moduleNamed(extracted, "helpers.o");
+  const std::string bitcode = readFile(helpers.bitcodePath);
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"-load", {"-load", "/tmp/evil.so"}},
+      {"-fpass-plugin", {"-fpass-plugin=/tmp/evil.so"}},
+      {"-mllvm -load", {"-mllvm", "-load=/tmp/evil.so"}},
+      {"-mllvm -load-pass-plugin", {"-mllvm", "--load-pass-plugin=/tmp/evil.so"}},
+      {"-add-plugin", {"-add-plugin", "evil"}},
+      {"-fprofile-instrument-use-path", {"-fprofile-instrument-use-path=/etc/passwd"}},
+      {"-split-dwarf-output", {"-split-dwarf-output", "/tmp/out.dwo"}},
+  };
+  const fs::path dir = scratch / "hostile";
+  std::vector<std::string> names;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    std::vector<std::string> commandLine = helpers.commandLine;
+    commandLine.insert(commandLine.end(), cases[i].second.begin(), cases[i].second.end());
+    names.push_back("m" + std::to_string(i) + ".o");
+    test::writeModule(dir, names.back(), bitcode, commandLine);
+  }
+  writeCorpusDescription(dir, names, false);
+  Corpus corpus = Corpus::load(dir);
+  CompilerDriver driver({});
+  for (size_t i = 0; i < cases.size(); ++i) {
+    INFO(cases[i].first);
+    CompileResult result = driver.compile({&corpus.modules[i], "", {}});
+    CHECK(result.failure == FailureKind::InvalidInput);
+    // Refused by mlgo, or (profile paths) already rejected by clang's parser.
+    CHECK_THAT(result.message, Contains("refused") || Contains("rejected"));
+  }
+  CHECK_FALSE(fs::exists("/tmp/out.dwo"));
+}
+
+TEST_CASE("driver: an opt pipeline replaces the recorded level", "[driver][pipeline]") {
+  test::ScratchDirectory scratch;
+  Corpus corpus = test::extractTestCorpus(scratch / "corpus");
+  CompilerDriver driver({});
+  const CorpusModule &helpers = test::moduleNamed(corpus, "helpers.o");
+  CompileResult recorded = driver.compile({&helpers, "", {}});
+  CompileResult none = driver.compile({&helpers, "function(no-op-function)", {}});
+  CompileResult oz = driver.compile({&helpers, "default<Oz>", {}});
+  REQUIRE(none.ok());
+  REQUIRE(oz.ok());
+  // Without optimization the IR keeps every call and load: far more of it.
+  CHECK(none.irInstructions > recorded.irInstructions);
+  CHECK(oz.irInstructions < none.irInstructions);
+  CHECK_THROWS_AS(CompilerDriver::validatePassPipeline("no-such-pass"), UsageError);
+  CHECK_NOTHROW(CompilerDriver::validatePassPipeline("module(constmerge),function(instcombine<no-verify-fixpoint>)"));
+  CompileResult invalid = driver.compile({&helpers, "no-such-pass", {}});
+  CHECK(invalid.failure == FailureKind::InvalidInput);
+}

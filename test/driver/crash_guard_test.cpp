@@ -1,0 +1,94 @@
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <cstdlib>
+#include <thread>
+
+#include <llvm/Support/ErrorHandling.h>
+
+#include "mlgo/driver/crash_guard.h"
+
+using namespace mlgo;
+using namespace std::chrono_literals;
+using Catch::Matchers::Contains;
+
+TEST_CASE("crash guard: a normal body completes", "[driver][containment]") {
+  int value = 0;
+  ContainedOutcome outcome = runContained([&] { value = 42; }, 5s);
+  CHECK(outcome.failure == FailureKind::None);
+  CHECK(value == 42);
+}
+
+TEST_CASE("crash guard: segfault and abort are contained and the thread goes on", "[driver][containment]") {
+  ContainedOutcome segv = runContained(
+      [] {
+        volatile int *null = nullptr;
+        *null = 1;
+      },
+      5s);
+  CHECK(segv.failure == FailureKind::Crash);
+  CHECK_THAT(segv.message, Contains("SIGSEGV"));
+  ContainedOutcome abortion = runContained([] { std::abort(); }, 5s);
+  CHECK(abortion.failure == FailureKind::Crash);
+  CHECK_THAT(abortion.message, Contains("SIGABRT"));
+  int value = 0;
+  CHECK(runContained([&] { value = 7; }, 5s).failure == FailureKind::None);
+  CHECK(value == 7);
+}
+
+TEST_CASE("crash guard: LLVM fatal errors are contained with their message", "[driver][containment]") {
+  ContainedOutcome outcome = runContained([] { llvm::report_fatal_error("did not reach a fixpoint"); }, 5s);
+  CHECK(outcome.failure == FailureKind::FatalError);
+  CHECK(outcome.message == "did not reach a fixpoint");
+}
+
+TEST_CASE("crash guard: a loop that never reaches a safe point is interrupted", "[driver][containment]") {
+  ContainedOutcome outcome = runContained(
+      [] {
+        for (volatile bool spin = true; spin;) {
+        }
+      },
+      200ms);
+  CHECK(outcome.failure == FailureKind::Timeout);
+  CHECK_THAT(outcome.message, Contains("0.2 s"));
+  // The interrupted thread is usable again, and its next run is not hit.
+  CHECK(runContained([] { std::this_thread::sleep_for(1500ms); }, 10s).failure == FailureKind::None);
+}
+
+TEST_CASE("crash guard: a loop with safe points leaves at the deadline", "[driver][containment]") {
+  const auto start = std::chrono::steady_clock::now();
+  ContainedOutcome outcome = runContained(
+      [] {
+        for (;;) {
+          checkContainedDeadline();
+          std::this_thread::sleep_for(1ms);
+        }
+      },
+      100ms);
+  CHECK(outcome.failure == FailureKind::Timeout);
+  // Left through the safe point, not through the signal a grace period later.
+  CHECK(std::chrono::steady_clock::now() - start < kHardTimeoutGrace);
+}
+
+TEST_CASE("crash guard: runs on several threads are contained independently", "[driver][containment]") {
+  ContainedOutcome crashed, finished;
+  std::thread crashing([&] {
+    crashed = runContained(
+        [] {
+          volatile int *null = nullptr;
+          *null = 1;
+        },
+        5s);
+  });
+  std::thread working([&] { finished = runContained([] { std::this_thread::sleep_for(50ms); }, 5s); });
+  crashing.join();
+  working.join();
+  CHECK(crashed.failure == FailureKind::Crash);
+  CHECK(finished.failure == FailureKind::None);
+}
+
+TEST_CASE("crash guard: checkContainedDeadline outside a run does nothing", "[driver][containment]") {
+  checkContainedDeadline();
+  failContainedRun("not in a run");
+  SUCCEED("returned normally");
+}

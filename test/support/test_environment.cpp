@@ -1,0 +1,68 @@
+#include "support/test_environment.h"
+
+#include <atomic>
+#include <unistd.h>
+
+#include <llvm/ADT/StringRef.h>
+#include <llvm/Support/Program.h>
+
+#include "mlgo/corpus/extract_ir.h"
+#include "mlgo/support/atomic_file.h"
+
+namespace mlgo::test {
+
+namespace fs = std::filesystem;
+
+fs::path testProject() { return MLGO_TEST_PROJECT; }
+fs::path testData() { return MLGO_TEST_DATA; }
+std::string clangPath() { return MLGO_CLANG; }
+std::string mlgoBinary() { return MLGO_BINARY; }
+
+ScratchDirectory::ScratchDirectory() {
+  static std::atomic<unsigned> counter{0};
+  path_ = fs::temp_directory_path() /
+          ("mlgo-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+  fs::remove_all(path_);
+  fs::create_directories(path_);
+}
+
+ScratchDirectory::~ScratchDirectory() {
+  std::error_code ignored;
+  fs::remove_all(path_, ignored);
+}
+
+Corpus extractTestCorpus(const fs::path &directory) {
+  ExtractOptions options;
+  options.input = testProject() / "compile_commands.json";
+  options.outputDirectory = directory;
+  extractIR(options);
+  return Corpus::load(directory);
+}
+
+void writeModule(const fs::path &corpus, const std::string &name, const std::string &bitcode,
+                 const std::vector<std::string> &commandLine) {
+  writeFileAtomically(corpus / (name + ".bc"), bitcode);
+  writeFileAtomically(corpus / (name + ".cmd"), formatRecordedCommandLine(commandLine));
+}
+
+const CorpusModule &moduleNamed(const Corpus &corpus, const std::string &name) {
+  for (const CorpusModule &module : corpus.modules)
+    if (module.name == name) return module;
+  throw std::runtime_error("no module " + name + " in the test corpus");
+}
+
+CommandOutcome runProgram(const std::string &program, const std::vector<std::string> &args) {
+  ScratchDirectory scratch;
+  const std::string out = (scratch / "stdout").string(), err = (scratch / "stderr").string();
+  std::vector<llvm::StringRef> argv{program};
+  for (const std::string &arg : args) argv.push_back(arg);
+  const std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""), llvm::StringRef(out),
+                                                      llvm::StringRef(err)};
+  CommandOutcome outcome;
+  outcome.exitCode = llvm::sys::ExecuteAndWait(program, argv, std::nullopt, redirects, /*SecondsToWait=*/300);
+  outcome.out = readFile(out);
+  outcome.err = readFile(err);
+  return outcome;
+}
+
+}  // namespace mlgo::test

@@ -1,0 +1,47 @@
+#pragma once
+// What the tests share: the test project built by CMake with the real
+// clang-19, a corpus extracted from it, scratch directories, and a way to run
+// the real mlgo binary.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "mlgo/corpus/corpus.h"
+
+namespace mlgo::test {
+
+std::filesystem::path testProject();          ///< objects + compile_commands.json
+std::filesystem::path testData();             ///< the C/C++ sources
+std::string clangPath();
+std::string mlgoBinary();
+
+/// A fresh directory removed at scope exit.
+class ScratchDirectory {
+ public:
+  ScratchDirectory();
+  ~ScratchDirectory();
+  const std::filesystem::path &path() const { return path_; }
+  std::filesystem::path operator/(const std::string &name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+/// Extracts the test project into `directory` and loads it.
+Corpus extractTestCorpus(const std::filesystem::path &directory);
+
+/// Writes a module into a corpus directory (bitcode and command line).
+void writeModule(const std::filesystem::path &corpus, const std::string &name, const std::string &bitcode,
+                 const std::vector<std::string> &commandLine);
+
+/// The corpus module of the test project named `name` ("helpers.o", ...).
+const CorpusModule &moduleNamed(const Corpus &corpus, const std::string &name);
+
+struct CommandOutcome {
+  int exitCode = -1;
+  std::string out, err;
+};
+/// Runs a program with arguments, capturing stdout and stderr.
+CommandOutcome runProgram(const std::string &program, const std::vector<std::string> &args);
+
+}  // namespace mlgo::test
