@@ -12,5 +12,8 @@ using CommandRunner = std::function<int()>;
 
 void addExtractIRCommand(CLI::App &root, CommandRunner &runner);
 void addEvalCommand(CLI::App &root, CommandRunner &runner);
+void addDefaultTraceCommand(CLI::App &root, CommandRunner &runner);
+void addTraceInfoCommand(CLI::App &root, CommandRunner &runner);
+void addGenVocabCommand(CLI::App &root, CommandRunner &runner);
 
 }  // namespace mlgo::cli

@@ -27,6 +27,9 @@ int main(int argc, char **argv) {
   mlgo::cli::CommandRunner runner;
   mlgo::cli::addExtractIRCommand(app, runner);
   mlgo::cli::addEvalCommand(app, runner);
+  mlgo::cli::addDefaultTraceCommand(app, runner);
+  mlgo::cli::addTraceInfoCommand(app, runner);
+  mlgo::cli::addGenVocabCommand(app, runner);
 
   try {
     app.parse(argc, argv);

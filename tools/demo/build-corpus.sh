@@ -115,8 +115,10 @@ build_zlib() {
 }
 
 build_bzip2() {
+    # Debian's Makefile links bzip2 against libbz2.so, built from a second,
+    # -fPIC copy of the library objects (*.sho): build the objects only once.
     bear_run make -j"$JOBS" CC="$CC" CFLAGS="$CFLAGS -D_FILE_OFFSET_BITS=64" \
-        AR="$AR" RANLIB="$RANLIB" libbz2.a bzip2 bzip2recover
+        AR="$AR" RANLIB="$RANLIB" libbz2.a bzip2.o bzip2recover
 }
 
 build_lua5_4() {
@@ -153,11 +155,13 @@ build_brotli() {
 }
 
 build_libwebp() {
-    # The libraries only (the command-line tools need image libraries).
+    # The libraries only (the command-line tools need image libraries), and
+    # not libwebpdecoder, a second build of the decoder half of libwebp.
     cmake_ninja -DWEBP_BUILD_ANIM_UTILS=OFF -DWEBP_BUILD_CWEBP=OFF \
         -DWEBP_BUILD_DWEBP=OFF -DWEBP_BUILD_GIF2WEBP=OFF -DWEBP_BUILD_IMG2WEBP=OFF \
         -DWEBP_BUILD_VWEBP=OFF -DWEBP_BUILD_WEBPINFO=OFF -DWEBP_BUILD_WEBPMUX=OFF \
-        -DWEBP_BUILD_EXTRAS=OFF -DWEBP_BUILD_LIBWEBPMUX=ON
+        -DWEBP_BUILD_EXTRAS=OFF -DWEBP_BUILD_LIBWEBPMUX=ON \
+        -- webp webpdemux libwebpmux
 }
 
 build_taglib() {
@@ -171,7 +175,7 @@ build_yaml_cpp() {
 
 build_leveldb() {
     cmake_ninja -DLEVELDB_BUILD_TESTS=OFF -DLEVELDB_BUILD_BENCHMARKS=OFF \
-        -DLEVELDB_INSTALL=OFF
+        -DLEVELDB_INSTALL=OFF -- leveldb
 }
 
 build_re2() {
@@ -269,7 +273,7 @@ stamp_key() {  # stamp_key INDEX
         echo "CC=$CC CXX=$CXX CFLAGS=$CFLAGS CXXFLAGS=$CXXFLAGS AR=$AR RANLIB=$RANLIB"
         "$CC" --version 2>/dev/null | head -n1
         echo "deps=${BUILD_DEPS[$name]:-} skip-patches=${SKIP_PATCHES[$name]:-}"
-        declare -f bear_run bear_append cmake_ninja "$(fn_name "$name")"
+        declare -f bear_run bear_append cmake_ninja build_project add_missing_outputs "$(fn_name "$name")"
     } | sha256sum | cut -d' ' -f1
 }
 
@@ -454,14 +458,42 @@ object_paths() {
 }
 
 count_bitcode() {  # count_bitcode COMPILE_COMMANDS -> objects carrying .llvmbc
-    local n=0 obj
-    while read -r obj; do
-        # (no grep -q: with pipefail, an early exit of grep fails the pipe)
-        if [[ -f "$obj" ]] && llvm-objdump-19 -h "$obj" 2>/dev/null | grep '\.llvmbc' > /dev/null; then
-            n=$((n + 1))
-        fi
-    done < <(object_paths "$1")
-    echo "$n"
+    object_paths "$1" | xargs -r -d '\n' llvm-objdump-19 -h 2>/dev/null |
+        grep -c '^ *[0-9]* \.llvmbc ' || true
+}
+
+# Bear leaves out "output" for a compile without -o (lua's "cc -c lcode.c"):
+# add it (DIRECTORY/BASENAME.o) where that object exists, so that every entry
+# names its object. Relies on bear's layout: one key per line, entries closed
+# by a line holding only "}" or "},".
+add_missing_outputs() {  # add_missing_outputs COMPILE_COMMANDS
+    local ccj=$1 tmp
+    tmp=$(mktemp "$ccj.XXXXXX")
+    awk '
+        function strval(line,   v) { v = line; sub(/^[^:]*: *"/, "", v); sub(/",? *$/, "", v); return v }
+        /^ *\{ *$/ { n = 0; inentry = 1; d = f = ""; hasout = 0 }
+        inentry && /^ *\},? *$/ {
+            if (!hasout && d != "" && f != "") {
+                b = f; sub(/^.*\//, "", b); sub(/\.[^.]*$/, "", b)
+                o = d "/" b ".o"
+                if (system("test -f \"" o "\"") == 0) {
+                    buf[n] = buf[n] ","
+                    ind = buf[n]; sub(/[^ ].*$/, "", ind)
+                    buf[++n] = ind "\"output\": \"" o "\""
+                }
+            }
+            for (k = 1; k <= n; k++) print buf[k]
+            print; inentry = 0; next
+        }
+        inentry {
+            buf[++n] = $0
+            if ($0 ~ /^ *"directory":/) d = strval($0)
+            else if ($0 ~ /^ *"file":/) f = strval($0)
+            else if ($0 ~ /^ *"output":/) hasout = 1
+            next
+        }
+        { print }
+    ' "$ccj" > "$tmp" && mv "$tmp" "$ccj"
 }
 
 build_project() {  # build_project NAME (run through run_strict)
@@ -472,6 +504,7 @@ build_project() {  # build_project NAME (run through run_strict)
     rm -f "$CCJ"
     cd "$SRC"
     "$(fn_name "$name")"
+    [[ -s "$CCJ" ]] && add_missing_outputs "$CCJ"
     [[ -s "$CCJ" && "$(count_objects "$CCJ")" -gt 0 ]] ||
         { echo "build-corpus: no object recorded in $CCJ" >&2; return 1; }
 }
@@ -532,7 +565,10 @@ if [[ ${#TODO[@]} -gt 0 ]]; then
             t2=$(date +%s)
             T_BUILD[$name]=$((t2 - t1))
             stamp_key "$i" > "$STAMPS/$name"
-            log "$name: built in $((t2 - t1)) s, $(count_objects "$WORK/$name/compile_commands.json") objects"
+            nobj=$(count_objects "$WORK/$name/compile_commands.json")
+            log "$name: built in $((t2 - t1)) s, $nobj objects"
+            printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$name" \
+                "${P_VERSION[$i]}" "${T_FETCH[$name]}" "${T_BUILD[$name]}" "$nobj" >> "$WORK/timings.tsv"
             OK+=("$i")
         else
             tail -n 15 "$LOGS/$name.build.log" >&2

@@ -1,0 +1,39 @@
+#pragma once
+// What `mlgo trace-info` shows: counts, per-feature ranges, and one module's
+// decisions.
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mlgo/trace/trace_reader.h"
+
+namespace mlgo::trace {
+
+struct FeatureRange {
+  int64_t min = std::numeric_limits<int64_t>::max();
+  int64_t max = std::numeric_limits<int64_t>::min();
+  double sum = 0;
+};
+
+struct TraceStats {
+  uint64_t modules = 0;
+  uint64_t decisions = 0;
+  uint64_t inlined = 0;         ///< actions that inlined
+  uint64_t defaultInlined = 0;  ///< decisions whose default was to inline
+  std::vector<FeatureRange> features;
+  std::string error;  ///< set when reading stopped at a damaged record
+};
+
+/// Reads the whole trace. A damaged record ends the scan: the stats cover the
+/// modules before it and `error` says where.
+TraceStats computeTraceStats(const TraceReader &reader);
+
+nlohmann::json traceStatsToJson(const TraceReader &reader, const TraceStats &stats);
+std::string traceStatsToText(const TraceReader &reader, const TraceStats &stats);
+/// One module's decisions: {"name", "native_size", "decisions": [{feature: value, ..., "default", "action"}]}.
+nlohmann::json moduleToJson(const TraceReader &reader, const ModuleTrace &module);
+
+}  // namespace mlgo::trace

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what mlgo needs to build and run, from Debian 12's archive only.
+# Skips apt entirely when everything is already installed.
+set -euo pipefail
+
+packages=(
+  # build
+  cmake ninja-build g++ pkg-config
+  # LLVM 19 and clang 19: the in-process driver links them; clang-19 is also
+  # the compiler the corpus is built with and the fidelity reference.
+  llvm-19 llvm-19-dev clang-19 lld-19 libclang-19-dev libclang-cpp19-dev
+  # what LLVM 19's CMake package looks for
+  zlib1g-dev libzstd-dev libedit-dev libxml2-dev libffi-dev libcurl4-openssl-dev libncurses-dev
+  # libraries
+  libcli11-dev libspdlog-dev nlohmann-json3-dev catch2
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages already installed" >&2
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+echo "install-deps: installing ${missing[*]}" >&2
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
