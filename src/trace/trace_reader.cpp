@@ -77,18 +77,23 @@ void TraceReader::forEachModule(const std::function<void(const ModuleTrace &)> &
     fs::path path;
     std::optional<ModuleTrace> next;
   };
+  // A damaged record ends its shard only: the other shards are still read to
+  // the end, then the first error is thrown.
+  std::optional<InputError> firstError;
   auto advance = [&](Cursor &cursor) {
+    cursor.next.reset();
     const uint64_t offset = cursor.reader->offset();
-    std::optional<std::string> record = cursor.reader->next();
-    if (!record) {
-      cursor.next.reset();
-      return;
-    }
     try {
-      cursor.next = decodeModule(*record, featureNames_.size());
-    } catch (const ByteReader::DecodeError &e) {
-      throw InputError(describeInputProblem(cursor.path.string(), "offset " + std::to_string(offset),
-                                            std::string("malformed module record: ") + e.what()));
+      std::optional<std::string> record = cursor.reader->next();
+      if (!record) return;
+      try {
+        cursor.next = decodeModule(*record, featureNames_.size());
+      } catch (const ByteReader::DecodeError &e) {
+        throw InputError(describeInputProblem(cursor.path.string(), "offset " + std::to_string(offset),
+                                              std::string("malformed module record: ") + e.what()));
+      }
+    } catch (const InputError &e) {
+      if (!firstError) firstError = e;
     }
   };
   std::vector<Cursor> cursors;
@@ -106,10 +111,11 @@ void TraceReader::forEachModule(const std::function<void(const ModuleTrace &)> &
     Cursor *first = nullptr;
     for (Cursor &cursor : cursors)
       if (cursor.next && (!first || cursor.next->position < first->next->position)) first = &cursor;
-    if (!first) return;
+    if (!first) break;
     visit(*first->next);
     advance(*first);
   }
+  if (firstError) throw *firstError;
 }
 
 }  // namespace mlgo::trace

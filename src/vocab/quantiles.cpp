@@ -57,27 +57,36 @@ void FeatureDistribution::add(int64_t value) {
     return;
   }
   // Algorithm R over everything seen so far.
+  if (reservoir_.size() < reservoirSize_) {
+    reservoir_.push_back(value);
+    return;
+  }
   const uint64_t slot = nextRandom() % count_;
   if (slot < reservoir_.size()) reservoir_[slot] = value;
 }
 
 void FeatureDistribution::switchToSample() {
-  // An i.i.d. draw from the values counted so far stands for them; reservoir
-  // sampling continues from there.
+  sampled_ = true;
   std::vector<std::pair<int64_t, uint64_t>> sorted(counts_.begin(), counts_.end());
   std::sort(sorted.begin(), sorted.end());
+  counts_.clear();
+  counts_.rehash(0);
+  if (count_ <= reservoirSize_) {
+    // Still in Algorithm R's filling phase: the sample is every value so far.
+    for (const auto &[value, count] : sorted) reservoir_.insert(reservoir_.end(), count, value);
+    return;
+  }
+  // More values than the sample holds: an i.i.d. draw from the values
+  // counted so far stands for them, and Algorithm R continues from there.
   std::vector<uint64_t> cumulative;
   cumulative.reserve(sorted.size());
   uint64_t total = 0;
   for (const auto &[value, count] : sorted) cumulative.push_back(total += count);
-  reservoir_.resize(std::min<uint64_t>(reservoirSize_, total));
+  reservoir_.resize(reservoirSize_);
   for (int64_t &slot : reservoir_) {
     const uint64_t rank = nextRandom() % total;
-    const size_t index = std::upper_bound(cumulative.begin(), cumulative.end(), rank) - cumulative.begin();
-    slot = sorted[index].first;
+    slot = sorted[std::upper_bound(cumulative.begin(), cumulative.end(), rank) - cumulative.begin()].first;
   }
-  counts_.clear();
-  counts_.rehash(0);
 }
 
 std::vector<double> FeatureDistribution::quantiles(const std::vector<double> &qs) const {

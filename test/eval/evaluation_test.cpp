@@ -69,12 +69,14 @@ TEST_CASE("eval: the fidelity check agrees with clang on the test corpus", "[eva
   std::vector<CompileResult> baseline;
   for (const ModuleEvaluation &module : report.modules) baseline.push_back(module.baseline);
   FidelityReport fidelity = checkFidelity(corpus, baseline, test::clangPath(), 2, 60s);
+  INFO(fidelityReportToText(fidelity));
   CHECK(fidelity.compared == corpus.modules.size());
   CHECK(fidelity.matching == fidelity.compared);
   CHECK(fidelity.mismatches.empty());
   // A wrong size must show up as a mismatch naming the module.
   baseline[0].sizes.text += 1;
   FidelityReport tampered = checkFidelity(corpus, baseline, test::clangPath(), 2, 60s);
+  INFO(fidelityReportToText(tampered));
   REQUIRE(tampered.mismatches.size() == 1);
   CHECK(tampered.mismatches[0].name == "helpers.o");
   CHECK(fidelityReportToText(tampered).find("helpers.o") != std::string::npos);

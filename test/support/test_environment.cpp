@@ -3,11 +3,9 @@
 #include <atomic>
 #include <unistd.h>
 
-#include <llvm/ADT/StringRef.h>
-#include <llvm/Support/Program.h>
-
 #include "mlgo/corpus/extract_ir.h"
 #include "mlgo/support/atomic_file.h"
+#include "mlgo/support/subprocess.h"
 
 namespace mlgo::test {
 
@@ -53,15 +51,14 @@ const CorpusModule &moduleNamed(const Corpus &corpus, const std::string &name) {
 
 CommandOutcome runProgram(const std::string &program, const std::vector<std::string> &args) {
   ScratchDirectory scratch;
-  const std::string out = (scratch / "stdout").string(), err = (scratch / "stderr").string();
-  std::vector<llvm::StringRef> argv{program};
-  for (const std::string &arg : args) argv.push_back(arg);
-  const std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""), llvm::StringRef(out),
-                                                      llvm::StringRef(err)};
+  const std::string out = (scratch / "stdout").string();
+  std::vector<std::string> argv{program};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const ProcessOutcome process = runProcess(argv, std::chrono::minutes(5), out);
   CommandOutcome outcome;
-  outcome.exitCode = llvm::sys::ExecuteAndWait(program, argv, std::nullopt, redirects, /*SecondsToWait=*/300);
+  outcome.exitCode = process.started && !process.timedOut && process.signal == 0 ? process.exitCode : -1;
   outcome.out = readFile(out);
-  outcome.err = readFile(err);
+  outcome.err = process.started ? process.stderrText : process.error;
   return outcome;
 }
 

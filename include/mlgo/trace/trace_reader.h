@@ -26,8 +26,8 @@ class TraceReader {
   std::map<std::string, uint64_t> baselines() const;
 
   /// Calls `visit` for every module in corpus order. A damaged or truncated
-  /// record throws InputError naming the shard file and byte offset, after
-  /// every module before it was visited.
+  /// record ends its shard: every intact record of the other shards is still
+  /// visited, then InputError names the shard file and the record's offset.
   void forEachModule(const std::function<void(const ModuleTrace &)> &visit) const;
 
  private:

@@ -30,7 +30,7 @@ class FeatureDistribution {
                                size_t reservoirSize = kReservoirSize);
   void add(int64_t value);
   uint64_t count() const { return count_; }
-  bool exact() const { return reservoir_.empty(); }
+  bool exact() const { return !sampled_; }
   /// The values at quantiles `qs` (ascending), as numpy.quantile would give
   /// for all values added (exactly, or from the sample).
   std::vector<double> quantiles(const std::vector<double> &qs) const;
@@ -42,6 +42,7 @@ class FeatureDistribution {
   std::unordered_map<int64_t, uint64_t> counts_;
   std::vector<int64_t> reservoir_;
   uint64_t count_ = 0;
+  bool sampled_ = false;
   uint64_t rng_;
   size_t maxDistinct_, reservoirSize_;
 };

@@ -1,0 +1,27 @@
+#pragma once
+// Runs a program and waits for it, with a timeout, capturing its stderr.
+// Thread-safe (several threads may run programs at once): files are opened in
+// the parent and handed over as descriptors, and the wait polls instead of
+// using process-wide alarms.
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace mlgo {
+
+struct ProcessOutcome {
+  bool started = false;
+  bool timedOut = false;
+  int exitCode = -1;   ///< when it exited normally
+  int signal = 0;      ///< when a signal ended it
+  std::string error;   ///< why it could not start
+  std::string stderrText;  ///< the first 64 KiB of its stderr
+  bool succeeded() const { return started && !timedOut && signal == 0 && exitCode == 0; }
+};
+
+/// `argv[0]` is the program path. stdin and stdout are /dev/null unless
+/// `stdoutPath` names a file to write. `timeout` of zero waits forever.
+ProcessOutcome runProcess(const std::vector<std::string> &argv, std::chrono::milliseconds timeout,
+                          const std::string &stdoutPath = "");
+
+}  // namespace mlgo

@@ -1,0 +1,85 @@
+#include "mlgo/support/subprocess.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+extern char **environ;
+
+namespace mlgo {
+
+namespace {
+class Descriptor {
+ public:
+  explicit Descriptor(int fd = -1) : fd_(fd) {}
+  ~Descriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Descriptor(const Descriptor &) = delete;
+  Descriptor &operator=(const Descriptor &) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+}  // namespace
+
+ProcessOutcome runProcess(const std::vector<std::string> &argv, std::chrono::milliseconds timeout,
+                          const std::string &stdoutPath) {
+  ProcessOutcome outcome;
+  Descriptor input(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  Descriptor output(stdoutPath.empty() ? ::open("/dev/null", O_WRONLY | O_CLOEXEC)
+                                       : ::open(stdoutPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  // stderr goes to an anonymous temporary file: no pipe to drain while waiting.
+  Descriptor errors(::open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+  if (input.get() < 0 || output.get() < 0 || errors.get() < 0) {
+    outcome.error = std::string("cannot set up the process's files: ") + std::strerror(errno);
+    return outcome;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, input.get(), 0);
+  posix_spawn_file_actions_adddup2(&actions, output.get(), 1);
+  posix_spawn_file_actions_adddup2(&actions, errors.get(), 2);
+  std::vector<char *> args;
+  for (const std::string &arg : argv) args.push_back(const_cast<char *>(arg.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int status = ::posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (status != 0) {
+    outcome.error = "cannot start " + argv[0] + ": " + std::strerror(status);
+    return outcome;
+  }
+  outcome.started = true;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  int waitStatus = 0;
+  for (auto pause = std::chrono::milliseconds(1);; pause = std::min(pause * 2, std::chrono::milliseconds(50))) {
+    const pid_t done = ::waitpid(pid, &waitStatus, WNOHANG);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR) {
+      outcome.error = std::string("waitpid: ") + std::strerror(errno);
+      return outcome;
+    }
+    if (timeout.count() > 0 && std::chrono::steady_clock::now() > deadline) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &waitStatus, 0);
+      outcome.timedOut = true;
+      break;
+    }
+    std::this_thread::sleep_for(pause);
+  }
+  if (WIFEXITED(waitStatus)) outcome.exitCode = WEXITSTATUS(waitStatus);
+  if (WIFSIGNALED(waitStatus)) outcome.signal = WTERMSIG(waitStatus);
+  char buffer[65536];
+  const ssize_t got = ::pread(errors.get(), buffer, sizeof buffer, 0);
+  if (got > 0) outcome.stderrText.assign(buffer, static_cast<size_t>(got));
+  return outcome;
+}
+
+}  // namespace mlgo

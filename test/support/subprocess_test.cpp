@@ -1,0 +1,46 @@
+#include <catch2/catch.hpp>
+
+#include <thread>
+
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/subprocess.h"
+#include "support/test_environment.h"
+
+using namespace mlgo;
+using namespace std::chrono_literals;
+
+TEST_CASE("subprocess: exit code, stdout file and stderr text", "[support]") {
+  test::ScratchDirectory dir;
+  const std::string out = (dir / "out.txt").string();
+  ProcessOutcome ok = runProcess({"/bin/sh", "-c", "echo hello; echo oops >&2; exit 3"}, 10s, out);
+  CHECK(ok.started);
+  CHECK(ok.exitCode == 3);
+  CHECK_FALSE(ok.succeeded());
+  CHECK(readFile(out) == "hello\n");
+  CHECK(ok.stderrText == "oops\n");
+  CHECK(runProcess({"/bin/true"}, 10s).succeeded());
+}
+
+TEST_CASE("subprocess: a program past its timeout is killed", "[support]") {
+  const auto start = std::chrono::steady_clock::now();
+  ProcessOutcome slow = runProcess({"/bin/sleep", "30"}, 200ms);
+  CHECK(slow.timedOut);
+  CHECK(std::chrono::steady_clock::now() - start < 10s);
+}
+
+TEST_CASE("subprocess: a missing program is an error, not an exception", "[support]") {
+  ProcessOutcome missing = runProcess({"/nonexistent/program"}, 1s);
+  CHECK_FALSE(missing.started);
+  CHECK_THAT(missing.error, Catch::Matchers::Contains("/nonexistent/program"));
+}
+
+TEST_CASE("subprocess: many at once from several threads", "[support]") {
+  std::vector<std::thread> threads;
+  std::atomic<int> succeeded{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 10; ++i) succeeded += runProcess({"/bin/sh", "-c", "exit 0"}, 10s).succeeded();
+    });
+  for (auto &thread : threads) thread.join();
+  CHECK(succeeded == 40);
+}
