@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <thread>
 
 #include "mlgo/support/atomic_file.h"
