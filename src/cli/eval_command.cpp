@@ -61,6 +61,8 @@ int runEval(const EvalFlags &flags) {
     std::vector<CompileResult> baseline;
     for (const ModuleEvaluation &module : report.modules) baseline.push_back(module.baseline);
     FidelityReport fidelity = checkFidelity(corpus, baseline, clang, flags.driver.threads, driver.options().timeout);
+    // Only comparable when eval compiled each module once, as clang does.
+    if (report.candidateIsBaseline) fidelity.driverWallSeconds = report.wallSeconds;
     std::cout << fidelityReportToText(fidelity);
     json["fidelity"] = fidelityReportToJson(fidelity);
   }

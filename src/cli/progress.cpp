@@ -19,7 +19,8 @@ ProgressReporter::~ProgressReporter() {
 void ProgressReporter::update(size_t done) {
   const auto now = std::chrono::steady_clock::now();
   const double elapsed = std::chrono::duration<double>(now - start_).count();
-  const double rate = elapsed > 0 ? done / elapsed : 0;
+  // A rate over the first fraction of a second says nothing.
+  const double rate = elapsed >= 0.5 ? done / elapsed : 0;
   const double left = rate > 0 ? (total_ - done) / rate : 0;
   if (terminal_) {
     constexpr int kWidth = 30;
@@ -34,7 +35,7 @@ void ProgressReporter::update(size_t done) {
     return;
   }
   const size_t decile = total_ ? 10 * done / total_ : 10;
-  if (decile > lastDecile_ || now - lastLine_ > std::chrono::seconds(30) || done == total_) {
+  if (decile > lastDecile_ || now - lastLine_ > std::chrono::seconds(30) || (done == total_ && !finished_)) {
     lastDecile_ = decile;
     lastLine_ = now;
     std::fprintf(stderr, "%s: %zu/%zu (%.1f/s, %.0f s left)\n", label_.c_str(), done, total_, rate, left);

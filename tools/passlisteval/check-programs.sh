@@ -2,8 +2,9 @@
 # Check the PassListEval program suite: every program must compile without
 # warnings and run successfully (exit 0, no output) in every build mode.
 #
-#   tools/passlisteval/check-programs.sh [--modes LIST] [--jobs N]
-#                                        [--workdir DIR] [--keep] [PROGRAM...]
+#   tools/passlisteval/check-programs.sh [--modes LIST] [--passes PIPELINE]
+#                                        [--jobs N] [--workdir DIR] [--keep]
+#                                        [PROGRAM...]
 #
 #   --modes LIST   comma-separated subset of: O0,O2,Oz,O3,gate,san
 #                  (default: O0,O2,Oz,O3,gate)
@@ -12,11 +13,14 @@
 #                                 clang -Oz -Xclang -disable-llvm-optzns
 #                                 -emit-llvm -c  ->  opt-19 -passes='default<Oz>'
 #                                 ->  clang -c (codegen only)  ->  link
+#                                 (--passes replaces 'default<Oz>', e.g. to
+#                                 try a candidate pass list by hand)
 #                    san          gcc/g++ -O1 -fsanitize=address,undefined
 #                                 (finds undefined behaviour and memory errors,
 #                                 which would make a program unfit for the
 #                                 gate; Debian's clang-19 has no sanitizer
 #                                 runtime, gcc's is used instead)
+#   --passes P     opt pipeline of the gate mode (default: 'default<Oz>')
 #   --jobs N       parallel jobs (default: nproc)
 #   --workdir DIR  scratch directory (default: a fresh mktemp -d, deleted at
 #                  the end unless --keep)
@@ -27,9 +31,11 @@
 # Compilers come from $LLVM_BIN (default /usr/lib/llvm-19/bin if it exists,
 # otherwise clang-19, clang++-19 and opt-19 on PATH). Warnings are checked with
 # -Wall -Wextra; any compiler output counts as a failure. Each binary is run
-# under "timeout 5"; it must exit 0 and print nothing. Prints one line per
-# failure, a per-mode summary with the summed CPU time of the binaries, and
-# exits 1 if anything failed.
+# under "timeout 5"; it must exit 0 and print nothing. Each program must also
+# start with a comment (what it checks) and define main. Prints one line per
+# failure, a per-mode summary with the summed CPU time of the binaries (which
+# includes process start-up; the start-up time of an empty program is printed
+# for reference), and exits 1 if anything failed.
 set -euo pipefail
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -49,6 +55,7 @@ C_FLAGS=(-std=c11 -Wall -Wextra)
 CXX_FLAGS=(-std=c++17 -Wall -Wextra)
 LIBS=(-lm)
 RUN_TIMEOUT=5
+GATE_PASSES=${GATE_PASSES:-default<Oz>}
 
 # Runs argv[2...], passes its exit status through (128+signal if killed) and
 # writes its CPU time in nanoseconds to argv[1].
@@ -78,17 +85,18 @@ int main(int argc, char **argv) {
 
 # --- one (program, mode) job -----------------------------------------------
 # Invoked as: check-programs.sh --one WORKDIR MODE SOURCE
-# Writes WORKDIR/results/NAME.MODE with "PASS <run-ns>" or "FAIL <reason>",
-# and the details to WORKDIR/logs/NAME.MODE.log.
+# Writes WORKDIR/results/FILE.MODE with "PASS <run-ns>" or "FAIL <reason>",
+# and the details to WORKDIR/logs/FILE.MODE.log (FILE includes the extension,
+# so x.c and x.cpp do not collide).
 run_one() {
   local work=$1 mode=$2 src=$3
-  local base name ext compiler
-  base=$(basename "$src"); ext=${base##*.}; name=${base%.*}
+  local base ext compiler
+  base=$(basename "$src"); ext=${base##*.}
   local -a flags
   if [[ $ext == c ]]; then compiler=$CC; flags=("${C_FLAGS[@]}")
   else compiler=$CXX; flags=("${CXX_FLAGS[@]}"); fi
-  local out="$work/bin/$name.$mode" log="$work/logs/$name.$mode.log"
-  local result="$work/results/$name.$mode"
+  local out="$work/bin/$base.$mode" log="$work/logs/$base.$mode.log"
+  local result="$work/results/$base.$mode"
   : >"$log"
 
   compile() {  # runs a compile step; any output or a failure is an error
@@ -109,7 +117,7 @@ run_one() {
     gate)
       compile "$compiler" "${flags[@]}" -Oz -Xclang -disable-llvm-optzns \
         -emit-llvm -c "$src" -o "$out.bc" || return 0
-      compile "$OPT" '-passes=default<Oz>' "$out.bc" -o "$out.opt.bc" || return 0
+      compile "$OPT" "-passes=$GATE_PASSES" "$out.bc" -o "$out.opt.bc" || return 0
       compile "$compiler" -Oz -Xclang -disable-llvm-optzns -c "$out.opt.bc" \
         -o "$out.o" || return 0
       compile "$compiler" "$out.o" -o "$out" "${LIBS[@]}" || return 0 ;;
@@ -118,6 +126,19 @@ run_one() {
       compile "$compiler" "${flags[@]}" -O1 -g -fno-omit-frame-pointer \
         -fsanitize=address,undefined -fno-sanitize-recover=all \
         "$src" -o "$out" "${LIBS[@]}" || return 0 ;;
+    lint)  # the suite's rules that a compiler cannot check
+      if ! head -n 1 "$src" | grep -Eq '^[[:space:]]*(/\*|//)'; then
+        echo "FAIL the first line must be a comment saying what the program checks" >"$result"
+        return 0
+      fi
+      if ! grep -Eq '^[[:space:]]*int[[:space:]]+main[[:space:]]*\(' "$src"; then
+        echo "FAIL no 'int main(' found" >"$result"; return 0
+      fi
+      if grep -Ev '^[[:space:]]*(//|/\*|\*)' "$src" |
+         grep -Eq '\b(scanf|fopen|getchar|fgets|time|clock|rand|srand|getenv)\('; then
+        echo "FAIL uses input, files, time, rand or the environment" >"$result"; return 0
+      fi
+      echo "PASS 0" >"$result"; return 0 ;;
     *)
       echo "FAIL unknown mode $mode" >"$result"; return 0 ;;
   esac
@@ -126,7 +147,7 @@ run_one() {
   # CPU time (user + system) of the program alone, from wait4's rusage; CPU
   # time is barely disturbed by parallel jobs, unlike wall time.
   local status=0 output cpu
-  (cd "$work/run" && timeout "$RUN_TIMEOUT" "$work/runner" "$log.time" "$out" \
+  (cd "$work/run" && timeout -k 2 "$RUN_TIMEOUT" "$work/runner" "$log.time" "$out" \
      >"$log.out" 2>&1 </dev/null) || status=$?
   output=$(cat "$log.out"); rm -f "$log.out"
   cpu=$(cat "$log.time" 2>/dev/null || echo 0); rm -f "$log.time"
@@ -158,10 +179,11 @@ PROGRAMS=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --modes) MODES=$2; shift 2 ;;
+    --passes) GATE_PASSES=$2; shift 2 ;;
     --jobs) JOBS=$2; shift 2 ;;
     --workdir) WORKDIR=$2; shift 2 ;;
     --keep) KEEP=1; shift ;;
-    -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) echo "unknown option: $1" >&2; exit 2 ;;
     *) PROGRAMS+=("$1"); shift ;;
   esac
@@ -194,9 +216,20 @@ rm -f "$WORKDIR"/results/*
 printf '%s' "$RUNNER_SOURCE" >"$WORKDIR/runner.c"
 "$CC" -O1 -w "$WORKDIR/runner.c" -o "$WORKDIR/runner" ||
   { echo "cannot build the timing wrapper" >&2; exit 2; }
+export GATE_PASSES
 
-IFS=, read -r -a MODE_LIST <<<"$MODES"
-echo "checking ${#PROGRAMS[@]} programs in modes ${MODES} with $JOBS jobs ($CC, $OPT)"
+# CPU time of starting an empty program, for reading the run times below.
+printf 'int main(void) { return 0; }\n' >"$WORKDIR/empty.c"
+"$CC" -O2 "$WORKDIR/empty.c" -o "$WORKDIR/empty"
+startup_ns=
+for _ in 1 2 3 4 5; do
+  "$WORKDIR/runner" "$WORKDIR/empty.time" "$WORKDIR/empty"
+  t=$(cat "$WORKDIR/empty.time")
+  if [[ -z $startup_ns || $t -lt $startup_ns ]]; then startup_ns=$t; fi
+done
+
+IFS=, read -r -a MODE_LIST <<<"lint,$MODES"
+echo "checking ${#PROGRAMS[@]} programs in modes ${MODES} with $JOBS jobs ($CC, $OPT; gate pipeline '$GATE_PASSES')"
 suite_start=$(date +%s)
 for mode in "${MODE_LIST[@]}"; do
   for src in "${PROGRAMS[@]}"; do printf '%s\0%s\0' "$mode" "$src"; done
@@ -207,8 +240,8 @@ failed=0
 for mode in "${MODE_LIST[@]}"; do
   pass=0 fail=0 total_ns=0 slowest_ns=0 slowest=
   for src in "${PROGRAMS[@]}"; do
-    base=$(basename "$src"); name=${base%.*}
-    res="$WORKDIR/results/$name.$mode"
+    base=$(basename "$src")
+    res="$WORKDIR/results/$base.$mode"
     line=$(cat "$res" 2>/dev/null || echo "FAIL no result")
     if [[ $line == PASS* ]]; then
       ns=${line#PASS }
@@ -217,15 +250,20 @@ for mode in "${MODE_LIST[@]}"; do
     else
       fail=$((fail + 1))
       echo "FAIL [$mode] $base: ${line#FAIL }"
-      if [[ -s "$WORKDIR/logs/$name.$mode.log" ]]; then
-        head -n 20 "$WORKDIR/logs/$name.$mode.log" | sed 's/^/    /'
+      if [[ -s "$WORKDIR/logs/$base.$mode.log" ]]; then
+        head -n 20 "$WORKDIR/logs/$base.$mode.log" | sed 's/^/    /'
       fi
     fi
   done
   failed=$((failed + fail))
-  printf '%-5s %3d passed, %3d failed; run time (CPU) %4d ms total, slowest %s (%d ms)\n' \
+  if [[ $mode == lint ]]; then
+    printf '%-5s %3d passed, %3d failed\n' "$mode" "$pass" "$fail"
+    continue
+  fi
+  printf '%-5s %3d passed, %3d failed; run time (CPU) %5d ms total, slowest %s (%d ms)\n' \
     "$mode" "$pass" "$fail" $((total_ns / 1000000)) "${slowest:--}" $((slowest_ns / 1000000))
 done
+echo "process start-up of an empty program: $((startup_ns / 1000)) us CPU (included in the run times)"
 echo "wall time $((suite_end - suite_start)) s"
 [[ $KEEP -eq 1 ]] && echo "scratch directory kept: $WORKDIR"
 if [[ $failed -ne 0 ]]; then

@@ -26,6 +26,7 @@ struct FidelityReport {
   std::vector<FidelityMismatch> mismatches;
   unsigned threads = 0;
   double clangWallSeconds = 0;  ///< the subprocess loop at the same parallelism
+  double driverWallSeconds = 0;  ///< the in-process compiles of the same modules (set by the caller)
   double matchRate() const { return compared ? double(matching) / compared : 1.0; }
 };
 

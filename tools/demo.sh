@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The README's main command: installs dependencies, builds mlgo, makes a corpus,
+# and runs the pipeline stages that exist so far on it:
+#   extract-ir -> eval (default, never, always inlining) -> default-trace -> gen-vocab
+#
+# Corpus: the small built-in demo project (C and C++ sources under test/data,
+# compiled here with clang-19 -Oz -Xclang -fembed-bitcode=all). The real-code
+# corpus from pinned Debian source packages is built by
+# tools/demo/build-corpus.sh (see tools/demo/README.md).
+# Outputs go to $MLGO_DEMO_DIR (default: demo-output/ in the repository).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+out="${MLGO_DEMO_DIR:-$root/demo-output}"
+threads="${MLGO_THREADS:-0}"
+
+step() { printf '\n== %s\n' "$*" >&2; }
+timed() { local start=$SECONDS; "$@"; echo "   ($((SECONDS - start)) s)" >&2; }
+
+step "installing dependencies"
+timed "$root/tools/install-deps.sh"
+step "building mlgo"
+build="$(timed "$root/tools/build.sh")"
+mlgo="$build/mlgo"
+mkdir -p "$out"
+
+step "building the demo project with clang-19 -Oz -Xclang -fembed-bitcode=all"
+timed sh "$root/test/data/make_test_build.sh" "$(command -v clang-19)" "$root/test/data" "$out/project"
+
+step "mlgo extract-ir"
+timed "$mlgo" extract-ir --input "$out/project/compile_commands.json" --output-dir "$out/corpus" --threads "$threads"
+for choice in never always; do
+  step "mlgo eval --inline $choice"
+  timed "$mlgo" eval --corpus "$out/corpus" --inline "$choice" --json "$out/eval-$choice.json" --threads "$threads" \
+    > "$out/eval-$choice.txt" || [ $? -eq 4 ]
+done
+step "mlgo eval --check-fidelity (against clang-19 -cc1 subprocesses)"
+timed "$mlgo" eval --corpus "$out/corpus" --check-fidelity --json "$out/eval-default.json" --threads "$threads" \
+  > "$out/eval-default.txt" || [ $? -eq 4 ]
+step "mlgo default-trace"
+timed "$mlgo" default-trace --corpus "$out/corpus" --output "$out/trace" --threads "$threads" || [ $? -eq 4 ]
+step "mlgo gen-vocab"
+timed "$mlgo" gen-vocab --trace "$out/trace" --output-dir "$out/vocab"
+
+step "results"
+tail -n 3 "$out/eval-never.txt"
+tail -n 3 "$out/eval-always.txt"
+grep '^fidelity' "$out/eval-default.txt" | head -n 5
+"$mlgo" trace-info "$out/trace" | head -n 1
+echo "outputs in $out: corpus/, eval-*.json, trace/, vocab/" >&2
