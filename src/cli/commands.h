@@ -15,5 +15,6 @@ void addEvalCommand(CLI::App &root, CommandRunner &runner);
 void addDefaultTraceCommand(CLI::App &root, CommandRunner &runner);
 void addTraceInfoCommand(CLI::App &root, CommandRunner &runner);
 void addGenVocabCommand(CLI::App &root, CommandRunner &runner);
+void addTrainBCCommand(CLI::App &root, CommandRunner &runner);
 
 }  // namespace mlgo::cli

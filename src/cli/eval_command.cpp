@@ -11,6 +11,8 @@
 #include "mlgo/eval/eval_report.h"
 #include "mlgo/eval/evaluation.h"
 #include "mlgo/eval/fidelity_check.h"
+#include "mlgo/policy/neural_policy.h"
+#include "mlgo/problems/problem.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/exit_codes.h"
@@ -24,6 +26,7 @@ struct EvalFlags {
   std::string corpus;
   std::string inlineMode = "default";
   std::string passes;
+  std::string policy;
   std::string jsonPath;
   bool checkFidelity = false;
   std::string clang;
@@ -34,6 +37,13 @@ int runEval(const EvalFlags &flags) {
   EvalOptions options;
   options.inlineMode = *parseInlineMode(flags.inlineMode);
   options.passPipeline = flags.passes;
+  if (!flags.policy.empty()) {
+    const Problem &inliningProblem = findProblem("inlining");
+    auto model = std::make_shared<const PolicyModel>(
+        PolicyModel::load(flags.policy, inliningProblem.name(), inliningProblem.featureNames()));
+    options.policy = std::make_shared<NeuralInliningPolicy>(model);
+    options.policyDescription = flags.policy;
+  }
   if (!options.passPipeline.empty()) CompilerDriver::validatePassPipeline(options.passPipeline);
   std::string clang;
   if (flags.checkFidelity) {
@@ -48,10 +58,9 @@ int runEval(const EvalFlags &flags) {
   std::vector<std::string> backend = applyCorpusBackendOptions(corpus);
   if (!backend.empty()) spdlog::info("applying the corpus's -mllvm options to this process: {}", backend.size());
 
-  const size_t compiles = corpus.modules.size() * (options.passPipeline.empty() &&
-                                                           options.inlineMode == InlineMode::Default
-                                                       ? 1
-                                                       : 2);
+  const bool candidateIsBaseline =
+      options.passPipeline.empty() && !options.policy && options.inlineMode == InlineMode::Default;
+  const size_t compiles = corpus.modules.size() * (candidateIsBaseline ? 1 : 2);
   ProgressReporter reporter("eval", compiles);
   EvalReport report = evaluateCorpus(corpus, driver, options, [&](size_t done, size_t) { reporter.update(done); });
 
@@ -87,6 +96,7 @@ void addEvalCommand(CLI::App &root, CommandRunner &runner) {
                       "through mlgo's policy hook), never, always")
       ->check(CLI::IsMember({"default", "hook-default", "never", "always"}))
       ->capture_default_str();
+  command->add_option("--policy", flags->policy, "A trained policy directory deciding inlining (greedy)");
   command->add_option("--passes", flags->passes,
                       "Optimize the candidate with this opt -passes= pipeline instead of the recorded level");
   command->add_option("--json", flags->jsonPath, "Write the machine-readable report here");

@@ -30,6 +30,7 @@ int main(int argc, char **argv) {
   mlgo::cli::addDefaultTraceCommand(app, runner);
   mlgo::cli::addTraceInfoCommand(app, runner);
   mlgo::cli::addGenVocabCommand(app, runner);
+  mlgo::cli::addTrainBCCommand(app, runner);
 
   try {
     app.parse(argc, argv);

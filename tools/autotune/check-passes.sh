@@ -12,6 +12,8 @@
 #   --min-len N     shortest smoke-test list (default: 5)
 #   --max-len N     longest smoke-test list (default: 20)
 #   --jobs N        parallel opt processes (default: nproc)
+#   --samples DIR   inputs: DIR/*.c, *.cc, *.cpp are compiled, DIR/*.bc used
+#                   as they are (default: tools/autotune/samples)
 #   --skip-singles  skip step 4 (one opt run per include)
 #
 # Steps:
@@ -21,7 +23,7 @@
 #   2. coverage: every pass and analysis of `opt --print-passes` (module,
 #      CGSCC, function, loop-nest and loop level) has a line (analyses as
 #      require<NAME>);
-#   3. inputs: compiles tools/autotune/samples/*.c with
+#   3. inputs: compiles the samples (tools/autotune/samples/*.c) with
 #      `clang -Oz -Xclang -disable-llvm-optzns -emit-llvm -c` (the unoptimized
 #      -Oz bitcode the autotuner starts from) and also runs default<Oz> over
 #      each, so that passes also see optimized SSA-form IR;
@@ -53,7 +55,7 @@ SINGLES=1
 TIMEOUT=10
 
 usage() {
-    sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit "${1:-2}"
 }
 
@@ -66,6 +68,7 @@ while [ $# -gt 0 ]; do
         --min-len) MIN_LEN=$2; shift 2 ;;
         --max-len) MAX_LEN=$2; shift 2 ;;
         --jobs) JOBS=$2; shift 2 ;;
+        --samples) SAMPLES_DIR=$2; shift 2 ;;
         --skip-singles) SINGLES=0; shift ;;
         -h|--help) usage 0 ;;
         *) echo "check-passes: unknown option '$1'" >&2; usage ;;
@@ -150,12 +153,17 @@ fi
 # ---- 3. inputs ---------------------------------------------------------------
 log "compiling samples"
 INPUTS=()
-for src in "$SAMPLES_DIR"/*.c; do
-    name=$(basename "$src" .c)
-    "$CLANG" -Oz -Xclang -disable-llvm-optzns -emit-llvm -c "$src" -o "$WORKDIR/$name.bc"
+shopt -s nullglob
+for src in "$SAMPLES_DIR"/*.c "$SAMPLES_DIR"/*.cc "$SAMPLES_DIR"/*.cpp "$SAMPLES_DIR"/*.bc; do
+    name=$(basename "$src"); name=${name%.*}
+    case "$src" in
+        *.bc) cp "$src" "$WORKDIR/$name.bc" ;;
+        *) "$CLANG" -Oz -Xclang -disable-llvm-optzns -emit-llvm -c "$src" -o "$WORKDIR/$name.bc" ;;
+    esac
     "$OPT" -passes='default<Oz>' "$WORKDIR/$name.bc" -o "$WORKDIR/$name.oz.bc"
     INPUTS+=("$WORKDIR/$name.bc" "$WORKDIR/$name.oz.bc")
 done
+shopt -u nullglob
 [ ${#INPUTS[@]} -gt 0 ] || { log "no samples in $SAMPLES_DIR"; exit 2; }
 
 # Includes as "LEVEL<TAB>ELEMENT<TAB>PIPELINE", in file order.
@@ -183,8 +191,11 @@ run_opt() {
     elif [ "$rc" -gt 128 ]; then cls=crash
     else cls=error
     fi
+    # The error itself if there is one, else the innermost running pass.
     local msg
-    msg=$(grep -m1 "LLVM ERROR\|error:\|Assertion\|Running pass" <<<"$err" | tr '\t' ' ' | cut -c1-200 || true)
+    msg=$(grep -m1 "LLVM ERROR\|error:\|Assertion" <<<"$err" || true)
+    [ -n "$msg" ] || msg=$(grep "^[0-9]*\.[[:space:]]*Running pass" <<<"$err" | tail -n1 || true)
+    msg=$(tr '\t' ' ' <<<"$msg" | sed 's/^[0-9]*\.[[:space:]]*//' | cut -c1-200)
     [ "$cls" = crash ] && [ -z "$msg" ] && msg="signal $((rc - 128))"
     printf '%s\t%s\n' "$cls" "$msg"
 }

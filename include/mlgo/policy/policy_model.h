@@ -1,0 +1,74 @@
+#pragma once
+// A trained policy, independent of the framework that trained it: feature
+// preprocessing plus a small MLP evaluated in plain C++ (a few microseconds a
+// decision, no LibTorch needed to compile with it).
+//
+// On disk a policy is a directory:
+//   policy.json   metadata, written last: feature names, vocab fingerprint,
+//                 preprocessing switches, network shape, how it was trained
+//   model.json    the layers' weights and biases
+//   vocab/        the <feature>.buckets files it was trained with
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mlgo/policy/preprocessing.h"
+
+namespace mlgo {
+
+enum class Activation { Relu, Tanh };
+Activation parseActivation(const std::string &name);  ///< throws UsageError
+const char *activationName(Activation activation);
+
+struct DenseLayer {
+  size_t inputs = 0, outputs = 0;
+  std::vector<float> weights;  ///< outputs x inputs, row-major
+  std::vector<float> bias;     ///< outputs
+};
+
+class PolicyModel {
+ public:
+  static constexpr const char *kMetadataFile = "policy.json";
+  static constexpr const char *kWeightsFile = "model.json";
+
+  PolicyModel() = default;
+  PolicyModel(std::string problem, FeaturePreprocessor preprocessor, std::vector<DenseLayer> layers,
+              Activation activation);
+
+  /// Logits of the 2 actions (0: do not, 1: do) for raw feature values.
+  void logits(const int64_t *features, float out[2]) const;
+  /// Logits from already preprocessed inputs.
+  void logitsFromInputs(const float *inputs, float out[2]) const;
+  /// argmax of the logits (ties: 0).
+  bool decide(const int64_t *features) const;
+
+  const std::string &problem() const { return problem_; }
+  const FeaturePreprocessor &preprocessor() const { return preprocessor_; }
+  const std::vector<DenseLayer> &layers() const { return layers_; }
+  Activation activation() const { return activation_; }
+  std::vector<size_t> hiddenSizes() const;
+  std::string vocabFingerprint() const;
+
+  /// Free-form record of how the policy was made (trainer, data, config, seed).
+  nlohmann::json training = nlohmann::json::object();
+
+  /// Writes the directory atomically: into DIR.partial, then renamed over DIR.
+  void save(const std::filesystem::path &directory) const;
+  /// Loads and checks a policy directory against the compiler's feature set.
+  /// Throws InputError naming the file and what does not match.
+  static PolicyModel load(const std::filesystem::path &directory, const std::string &problem,
+                          const std::vector<std::string> &expectedFeatures);
+  /// Throws InputError when `vocabDirectory` does not preprocess like this policy.
+  void checkVocab(const std::filesystem::path &vocabDirectory) const;
+
+ private:
+  std::string problem_;
+  FeaturePreprocessor preprocessor_;
+  std::vector<DenseLayer> layers_;
+  Activation activation_ = Activation::Relu;
+  size_t widest_ = 0;
+};
+
+}  // namespace mlgo

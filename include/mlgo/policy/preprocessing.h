@@ -1,0 +1,65 @@
+#pragma once
+// Feature preprocessing as ml-compiler-opt does it for inlining: each feature
+// is bucketized against its vocab boundaries (tf.raw_ops.Bucketize: the number
+// of boundaries <= value), x = bucket / number of boundaries, and the network
+// sees [x, x^2] per feature, plus sqrt(x) and a z-score term when switched on.
+// Features listed as pass-through enter as their raw value.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace mlgo {
+
+struct PreprocessingConfig {
+  bool withSqrt = false;
+  /// Appends (value - mean) / (std + 1e-8) per feature, with mean and std
+  /// measured on the training data and stored with the policy (ml-compiler-opt
+  /// takes them per batch, which is undefined for one decision at a time).
+  bool withZScore = false;
+  std::vector<std::string> passthrough;
+};
+
+class FeaturePreprocessor {
+ public:
+  FeaturePreprocessor() = default;
+  /// Throws InputError when a normalized feature has no boundaries.
+  FeaturePreprocessor(std::vector<std::string> featureNames, std::map<std::string, std::vector<double>> vocab,
+                      PreprocessingConfig config);
+
+  size_t inputCount() const { return featureNames_.size(); }
+  size_t outputCount() const { return outputCount_; }
+  const std::vector<std::string> &featureNames() const { return featureNames_; }
+  const std::map<std::string, std::vector<double>> &vocab() const { return vocab_; }
+  const PreprocessingConfig &config() const { return config_; }
+
+  /// Sets the z-score statistics (one mean and std per feature).
+  void setZScoreStatistics(std::vector<double> means, std::vector<double> stddevs);
+  const std::vector<double> &zScoreMeans() const { return means_; }
+  const std::vector<double> &zScoreStddevs() const { return stddevs_; }
+
+  /// Writes outputCount() floats.
+  void transform(const int64_t *features, float *out) const;
+
+  /// A stable hash of feature names and boundaries: a policy and a vocab with
+  /// the same fingerprint preprocess identically.
+  static std::string fingerprint(const std::vector<std::string> &featureNames,
+                                 const std::map<std::string, std::vector<double>> &vocab);
+
+ private:
+  std::vector<std::string> featureNames_;
+  std::map<std::string, std::vector<double>> vocab_;
+  PreprocessingConfig config_;
+  /// Per feature, in order: its boundaries; empty for a pass-through feature.
+  /// (A copy, not pointers into vocab_, so the preprocessor copies safely.)
+  std::vector<std::vector<double>> boundaries_;
+  std::vector<double> means_, stddevs_;
+  size_t outputCount_ = 0;
+};
+
+/// The bucket of `value`: how many boundaries are <= value.
+size_t bucketize(const std::vector<double> &boundaries, double value);
+
+}  // namespace mlgo

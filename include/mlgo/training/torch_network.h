@@ -1,0 +1,35 @@
+#pragma once
+// The policy network in LibTorch and its conversion to the framework-free
+// PolicyModel. Include only from training code: it pulls in torch.
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "mlgo/policy/policy_model.h"
+
+namespace mlgo {
+
+/// MLP: Linear -> activation -> dropout for each hidden size, then Linear to
+/// 2 logits (ml-compiler-opt's QNetwork / ActorDistributionNetwork shape).
+class TorchMlpImpl : public torch::nn::Module {
+ public:
+  TorchMlpImpl(int64_t inputs, const std::vector<int64_t> &hidden, Activation activation, double dropout);
+  torch::Tensor forward(torch::Tensor inputs);
+  /// The linear layers, in order.
+  const std::vector<torch::nn::Linear> &linears() const { return linears_; }
+
+ private:
+  std::vector<torch::nn::Linear> linears_;
+  Activation activation_;
+  double dropout_;
+};
+TORCH_MODULE(TorchMlp);
+
+/// Copies the network's weights into a PolicyModel.
+PolicyModel toPolicyModel(const TorchMlp &network, const std::string &problem, const FeaturePreprocessor &preprocessor,
+                          Activation activation);
+/// Copies a PolicyModel's weights into a network of the same shape.
+void loadWeights(TorchMlp &network, const PolicyModel &model);
+
+}  // namespace mlgo

@@ -1,0 +1,62 @@
+// mlgo train-bc: behavioral cloning warm start from a trace.
+#include <cstdio>
+#include <memory>
+#include <optional>
+
+#include <spdlog/spdlog.h>
+
+#include "commands.h"
+#include "mlgo/support/exit_codes.h"
+#include "mlgo/training/bc_trainer.h"
+
+namespace mlgo::cli {
+
+namespace {
+
+struct TrainBCFlags {
+  std::string trace, vocab, output, config;
+  std::vector<std::string> sets;
+  uint64_t seed = 0;
+  unsigned threads = 0;
+  bool printConfig = false;
+};
+
+int runTrainBC(const TrainBCFlags &flags) {
+  const ConfigSchema schema = behavioralCloningSchema();
+  BCOptions options;
+  options.trace = flags.trace;
+  options.vocab = flags.vocab;
+  options.output = flags.output;
+  options.seed = flags.seed;
+  options.config = schema.resolve(flags.config.empty() ? std::nullopt : std::optional<std::filesystem::path>(flags.config),
+                                  flags.sets);
+  options.onMetrics = [](const nlohmann::json &m) {
+    spdlog::info("iteration {}: loss {:.4f}, agreement train {:.4f}, held-out {:.4f}", m["iteration"].get<int64_t>(),
+                 m["loss"].get<double>(), m["train_agreement"].get<double>(), m.value("heldout_agreement", 0.0));
+  };
+  BCSummary summary = trainBehavioralCloning(options);
+  std::printf("trained on %zu decisions of %zu modules; agreement with the trace: %.2f%% train, %.2f%% held-out "
+              "(%zu decisions of %zu modules); policy in %s/policy; %.1f s\n",
+              summary.trainDecisions, summary.trainModules, 100 * summary.trainAgreement,
+              100 * summary.heldoutAgreement, summary.heldoutDecisions, summary.heldoutModules, flags.output.c_str(),
+              summary.seconds);
+  return exit_code::kSuccess;
+}
+
+}  // namespace
+
+void addTrainBCCommand(CLI::App &root, CommandRunner &runner) {
+  auto flags = std::make_shared<TrainBCFlags>();
+  CLI::App *command = root.add_subcommand("train-bc", "Behavioral cloning of a trace's decisions (warm start)");
+  command->add_option("--trace", flags->trace, "Trace directory")->required();
+  command->add_option("--vocab", flags->vocab, "Vocab directory (<feature>.buckets)")->required();
+  command->add_option("--output", flags->output, "Output directory (policy/, checkpoints/, metrics.jsonl)")->required();
+  command->add_option("--config", flags->config, "JSON config (default: ml-compiler-opt's BC settings)");
+  command->add_option("--set", flags->sets, "Override a config key: --set iterations=2000 (repeatable)");
+  command->add_option("--seed", flags->seed, "Seed of initialization, hold-out split, batches and dropout")
+      ->capture_default_str();
+  command->add_option("--threads", flags->threads, "Accepted for uniformity; training uses one thread (deterministic)");
+  command->callback([flags, &runner] { runner = [flags] { return runTrainBC(*flags); }; });
+}
+
+}  // namespace mlgo::cli

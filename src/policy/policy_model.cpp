@@ -1,0 +1,236 @@
+#include "mlgo/policy/policy_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/errors.h"
+#include "mlgo/vocab/vocab_files.h"
+
+namespace mlgo {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+constexpr const char *kFormat = "mlgo-policy";
+constexpr int kVersion = 1;
+}  // namespace
+
+Activation parseActivation(const std::string &name) {
+  if (name == "relu") return Activation::Relu;
+  if (name == "tanh") return Activation::Tanh;
+  throw UsageError("unknown activation \"" + name + "\" (known: relu, tanh)");
+}
+
+const char *activationName(Activation activation) { return activation == Activation::Relu ? "relu" : "tanh"; }
+
+PolicyModel::PolicyModel(std::string problem, FeaturePreprocessor preprocessor, std::vector<DenseLayer> layers,
+                         Activation activation)
+    : problem_(std::move(problem)),
+      preprocessor_(std::move(preprocessor)),
+      layers_(std::move(layers)),
+      activation_(activation) {
+  widest_ = preprocessor_.outputCount();
+  for (const DenseLayer &layer : layers_) widest_ = std::max(widest_, layer.outputs);
+}
+
+std::vector<size_t> PolicyModel::hiddenSizes() const {
+  std::vector<size_t> sizes;
+  for (size_t i = 0; i + 1 < layers_.size(); ++i) sizes.push_back(layers_[i].outputs);
+  return sizes;
+}
+
+std::string PolicyModel::vocabFingerprint() const {
+  return FeaturePreprocessor::fingerprint(preprocessor_.featureNames(), preprocessor_.vocab());
+}
+
+void PolicyModel::logitsFromInputs(const float *inputs, float out[2]) const {
+  // Two buffers the width of the widest layer, reused by every decision of
+  // the thread: no allocation per decision.
+  thread_local std::vector<float> front, back;
+  if (front.size() < widest_) {
+    front.resize(widest_);
+    back.resize(widest_);
+  }
+  const float *x = inputs;
+  for (size_t l = 0; l < layers_.size(); ++l) {
+    const DenseLayer &layer = layers_[l];
+    const bool last = l + 1 == layers_.size();
+    float *y = last ? out : (l % 2 == 0 ? front.data() : back.data());
+    for (size_t o = 0; o < layer.outputs; ++o) {
+      const float *row = layer.weights.data() + o * layer.inputs;
+      float sum = 0;
+      for (size_t i = 0; i < layer.inputs; ++i) sum += row[i] * x[i];
+      sum += layer.bias[o];
+      if (!last) sum = activation_ == Activation::Relu ? std::max(sum, 0.0f) : std::tanh(sum);
+      y[o] = sum;
+    }
+    x = y;
+  }
+}
+
+void PolicyModel::logits(const int64_t *features, float out[2]) const {
+  thread_local std::vector<float> inputs;
+  inputs.resize(preprocessor_.outputCount());
+  preprocessor_.transform(features, inputs.data());
+  logitsFromInputs(inputs.data(), out);
+}
+
+bool PolicyModel::decide(const int64_t *features) const {
+  float out[2];
+  logits(features, out);
+  return out[1] > out[0];
+}
+
+void PolicyModel::save(const fs::path &directory) const {
+  const fs::path partial = fs::path(directory.string() + ".partial");
+  fs::remove_all(partial);
+  fs::create_directories(partial / "vocab");
+  for (const auto &[feature, boundaries] : preprocessor_.vocab()) writeBuckets(partial / "vocab", feature, boundaries);
+  json layers = json::array();
+  for (const DenseLayer &layer : layers_)
+    layers.push_back({{"inputs", layer.inputs}, {"outputs", layer.outputs}, {"weights", layer.weights},
+                      {"bias", layer.bias}});
+  writeFileAtomically(partial / kWeightsFile, json{{"layers", layers}}.dump() + "\n");
+  const PreprocessingConfig &config = preprocessor_.config();
+  json metadata{{"format", kFormat},
+                {"version", kVersion},
+                {"problem", problem_},
+                {"feature_names", preprocessor_.featureNames()},
+                {"vocab_fingerprint", vocabFingerprint()},
+                {"preprocessing",
+                 {{"with_sqrt", config.withSqrt},
+                  {"with_z_score", config.withZScore},
+                  {"passthrough", config.passthrough},
+                  {"z_score_means", preprocessor_.zScoreMeans()},
+                  {"z_score_stddevs", preprocessor_.zScoreStddevs()}}},
+                {"network",
+                 {{"inputs", preprocessor_.outputCount()},
+                  {"hidden_layers", hiddenSizes()},
+                  {"activation", activationName(activation_)},
+                  {"outputs", 2}}},
+                {"training", training},
+                {"mlgo_version", MLGO_VERSION}};
+  writeFileAtomically(partial / kMetadataFile, metadata.dump(2) + "\n");
+  // Replace the old directory only once the new one is complete.
+  const fs::path old = fs::path(directory.string() + ".old");
+  fs::remove_all(old);
+  if (fs::exists(directory)) fs::rename(directory, old);
+  fs::rename(partial, directory);
+  fs::remove_all(old);
+}
+
+namespace {
+
+json readJson(const fs::path &path) {
+  if (!fs::exists(path))
+    throw InputError(describeInputProblem(path.string(), "", "missing: not a policy directory, or an unfinished one"));
+  try {
+    return json::parse(readFile(path));
+  } catch (const json::parse_error &e) {
+    throw InputError(describeInputProblem(path.string(), "", std::string("malformed JSON: ") + e.what()));
+  }
+}
+
+template <typename T>
+T field(const json &object, const char *key, const fs::path &file) {
+  try {
+    return object.at(key).get<T>();
+  } catch (const json::exception &) {
+    throw InputError(describeInputProblem(file.string(), key, "missing or of the wrong type"));
+  }
+}
+
+std::string describeFeatureDifference(const std::vector<std::string> &policy, const std::vector<std::string> &ours) {
+  for (size_t i = 0; i < std::max(policy.size(), ours.size()); ++i) {
+    const std::string a = i < policy.size() ? policy[i] : "(none)";
+    const std::string b = i < ours.size() ? ours[i] : "(none)";
+    if (a != b)
+      return "feature " + std::to_string(i) + " is " + a + " in the policy but " + b + " in this compiler (" +
+             std::to_string(policy.size()) + " vs " + std::to_string(ours.size()) + " features)";
+  }
+  return "";
+}
+
+}  // namespace
+
+PolicyModel PolicyModel::load(const fs::path &given, const std::string &problem,
+                              const std::vector<std::string> &expectedFeatures) {
+  // A training output directory holds its final policy in policy/.
+  const fs::path directory =
+      !fs::exists(given / kMetadataFile) && fs::exists(given / "policy" / kMetadataFile) ? given / "policy" : given;
+  const fs::path metadataPath = directory / kMetadataFile;
+  const json metadata = readJson(metadataPath);
+  if (metadata.value("format", "") != kFormat)
+    throw InputError(describeInputProblem(metadataPath.string(), "format", "not an mlgo policy"));
+  if (metadata.value("version", 0) != kVersion)
+    throw InputError(describeInputProblem(metadataPath.string(), "version", "unsupported policy version"));
+  if (field<std::string>(metadata, "problem", metadataPath) != problem)
+    throw InputError(describeInputProblem(metadataPath.string(), "problem",
+                                          "the policy is for " + metadata["problem"].get<std::string>() + ", not " + problem));
+  const auto features = field<std::vector<std::string>>(metadata, "feature_names", metadataPath);
+  if (features != expectedFeatures)
+    throw InputError(describeInputProblem(metadataPath.string(), "feature_names",
+                                          describeFeatureDifference(features, expectedFeatures)));
+  const json &pre = metadata.at("preprocessing");
+  PreprocessingConfig config;
+  config.withSqrt = field<bool>(pre, "with_sqrt", metadataPath);
+  config.withZScore = field<bool>(pre, "with_z_score", metadataPath);
+  config.passthrough = field<std::vector<std::string>>(pre, "passthrough", metadataPath);
+  std::vector<std::string> normalized;
+  for (const std::string &name : features)
+    if (std::find(config.passthrough.begin(), config.passthrough.end(), name) == config.passthrough.end())
+      normalized.push_back(name);
+  FeaturePreprocessor preprocessor(features, readVocab(directory / "vocab", normalized), config);
+  preprocessor.setZScoreStatistics(field<std::vector<double>>(pre, "z_score_means", metadataPath),
+                                   field<std::vector<double>>(pre, "z_score_stddevs", metadataPath));
+  if (preprocessor.zScoreMeans().size() != features.size() || preprocessor.zScoreStddevs().size() != features.size())
+    throw InputError(describeInputProblem(metadataPath.string(), "preprocessing", "z-score statistics of the wrong size"));
+  const std::string fingerprint = field<std::string>(metadata, "vocab_fingerprint", metadataPath);
+  if (FeaturePreprocessor::fingerprint(features, preprocessor.vocab()) != fingerprint)
+    throw InputError(describeInputProblem((directory / "vocab").string(), "",
+                                          "its boundaries do not match the policy's vocab fingerprint " + fingerprint));
+
+  const json &network = metadata.at("network");
+  const Activation activation = parseActivation(field<std::string>(network, "activation", metadataPath));
+  const auto hidden = field<std::vector<size_t>>(network, "hidden_layers", metadataPath);
+  const fs::path weightsPath = directory / kWeightsFile;
+  const json weights = readJson(weightsPath);
+  std::vector<DenseLayer> layers;
+  size_t expectedInputs = preprocessor.outputCount();
+  std::vector<size_t> widths = hidden;
+  widths.push_back(2);
+  if (!weights.contains("layers") || !weights["layers"].is_array() || weights["layers"].size() != widths.size())
+    throw InputError(describeInputProblem(weightsPath.string(), "layers",
+                                          "expected " + std::to_string(widths.size()) + " layers"));
+  for (size_t l = 0; l < widths.size(); ++l) {
+    const json &entry = weights["layers"][l];
+    DenseLayer layer;
+    layer.inputs = field<size_t>(entry, "inputs", weightsPath);
+    layer.outputs = field<size_t>(entry, "outputs", weightsPath);
+    layer.weights = field<std::vector<float>>(entry, "weights", weightsPath);
+    layer.bias = field<std::vector<float>>(entry, "bias", weightsPath);
+    if (layer.inputs != expectedInputs || layer.outputs != widths[l] ||
+        layer.weights.size() != layer.inputs * layer.outputs || layer.bias.size() != layer.outputs)
+      throw InputError(describeInputProblem(weightsPath.string(), "layers[" + std::to_string(l) + "]",
+                                            "shape does not match the network in policy.json"));
+    expectedInputs = layer.outputs;
+    layers.push_back(std::move(layer));
+  }
+  PolicyModel model(problem, std::move(preprocessor), std::move(layers), activation);
+  model.training = metadata.value("training", json::object());
+  return model;
+}
+
+void PolicyModel::checkVocab(const fs::path &vocabDirectory) const {
+  std::vector<std::string> normalized;
+  for (const auto &[name, boundaries] : preprocessor_.vocab()) normalized.push_back(name);
+  const auto vocab = readVocab(vocabDirectory, normalized);
+  if (FeaturePreprocessor::fingerprint(preprocessor_.featureNames(), vocab) != vocabFingerprint())
+    throw InputError(describeInputProblem(vocabDirectory.string(), "",
+                                          "this vocab differs from the one the policy was trained with (" +
+                                              vocabFingerprint() + ")"));
+}
+
+}  // namespace mlgo

@@ -1,0 +1,115 @@
+#include "mlgo/training/config_schema.h"
+
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/errors.h"
+
+namespace mlgo {
+
+using nlohmann::json;
+
+ConfigSchema &ConfigSchema::add(std::string name, Type type, json defaultValue, std::string help) {
+  keys_.push_back({std::move(name), type, std::move(defaultValue), std::move(help)});
+  return *this;
+}
+
+const ConfigSchema::Key *ConfigSchema::find(const std::string &name) const {
+  for (const Key &key : keys_)
+    if (key.name == name) return &key;
+  return nullptr;
+}
+
+json ConfigSchema::defaults() const {
+  json out = json::object();
+  for (const Key &key : keys_) out[key.name] = key.defaultValue;
+  return out;
+}
+
+std::string checkConfigType(const json &value, ConfigSchema::Type type) {
+  switch (type) {
+    case ConfigSchema::Type::Integer:
+      return value.is_number_integer() ? "" : "must be an integer";
+    case ConfigSchema::Type::Number:
+      return value.is_number() ? "" : "must be a number";
+    case ConfigSchema::Type::Boolean:
+      return value.is_boolean() ? "" : "must be true or false";
+    case ConfigSchema::Type::String:
+      return value.is_string() ? "" : "must be a string";
+    case ConfigSchema::Type::IntegerList:
+      if (!value.is_array()) return "must be a list of integers";
+      for (const json &item : value)
+        if (!item.is_number_integer()) return "must be a list of integers";
+      return "";
+    case ConfigSchema::Type::StringList:
+      if (!value.is_array()) return "must be a list of strings";
+      for (const json &item : value)
+        if (!item.is_string()) return "must be a list of strings";
+      return "";
+  }
+  return "unknown type";
+}
+
+namespace {
+
+/// Parses the text of a --set value for a key of `type`: JSON when it parses
+/// as such, else a bare string; "40,40,20" is accepted for integer lists.
+json parseOverrideValue(const std::string &text, ConfigSchema::Type type) {
+  if (type == ConfigSchema::Type::String) {
+    json parsed = json::parse(text, nullptr, false);
+    return parsed.is_string() ? parsed : json(text);
+  }
+  if (type == ConfigSchema::Type::IntegerList && !text.empty() && text.front() != '[') {
+    json list = json::array();
+    size_t start = 0;
+    while (start <= text.size()) {
+      size_t end = text.find(',', start);
+      if (end == std::string::npos) end = text.size();
+      json item = json::parse(text.substr(start, end - start), nullptr, false);
+      list.push_back(item);
+      start = end + 1;
+    }
+    return list;
+  }
+  json parsed = json::parse(text, nullptr, false);
+  return parsed.is_discarded() ? json(text) : parsed;
+}
+
+}  // namespace
+
+json ConfigSchema::resolve(const std::optional<std::filesystem::path> &file,
+                           const std::vector<std::string> &overrides) const {
+  json config = defaults();
+  if (file) {
+    json loaded;
+    try {
+      loaded = json::parse(readFile(*file));
+    } catch (const json::parse_error &e) {
+      throw InputError(describeInputProblem(file->string(), "", std::string("malformed JSON: ") + e.what()));
+    }
+    if (!loaded.is_object()) throw InputError(describeInputProblem(file->string(), "", "must be a JSON object"));
+    for (const auto &[name, value] : loaded.items()) {
+      const Key *key = find(name);
+      if (!key) throw InputError(describeInputProblem(file->string(), name, "unknown config key"));
+      if (std::string why = checkConfigType(value, key->type); !why.empty())
+        throw InputError(describeInputProblem(file->string(), name, why + ", got " + value.dump()));
+      config[name] = value;
+    }
+  }
+  for (const std::string &assignment : overrides) {
+    const size_t equals = assignment.find('=');
+    if (equals == std::string::npos) throw UsageError("--set " + assignment + ": expected key=value");
+    const std::string name = assignment.substr(0, equals);
+    const Key *key = find(name);
+    if (!key) {
+      std::string known;
+      for (const Key &k : keys_) known += (known.empty() ? "" : ", ") + k.name;
+      throw UsageError("--set " + name + ": unknown config key (known: " + known + ")");
+    }
+    json value = parseOverrideValue(assignment.substr(equals + 1), key->type);
+    if (std::string why = checkConfigType(value, key->type); !why.empty())
+      throw UsageError("--set " + name + ": " + why + ", got " + assignment.substr(equals + 1));
+    config[name] = value;
+  }
+  return config;
+}
+
+}  // namespace mlgo

@@ -1,0 +1,106 @@
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+#include "mlgo/eval/evaluation.h"
+#include "mlgo/policy/neural_policy.h"
+#include "mlgo/policy/policy_model.h"
+#include "mlgo/problems/problem.h"
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/errors.h"
+#include "mlgo/trace/default_trace.h"
+#include "mlgo/trace/trace_reader.h"
+#include "mlgo/training/bc_trainer.h"
+#include "mlgo/vocab/gen_vocab.h"
+#include "support/test_environment.h"
+
+using namespace mlgo;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// The test project's corpus, its default trace and vocab.
+struct TracedCorpus {
+  test::ScratchDirectory scratch;
+  Corpus corpus;
+  TracedCorpus() {
+    corpus = test::extractTestCorpus(scratch / "corpus");
+    DefaultTraceOptions trace;
+    trace.output = scratch / "trace";
+    runDefaultTrace(corpus, CompilerDriver({}), findProblem("inlining"), trace);
+    GenVocabOptions vocab;
+    vocab.trace = scratch / "trace";
+    vocab.outputDirectory = scratch / "vocab";
+    generateVocab(vocab);
+  }
+  BCOptions options(const std::string &output, std::vector<std::string> sets) const {
+    BCOptions options;
+    options.trace = scratch / "trace";
+    options.vocab = scratch / "vocab";
+    options.output = scratch / output;
+    options.seed = 3;
+    options.config = behavioralCloningSchema().resolve(std::nullopt, sets);
+    return options;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("train-bc: a short run on a tiny trace clearly beats chance", "[training]") {
+  TracedCorpus traced;
+  BCSummary summary = trainBehavioralCloning(traced.options(
+      "bc", {"iterations=3000", "report_every=500", "checkpoint_every=1000", "holdout_fraction=0", "learning_rate=0.01"}));
+  // Chance here is always answering the majority decision.
+  size_t inlined = 0, total = 0;
+  trace::TraceReader(traced.scratch / "trace").forEachModule([&](const trace::ModuleTrace &module) {
+    for (uint8_t action : module.actions) inlined += action;
+    total += module.decisions();
+  });
+  const double majority = std::max(inlined, total - inlined) / double(total);
+  CHECK(summary.trainDecisions == total);
+  CHECK(summary.trainAgreement >= 0.95);
+  CHECK(summary.trainAgreement > majority + 0.05);
+
+  // Outputs: metrics every 500 steps, checkpoints, the resolved config, the policy.
+  std::ifstream metrics(traced.scratch / "bc/metrics.jsonl");
+  size_t lines = 0;
+  for (std::string line; std::getline(metrics, line); ++lines) CHECK(nlohmann::json::parse(line).contains("loss"));
+  CHECK(lines == 6);
+  CHECK(fs::exists(traced.scratch / "bc/checkpoints/iteration-1000/policy.json"));
+  CHECK(fs::exists(traced.scratch / "bc/config.json"));
+  const auto &problem = findProblem("inlining");
+  PolicyModel policy = PolicyModel::load(traced.scratch / "bc", problem.name(), problem.featureNames());
+  CHECK(policy.hiddenSizes() == std::vector<size_t>{40, 40, 20});
+  CHECK(policy.training["iterations"] == 3000);
+  CHECK_NOTHROW(policy.checkVocab(traced.scratch / "vocab"));
+
+  // The policy compiles the corpus through the hook, close to -Oz.
+  EvalOptions eval;
+  eval.policy = std::make_shared<NeuralInliningPolicy>(std::make_shared<PolicyModel>(policy));
+  EvalReport report = evaluateCorpus(traced.corpus, CompilerDriver({}), eval);
+  CHECK(report.compared == traced.corpus.modules.size());
+  const double change = double(report.candidateTotals.sizes.text) / report.baselineTotals.sizes.text - 1;
+  CHECK(std::abs(change) < 0.05);
+}
+
+TEST_CASE("train-bc: the same trace, config and seed give identical weights", "[training][determinism]") {
+  TracedCorpus traced;
+  const std::vector<std::string> sets{"iterations=300", "report_every=100", "checkpoint_every=0"};
+  trainBehavioralCloning(traced.options("a", sets));
+  trainBehavioralCloning(traced.options("b", sets));
+  CHECK(readFile(traced.scratch / "a/policy/model.json") == readFile(traced.scratch / "b/policy/model.json"));
+  BCOptions other = traced.options("c", sets);
+  other.seed = 4;
+  trainBehavioralCloning(other);
+  CHECK(readFile(traced.scratch / "a/policy/model.json") != readFile(traced.scratch / "c/policy/model.json"));
+}
+
+TEST_CASE("train-bc: bad inputs are refused before training", "[training][errors]") {
+  TracedCorpus traced;
+  BCOptions missingVocab = traced.options("x", {"iterations=10"});
+  missingVocab.vocab = traced.scratch / "no-vocab";
+  CHECK_THROWS_AS(trainBehavioralCloning(missingVocab), InputError);
+  CHECK_THROWS_AS(trainBehavioralCloning(traced.options("x", {"dropout=1.5"})), UsageError);
+  CHECK_THROWS_AS(trainBehavioralCloning(traced.options("x", {"hidden_layers=[0]"})), UsageError);
+  CHECK_FALSE(fs::exists(traced.scratch / "x/policy"));
+}

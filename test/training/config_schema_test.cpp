@@ -1,0 +1,50 @@
+#include <catch2/catch.hpp>
+
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/errors.h"
+#include "mlgo/training/bc_trainer.h"
+#include "support/test_environment.h"
+
+using namespace mlgo;
+using Catch::Matchers::Contains;
+
+TEST_CASE("config: defaults are ml-compiler-opt's BC settings and match configs/", "[training]") {
+  const nlohmann::json defaults = behavioralCloningSchema().defaults();
+  CHECK(defaults["hidden_layers"] == nlohmann::json({40, 40, 20}));
+  CHECK(defaults["dropout"] == 0.2);
+  CHECK(defaults["learning_rate"] == 1e-3);
+  CHECK(defaults["adam_epsilon"] == 3.125e-4);
+  CHECK(defaults["batch_size"] == 64);
+  CHECK(defaults["iterations"] == 100000);
+  const auto shipped = behavioralCloningSchema().resolve(test::testData() / "../../configs/inlining/bc.json", {});
+  CHECK(shipped == defaults);
+}
+
+TEST_CASE("config: --set overrides with typed values", "[training]") {
+  const ConfigSchema schema = behavioralCloningSchema();
+  const auto config = schema.resolve(std::nullopt, {"iterations=200", "hidden_layers=8,4", "with_sqrt=true",
+                                                    "activation=tanh", "learning_rate=0.01",
+                                                    "passthrough_features=[\"threshold\"]"});
+  CHECK(config["iterations"] == 200);
+  CHECK(config["hidden_layers"] == nlohmann::json({8, 4}));
+  CHECK(config["with_sqrt"] == true);
+  CHECK(config["activation"] == "tanh");
+  CHECK(config["learning_rate"] == 0.01);
+  CHECK(config["passthrough_features"] == nlohmann::json({"threshold"}));
+}
+
+TEST_CASE("config: unknown keys and wrong types name the key", "[training][errors]") {
+  const ConfigSchema schema = behavioralCloningSchema();
+  test::ScratchDirectory dir;
+  writeFileAtomically(dir / "typo.json", R"({"iteratons": 5})");
+  CHECK_THROWS_WITH(schema.resolve(dir / "typo.json", {}), Contains("typo.json") && Contains("iteratons") &&
+                                                               Contains("unknown config key"));
+  writeFileAtomically(dir / "type.json", R"({"batch_size": "big"})");
+  CHECK_THROWS_WITH(schema.resolve(dir / "type.json", {}), Contains("batch_size") && Contains("integer"));
+  writeFileAtomically(dir / "bad.json", "{");
+  CHECK_THROWS_AS(schema.resolve(dir / "bad.json", {}), InputError);
+  CHECK_THROWS_WITH(schema.resolve(std::nullopt, {"nope=1"}), Contains("nope") && Contains("unknown"));
+  CHECK_THROWS_WITH(schema.resolve(std::nullopt, {"iterations=many"}), Contains("iterations") && Contains("integer"));
+  CHECK_THROWS_WITH(schema.resolve(std::nullopt, {"iterations"}), Contains("key=value"));
+  CHECK_THROWS_AS(schema.resolve(std::nullopt, {"hidden_layers=8,x"}), UsageError);
+}
