@@ -32,7 +32,13 @@ PolicyModel::PolicyModel(std::string problem, FeaturePreprocessor preprocessor, 
       layers_(std::move(layers)),
       activation_(activation) {
   widest_ = preprocessor_.outputCount();
-  for (const DenseLayer &layer : layers_) widest_ = std::max(widest_, layer.outputs);
+  for (const DenseLayer &layer : layers_) {
+    widest_ = std::max(widest_, layer.outputs);
+    std::vector<float> transposed(layer.inputs * layer.outputs);
+    for (size_t o = 0; o < layer.outputs; ++o)
+      for (size_t i = 0; i < layer.inputs; ++i) transposed[i * layer.outputs + o] = layer.weights[o * layer.inputs + i];
+    transposed_.push_back(std::move(transposed));
+  }
 }
 
 std::vector<size_t> PolicyModel::hiddenSizes() const {
@@ -58,13 +64,15 @@ void PolicyModel::logitsFromInputs(const float *inputs, float out[2]) const {
     const DenseLayer &layer = layers_[l];
     const bool last = l + 1 == layers_.size();
     float *y = last ? out : (l % 2 == 0 ? front.data() : back.data());
-    for (size_t o = 0; o < layer.outputs; ++o) {
-      const float *row = layer.weights.data() + o * layer.inputs;
-      float sum = 0;
-      for (size_t i = 0; i < layer.inputs; ++i) sum += row[i] * x[i];
-      sum += layer.bias[o];
-      if (!last) sum = activation_ == Activation::Relu ? std::max(sum, 0.0f) : std::tanh(sum);
-      y[o] = sum;
+    const size_t outputs = layer.outputs;
+    std::copy(layer.bias.begin(), layer.bias.end(), y);
+    const float *column = transposed_[l].data();
+    for (size_t i = 0; i < layer.inputs; ++i, column += outputs) {
+      const float xi = x[i];
+      for (size_t o = 0; o < outputs; ++o) y[o] += column[o] * xi;
+    }
+    if (!last) {
+      for (size_t o = 0; o < outputs; ++o) y[o] = activation_ == Activation::Relu ? std::max(y[o], 0.0f) : std::tanh(y[o]);
     }
     x = y;
   }

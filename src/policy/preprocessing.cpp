@@ -22,12 +22,19 @@ FeaturePreprocessor::FeaturePreprocessor(std::vector<std::string> featureNames,
         std::find(config_.passthrough.begin(), config_.passthrough.end(), name) != config_.passthrough.end();
     if (passthrough) {
       ++outputCount_;
-      boundaries_.emplace_back();
+      buckets_.emplace_back();
     } else {
       auto found = vocab_.find(name);
       if (found == vocab_.end() || found->second.empty())
         throw InputError("the vocab has no boundaries for feature " + name);
-      boundaries_.push_back(found->second);
+      const std::vector<double> &boundaries = found->second;
+      Buckets buckets;
+      for (size_t i = 0; i < boundaries.size(); ++i) {
+        if (i + 1 < boundaries.size() && boundaries[i + 1] == boundaries[i]) continue;  // keep the last of a run
+        buckets.distinct.push_back(boundaries[i]);
+        buckets.rankOf.push_back(static_cast<float>(i + 1) / static_cast<float>(boundaries.size()));
+      }
+      buckets_.push_back(std::move(buckets));
       outputCount_ += 2 + (config_.withSqrt ? 1 : 0) + (config_.withZScore ? 1 : 0);
     }
   }
@@ -44,14 +51,17 @@ void FeaturePreprocessor::setZScoreStatistics(std::vector<double> means, std::ve
 }
 
 void FeaturePreprocessor::transform(const int64_t *values, float *out) const {
-  for (size_t f = 0; f < boundaries_.size(); ++f) {
+  for (size_t f = 0; f < buckets_.size(); ++f) {
     const double value = static_cast<double>(values[f]);
-    const std::vector<double> &boundaries = boundaries_[f];
-    if (boundaries.empty()) {
+    const Buckets &buckets = buckets_[f];
+    if (buckets.distinct.empty()) {
       *out++ = static_cast<float>(value);
       continue;
     }
-    const float x = static_cast<float>(bucketize(boundaries, value)) / static_cast<float>(boundaries.size());
+    // bucketize(boundaries, value) / boundaries.size(), over distinct values.
+    const size_t above = std::upper_bound(buckets.distinct.begin(), buckets.distinct.end(), value) -
+                         buckets.distinct.begin();
+    const float x = above == 0 ? 0.0f : buckets.rankOf[above - 1];
     *out++ = x;
     *out++ = x * x;
     if (config_.withSqrt) *out++ = std::sqrt(x);

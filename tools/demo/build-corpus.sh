@@ -429,7 +429,7 @@ unpack_project() {  # unpack_project NAME VERSION (run through run_strict)
     local name=$1 version=$2 dsc src patch opt
     dsc=$(dsc_path "$name" "$version")
     src="$WORK/$name/src"
-    rm -rf "$WORK/$name"
+    rm -rf "${WORK:?}/${name:?}"
     mkdir -p "$WORK/$name"
     if [[ -z "${SKIP_PATCHES[$name]:-}" ]]; then
         dpkg-source -q -x "$dsc" "$src"
@@ -548,15 +548,15 @@ if [[ ${#TODO[@]} -gt 0 ]]; then
     setup_private_apt
 
     # Pins: every selected version must still be in the archive.
-    missing=""
+    pin_errors=""
     for i in "${TODO[@]}"; do
-        avail=$(available_versions "${P_NAME[$i]}")
-        if ! grep -qxF -- "${P_VERSION[$i]}" <<< "$avail"; then
-            missing+="  ${P_NAME[$i]} ${P_VERSION[$i]} (archive has: $(echo $avail))"$'\n'
+        avail=$(available_versions "${P_NAME[$i]}" | tr '\n' ' ')
+        if [[ " $avail" != *" ${P_VERSION[$i]} "* ]]; then
+            pin_errors+="  ${P_NAME[$i]} ${P_VERSION[$i]} (archive has: ${avail:-nothing})"$'\n'
         fi
     done
-    if [[ -n "$missing" ]]; then
-        printf '%s' "$missing" >&2
+    if [[ -n "$pin_errors" ]]; then
+        printf '%s' "$pin_errors" >&2
         die "pinned versions above are no longer in the Debian archive; update $PROJECTS_FILE (or leave those projects out with --projects)"
     fi
 

@@ -52,9 +52,15 @@ class FeaturePreprocessor {
   std::vector<std::string> featureNames_;
   std::map<std::string, std::vector<double>> vocab_;
   PreprocessingConfig config_;
-  /// Per feature, in order: its boundaries; empty for a pass-through feature.
-  /// (A copy, not pointers into vocab_, so the preprocessor copies safely.)
-  std::vector<std::vector<double>> boundaries_;
+  /// Per feature, in order, its boundaries without repeats and, for each, how
+  /// many boundaries are <= it: vocabs repeat values a lot (a constant feature
+  /// has 1000 equal boundaries), so the search per decision gets much shorter.
+  /// Empty for a pass-through feature.
+  struct Buckets {
+    std::vector<double> distinct;
+    std::vector<float> rankOf;  ///< boundaries <= distinct[k], over their count
+  };
+  std::vector<Buckets> buckets_;
   std::vector<double> means_, stddevs_;
   size_t outputCount_ = 0;
 };
