@@ -6,6 +6,7 @@
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/shell_words.h"
+#include "mlgo/support/text_input.h"
 
 namespace mlgo {
 
@@ -35,12 +36,7 @@ std::string findOutputArgument(const std::vector<std::string> &args) {
 }  // namespace
 
 std::vector<ObjectEntry> readCompileCommands(const fs::path &file) {
-  json commands;
-  try {
-    commands = json::parse(readFile(file));
-  } catch (const json::parse_error &e) {
-    throw InputError(describeInputProblem(file.string(), "", std::string("malformed JSON: ") + e.what()));
-  }
+  const json commands = readJsonFile(file);
   if (!commands.is_array())
     throw InputError(describeInputProblem(file.string(), "", "expected a JSON array of compile commands"));
 
@@ -98,26 +94,17 @@ std::vector<ObjectEntry> readCompileCommands(const fs::path &file) {
 }
 
 std::vector<ObjectEntry> readObjectList(const fs::path &file) {
-  std::string contents = readFile(file);
-  fs::path base = fs::absolute(file).parent_path();
+  const fs::path base = fs::absolute(file).parent_path();
   std::vector<ObjectEntry> entries;
-  size_t lineNumber = 0, start = 0;
-  while (start < contents.size()) {
-    size_t end = contents.find('\n', start);
-    if (end == std::string::npos) end = contents.size();
-    std::string line = contents.substr(start, end - start);
-    start = end + 1;
-    ++lineNumber;
-    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
-      line.pop_back();
-    if (line.empty() || line[0] == '#') continue;
+  forEachLine(readFile(file), [&](size_t lineNumber, std::string_view line) {
+    if (line.empty() || line[0] == '#') return;
     ObjectEntry entry;
     entry.origin = file.string() + ": line " + std::to_string(lineNumber);
-    fs::path object = line;
+    const fs::path object(line);
     entry.objectPath = object.is_absolute() ? object : base / object;
     entry.moduleName = moduleNameForObject(object, base);
     entries.push_back(std::move(entry));
-  }
+  });
   return entries;
 }
 

@@ -4,6 +4,7 @@
 
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
+#include "mlgo/support/text_input.h"
 
 namespace mlgo {
 
@@ -58,12 +59,7 @@ Corpus Corpus::load(const fs::path &directory) {
   if (!fs::exists(descriptionPath))
     throw InputError(describeInputProblem(
         where, "", "missing: not a corpus directory, or its extraction did not finish"));
-  json description;
-  try {
-    description = json::parse(readFile(descriptionPath));
-  } catch (const json::parse_error &e) {
-    throw InputError(describeInputProblem(where, "", std::string("malformed JSON: ") + e.what()));
-  }
+  const json description = readJsonFile(descriptionPath);
   if (!description.is_object() || !description.contains("modules") ||
       !description["modules"].is_array())
     throw InputError(describeInputProblem(where, "", "expected an object with a \"modules\" array"));

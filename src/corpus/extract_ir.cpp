@@ -8,6 +8,7 @@
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/parallel_for.h"
+#include "mlgo/support/text_input.h"
 
 namespace mlgo {
 
@@ -37,13 +38,7 @@ bool matchesFilter(const std::regex &filter, const std::vector<std::string> &arg
 
 ExtractSummary extractIR(const ExtractOptions &options) {
   std::optional<std::regex> filter;
-  if (options.commandFilter) {
-    try {
-      filter.emplace(*options.commandFilter, std::regex::ECMAScript);
-    } catch (const std::regex_error &e) {
-      throw UsageError("--cmd-filter \"" + *options.commandFilter + "\" is not a valid regex: " + e.what());
-    }
-  }
+  if (options.commandFilter) filter = compileUserRegex("--cmd-filter", *options.commandFilter);
   std::vector<ObjectEntry> entries = options.inputType == ExtractInputType::CompileCommands
                                          ? readCompileCommands(options.input)
                                          : readObjectList(options.input);

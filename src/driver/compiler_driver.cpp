@@ -66,6 +66,12 @@ std::vector<std::string> backendOptionsOf(const std::vector<std::string> &args) 
   return options;
 }
 
+std::string joinFeatures(const std::vector<std::string> &features) {
+  std::string joined;
+  for (const std::string &feature : features) joined += (joined.empty() ? "" : ",") + feature;
+  return joined;
+}
+
 uint64_t countInstructions(const llvm::Module &module) {
   uint64_t count = 0;
   for (const llvm::Function &function : module)
@@ -105,10 +111,9 @@ void runCustomPipeline(CompileState &state, const std::string &pipeline, const P
     result.message = "no target for " + targetOptions.Triple + ": " + error;
     return;
   }
-  std::string features;
-  for (const std::string &feature : targetOptions.Features) features += (features.empty() ? "" : ",") + feature;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      targetOptions.Triple, targetOptions.CPU, features, llvm::TargetOptions(), codegen.RelocationModel,
+      targetOptions.Triple, targetOptions.CPU, joinFeatures(targetOptions.Features), llvm::TargetOptions(),
+      codegen.RelocationModel,
       std::nullopt, llvm::CodeGenOptLevel::Default));
 
   llvm::LoopAnalysisManager loopAnalyses;
@@ -179,9 +184,7 @@ void compileContained(const CompileRequest &request, const FaultInjection &fault
     state.module->setTargetTriple(targetOptions.Triple);
   state.context.setDiscardValueNames(false);
   state.context.setDefaultTargetCPU(targetOptions.CPU);
-  std::string features;
-  for (const std::string &feature : targetOptions.Features) features += (features.empty() ? "" : ",") + feature;
-  state.context.setDefaultTargetFeatures(features);
+  state.context.setDefaultTargetFeatures(joinFeatures(targetOptions.Features));
 
   beginHooks(request.hooks);
 

@@ -5,6 +5,7 @@
 
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
+#include "mlgo/support/text_input.h"
 #include "mlgo/vocab/vocab_files.h"
 
 namespace mlgo {
@@ -134,11 +135,7 @@ namespace {
 json readJson(const fs::path &path) {
   if (!fs::exists(path))
     throw InputError(describeInputProblem(path.string(), "", "missing: not a policy directory, or an unfinished one"));
-  try {
-    return json::parse(readFile(path));
-  } catch (const json::parse_error &e) {
-    throw InputError(describeInputProblem(path.string(), "", std::string("malformed JSON: ") + e.what()));
-  }
+  return readJsonFile(path);
 }
 
 template <typename T>

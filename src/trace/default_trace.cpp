@@ -8,6 +8,7 @@
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/parallel_for.h"
+#include "mlgo/support/text_input.h"
 #include "mlgo/trace/sampling.h"
 #include "mlgo/trace/trace_format.h"
 #include "mlgo/trace/trace_writer.h"
@@ -50,13 +51,7 @@ DefaultTraceSummary runDefaultTrace(const Corpus &corpus, const CompilerDriver &
     throw UsageError("--sampling-rate must be in (0, 1]");
   if (options.shards == 0) throw UsageError("--shards must be at least 1");
   std::optional<std::regex> filter;
-  if (options.moduleFilter) {
-    try {
-      filter.emplace(*options.moduleFilter, std::regex::ECMAScript);
-    } catch (const std::regex_error &e) {
-      throw UsageError("--module-filter \"" + *options.moduleFilter + "\" is not a valid regex: " + e.what());
-    }
-  }
+  if (options.moduleFilter) filter = compileUserRegex("--module-filter", *options.moduleFilter);
   const auto start = std::chrono::steady_clock::now();
   DefaultTraceSummary summary;
   summary.corpusModules = corpus.modules.size();

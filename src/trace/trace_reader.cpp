@@ -7,24 +7,13 @@
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/record_io.h"
+#include "mlgo/support/text_input.h"
 #include "mlgo/support/varint.h"
 
 namespace mlgo::trace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-namespace {
-
-json readJsonFile(const fs::path &path) {
-  try {
-    return json::parse(readFile(path));
-  } catch (const json::parse_error &e) {
-    throw InputError(describeInputProblem(path.string(), "", std::string("malformed JSON: ") + e.what()));
-  }
-}
-
-}  // namespace
 
 TraceReader::TraceReader(const fs::path &directory) : directory_(directory) {
   const fs::path descriptionPath = directory / kDescriptionFile;

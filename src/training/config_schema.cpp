@@ -2,6 +2,7 @@
 
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
+#include "mlgo/support/text_input.h"
 
 namespace mlgo {
 
@@ -79,12 +80,7 @@ json ConfigSchema::resolve(const std::optional<std::filesystem::path> &file,
                            const std::vector<std::string> &overrides) const {
   json config = defaults();
   if (file) {
-    json loaded;
-    try {
-      loaded = json::parse(readFile(*file));
-    } catch (const json::parse_error &e) {
-      throw InputError(describeInputProblem(file->string(), "", std::string("malformed JSON: ") + e.what()));
-    }
+    const json loaded = readJsonFile(*file);
     if (!loaded.is_object()) throw InputError(describeInputProblem(file->string(), "", "must be a JSON object"));
     for (const auto &[name, value] : loaded.items()) {
       const Key *key = find(name);

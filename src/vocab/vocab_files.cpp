@@ -6,6 +6,7 @@
 
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
+#include "mlgo/support/text_input.h"
 
 namespace mlgo {
 
@@ -25,17 +26,10 @@ void writeBuckets(const std::filesystem::path &directory, const std::string &fea
 }
 
 std::vector<double> readBuckets(const std::filesystem::path &file) {
-  const std::string contents = readFile(file);
   std::vector<double> values;
-  size_t start = 0, line = 0;
-  while (start < contents.size()) {
-    size_t end = contents.find('\n', start);
-    if (end == std::string::npos) end = contents.size();
-    std::string text = contents.substr(start, end - start);
-    start = end + 1;
-    ++line;
-    while (!text.empty() && (text.back() == '\r' || text.back() == ' ')) text.pop_back();
-    if (text.empty()) continue;
+  forEachLine(readFile(file), [&](size_t line, std::string_view view) {
+    const std::string text(view);
+    if (text.empty()) return;
     char *parsedEnd = nullptr;
     const double value = std::strtod(text.c_str(), &parsedEnd);
     if (parsedEnd != text.c_str() + text.size() || !std::isfinite(value))
@@ -45,7 +39,7 @@ std::vector<double> readBuckets(const std::filesystem::path &file) {
       throw InputError(describeInputProblem(file.string(), "line " + std::to_string(line),
                                             "boundaries must be ascending"));
     values.push_back(value);
-  }
+  });
   if (values.empty()) throw InputError(describeInputProblem(file.string(), "", "no boundaries"));
   return values;
 }
