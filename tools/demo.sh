@@ -2,6 +2,7 @@
 # The README's main command: installs dependencies, builds mlgo, makes a corpus,
 # and runs the pipeline stages that exist so far on it:
 #   extract-ir -> eval (default, never, always inlining) -> default-trace -> gen-vocab
+#   -> train-bc (a short run) -> eval --policy
 #
 # Corpus: the small built-in demo project (C and C++ sources under test/data,
 # compiled here with clang-19 -Oz -Xclang -fembed-bitcode=all). The real-code
@@ -41,9 +42,18 @@ timed "$mlgo" default-trace --corpus "$out/corpus" --output "$out/trace" --threa
 step "mlgo gen-vocab"
 timed "$mlgo" gen-vocab --trace "$out/trace" --output-dir "$out/vocab"
 
+step "mlgo train-bc (demo budget: MLGO_BC_ITERATIONS, default 3000)"
+timed "$mlgo" train-bc --trace "$out/trace" --vocab "$out/vocab" --output "$out/warmstart" \
+  --config "$root/configs/inlining/bc.json" --set iterations="${MLGO_BC_ITERATIONS:-3000}" --set report_every=1000 \
+  --set holdout_fraction=0 --set checkpoint_every=0
+step "mlgo eval --policy"
+timed "$mlgo" eval --corpus "$out/corpus" --policy "$out/warmstart" --json "$out/eval-bc.json" --threads "$threads" \
+  > "$out/eval-bc.txt" || [ $? -eq 4 ]
+
 step "results"
 tail -n 3 "$out/eval-never.txt"
 tail -n 3 "$out/eval-always.txt"
 grep '^fidelity' "$out/eval-default.txt" | head -n 5
 "$mlgo" trace-info "$out/trace" | head -n 1
-echo "outputs in $out: corpus/, eval-*.json, trace/, vocab/" >&2
+tail -n 3 "$out/eval-bc.txt"
+echo "outputs in $out: corpus/, eval-*.json, trace/, vocab/, warmstart/" >&2

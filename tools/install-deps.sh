@@ -11,8 +11,8 @@ packages=(
   llvm-19 llvm-19-dev clang-19 lld-19 libclang-19-dev libclang-cpp19-dev
   # what LLVM 19's CMake package looks for
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libffi-dev libcurl4-openssl-dev libncurses-dev
-  # libraries
-  libcli11-dev libspdlog-dev nlohmann-json3-dev catch2
+  # libraries; LibTorch for training only
+  libcli11-dev libspdlog-dev nlohmann-json3-dev catch2 libtorch-dev
 )
 
 missing=()
