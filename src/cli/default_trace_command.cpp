@@ -40,11 +40,8 @@ int runDefaultTraceCommand(const DefaultTraceFlags &flags) {
   options.seed = flags.seed;
   options.shards = flags.shards;
 
-  std::unique_ptr<ProgressReporter> reporter;
-  DefaultTraceSummary summary = runDefaultTrace(corpus, driver, problem, options, [&](size_t done, size_t total) {
-    if (!reporter) reporter = std::make_unique<ProgressReporter>("default-trace", total);
-    reporter->update(done);
-  });
+  DefaultTraceSummary summary =
+      runDefaultTrace(corpus, driver, problem, options, ProgressReporter::callback("default-trace"));
   for (const TracedFailure &failure : summary.failures)
     spdlog::warn("left out {}: {}: {}", failure.module, failureKindName(failure.failure), failure.message);
   std::printf("traced %zu of %zu sampled modules (%zu in the corpus), %zu failed; %llu decisions, %llu bytes "

@@ -58,11 +58,7 @@ int runEval(const EvalFlags &flags) {
   std::vector<std::string> backend = applyCorpusBackendOptions(corpus);
   if (!backend.empty()) spdlog::info("applying the corpus's -mllvm options to this process: {}", backend.size());
 
-  const bool candidateIsBaseline =
-      options.passPipeline.empty() && !options.policy && options.inlineMode == InlineMode::Default;
-  const size_t compiles = corpus.modules.size() * (candidateIsBaseline ? 1 : 2);
-  ProgressReporter reporter("eval", compiles);
-  EvalReport report = evaluateCorpus(corpus, driver, options, [&](size_t done, size_t) { reporter.update(done); });
+  EvalReport report = evaluateCorpus(corpus, driver, options, ProgressReporter::callback("eval"));
 
   nlohmann::json json = evalReportToJson(report, flags.corpus);
   std::cout << evalReportToTable(report);

@@ -1,6 +1,7 @@
 #include "progress.h"
 
 #include <cstdio>
+#include <memory>
 #include <unistd.h>
 
 namespace mlgo::cli {
@@ -14,6 +15,14 @@ ProgressReporter::ProgressReporter(std::string label, size_t total)
 
 ProgressReporter::~ProgressReporter() {
   if (terminal_ && !finished_ && total_ > 0) std::fputc('\n', stderr);
+}
+
+std::function<void(size_t, size_t)> ProgressReporter::callback(std::string label) {
+  auto reporter = std::make_shared<std::unique_ptr<ProgressReporter>>();
+  return [reporter, label = std::move(label)](size_t done, size_t total) {
+    if (!*reporter) *reporter = std::make_unique<ProgressReporter>(label, total);
+    (*reporter)->update(done);
+  };
 }
 
 void ProgressReporter::update(size_t done) {

@@ -3,6 +3,7 @@
 // a terminal; a plain line every 10% (or every 30 s) otherwise, for CI logs.
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <string>
 
 namespace mlgo::cli {
@@ -12,6 +13,10 @@ class ProgressReporter {
   ProgressReporter(std::string label, size_t total);
   ~ProgressReporter();
   void update(size_t done);
+
+  /// A (done, total) callback for library calls that report progress: the
+  /// reporter is made on the first call, when the total is known.
+  static std::function<void(size_t, size_t)> callback(std::string label);
 
  private:
   std::string label_;

@@ -87,8 +87,16 @@ TEST_CASE("crash guard: runs on several threads are contained independently", "[
   CHECK(finished.failure == FailureKind::None);
 }
 
-TEST_CASE("crash guard: checkContainedDeadline outside a run does nothing", "[driver][containment]") {
+TEST_CASE("crash guard: safe points outside a run do nothing", "[driver][containment]") {
+  // Both return normally outside a run, and do not leak into the next one.
   checkContainedDeadline();
   failContainedRun("not in a run");
-  SUCCEED("returned normally");
+  int value = 0;
+  ContainedOutcome outcome = runContained([&] { value = 1; }, 5s);
+  CHECK(outcome.failure == FailureKind::None);
+  CHECK(outcome.message.empty());
+  CHECK(value == 1);
+  ContainedOutcome failed = runContained([] { failContainedRun("reported by a callback"); }, 5s);
+  CHECK(failed.failure == FailureKind::CompileError);
+  CHECK(failed.message == "reported by a callback");
 }

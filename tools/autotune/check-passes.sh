@@ -37,6 +37,9 @@
 # fatal (LLVM ERROR / report_fatal_error), crash (signal) or error.
 # Exit status: 0 if all steps passed, 1 if any check failed, 2 on usage errors.
 # Environment: OPT (default: opt-19), CLANG (default: clang-19).
+
+# The xargs workers are exported functions run through bash -c '... "$1"'.
+# shellcheck disable=SC2016,SC2317
 set -euo pipefail
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -77,8 +80,9 @@ done
 for n in "$SMOKE" "$SEED" "$MIN_LEN" "$MAX_LEN" "$JOBS"; do
     [[ "$n" =~ ^[0-9]+$ ]] || { echo "check-passes: '$n' is not a number" >&2; exit 2; }
 done
-[ "$MIN_LEN" -ge 1 ] && [ "$MIN_LEN" -le "$MAX_LEN" ] && [ "$JOBS" -ge 1 ] ||
-    { echo "check-passes: need 1 <= min-len <= max-len and jobs >= 1" >&2; exit 2; }
+if [ "$MIN_LEN" -lt 1 ] || [ "$MIN_LEN" -gt "$MAX_LEN" ] || [ "$JOBS" -lt 1 ]; then
+    echo "check-passes: need 1 <= min-len <= max-len and jobs >= 1" >&2; exit 2
+fi
 [ -r "$PASSES" ] || { echo "check-passes: cannot read $PASSES" >&2; exit 2; }
 command -v "$OPT" >/dev/null || { echo "check-passes: $OPT not found" >&2; exit 2; }
 command -v "$CLANG" >/dev/null || { echo "check-passes: $CLANG not found" >&2; exit 2; }
@@ -182,24 +186,38 @@ log "${#PIPES[@]} includes, ${#INPUTS[@]} inputs"
 run_opt() {
     local err rc=0
     err=$(timeout "$TIMEOUT" "$OPT" -passes="$1" -o /dev/null "$2" 2>&1) || rc=$?
-    local cls=ok
+    local cls=ok msg=""
     if [ "$rc" -eq 0 ]; then :
-    elif [ "$rc" -eq 124 ]; then cls=timeout
-    elif grep -q "unknown pass name\|invalid .* parameter\|invalid pipeline\|unable to parse pass" <<<"$err"; then cls=parse
+    elif [ "$rc" -eq 124 ]; then cls=timeout; msg="no result after ${TIMEOUT}s"
+    elif grep -q "unknown .*pass\|invalid .*parameter\|invalid pipeline\|unable to parse" <<<"$err"; then cls=parse
     elif grep -q "Broken module\|module is broken" <<<"$err"; then cls=verifier
-    elif grep -q "LLVM ERROR" <<<"$err"; then cls=fatal
-    elif [ "$rc" -gt 128 ]; then cls=crash
+    elif grep -q "LLVM ERROR" <<<"$err"; then cls=fatal; msg=$(grep -m1 "LLVM ERROR" <<<"$err")
+    elif [ "$rc" -gt 128 ]; then
+        # The assertion if any, else the innermost pass that was running.
+        cls=crash
+        msg=$(grep -m1 "Assertion" <<<"$err" || true)
+        [ -n "$msg" ] || msg=$(grep "^[0-9]*\.[[:space:]]*Running pass" <<<"$err" | tail -n1 || true)
+        [ -n "$msg" ] || msg="signal $((rc - 128))"
     else cls=error
     fi
-    # The error itself if there is one, else the innermost running pass.
-    local msg
-    msg=$(grep -m1 "LLVM ERROR\|error:\|Assertion" <<<"$err" || true)
-    [ -n "$msg" ] || msg=$(grep "^[0-9]*\.[[:space:]]*Running pass" <<<"$err" | tail -n1 || true)
+    # parse, verifier, error: the first line says what went wrong.
+    [ "$cls" = ok ] || [ -n "$msg" ] || msg=$(grep -m1 . <<<"$err" || true)
     msg=$(tr '\t' ' ' <<<"$msg" | sed 's/^[0-9]*\.[[:space:]]*//' | cut -c1-200)
-    [ "$cls" = crash ] && [ -z "$msg" ] && msg="signal $((rc - 128))"
     printf '%s\t%s\n' "$cls" "$msg"
 }
-export -f run_opt
+# xargs workers (called through bash -c); a job is one line of tab-separated
+# fields.
+single_job() { # PIPELINE INPUT -> PIPELINE INPUT-NAME CLASS MESSAGE
+    local p in
+    IFS=$'\t' read -r p in <<<"$1"
+    printf '%s\t%s\t%s\n' "$p" "$(basename "$in")" "$(run_opt "$p" "$in")"
+}
+smoke_job() { # LIST# INPUT PIPELINE -> LIST# INPUT CLASS MESSAGE
+    local n in p
+    IFS=$'\t' read -r n in p <<<"$1"
+    printf '%s\t%s\t%s\n' "$n" "$in" "$(run_opt "$p" "$in")"
+}
+export -f run_opt single_job smoke_job
 export OPT TIMEOUT
 
 # ---- 4. singles -------------------------------------------------------------
@@ -207,10 +225,7 @@ if [ "$SINGLES" -eq 1 ]; then
     log "singles: ${#PIPES[@]} x ${#INPUTS[@]} opt runs, $JOBS at a time"
     for p in "${PIPES[@]}"; do
         for in in "${INPUTS[@]}"; do printf '%s\t%s\n' "$p" "$in"; done
-    done | xargs -d '\n' -n1 -P "$JOBS" bash -c '
-        IFS=$'"'"'\t'"'"' read -r p in <<<"$1"
-        printf "%s\t%s\t%s\n" "$p" "$(basename "$in")" "$(run_opt "$p" "$in")"' _ \
-        | sort > "$WORKDIR/singles.tsv"
+    done | xargs -d '\n' -n1 -P "$JOBS" bash -c 'single_job "$1"' _ | sort > "$WORKDIR/singles.tsv"
     awk -F'\t' '$3 != "ok"' "$WORKDIR/singles.tsv" > "$WORKDIR/singles-failed.tsv"
     if [ -s "$WORKDIR/singles-failed.tsv" ]; then
         log "FAIL: includes that fail on their own (pipeline, input, class, message):"
@@ -243,9 +258,7 @@ if [ "$SMOKE" -gt 0 ]; then
         for k in "${idx[@]}"; do pipe+="${pipe:+,}${PIPES[$k]}"; done
         for in in "${INPUTS[@]}"; do printf '%s\t%s\t%s\n' "$n" "$in" "$pipe"; done
         n=$((n + 1))
-    done < "$WORKDIR/smoke-lists.txt" | xargs -d '\n' -n1 -P "$JOBS" bash -c '
-        IFS=$'"'"'\t'"'"' read -r n in p <<<"$1"
-        printf "%s\t%s\t%s\n" "$n" "$in" "$(run_opt "$p" "$in")"' _ \
+    done < "$WORKDIR/smoke-lists.txt" | xargs -d '\n' -n1 -P "$JOBS" bash -c 'smoke_job "$1"' _ \
         | sort -n -k1,1 -s > "$WORKDIR/smoke.tsv"
     awk -F'\t' '$3 != "ok"' "$WORKDIR/smoke.tsv" > "$WORKDIR/smoke-failed.tsv"
     nfail_lists=$(cut -f1 "$WORKDIR/smoke-failed.tsv" | sort -u | wc -l)

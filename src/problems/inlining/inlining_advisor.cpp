@@ -70,7 +70,8 @@ class HookedInlineAdvisor final : public llvm::MLInlineAdvisor {
   HookedInlineAdvisor(llvm::Module &module, llvm::ModuleAnalysisManager &moduleAnalyses,
                       const InliningHook &hook, llvm::InlineParams params)
       : MLInlineAdvisor(module, moduleAnalyses, std::make_unique<PolicyModelRunner>(module.getContext(), hook),
-                        /*GetDefaultAdvice=*/nullptr),
+                        // Called by LLVM only in its interactive mode; kept correct anyway.
+                        [this](llvm::CallBase &call) { return defaultDecision(call); }),
         hook_(hook),
         params_(params) {}
 
