@@ -4,6 +4,9 @@
 #include <unistd.h>
 
 #include "mlgo/corpus/extract_ir.h"
+#include "mlgo/problems/problem.h"
+#include "mlgo/trace/default_trace.h"
+#include "mlgo/vocab/gen_vocab.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/subprocess.h"
 
@@ -35,6 +38,17 @@ Corpus extractTestCorpus(const fs::path &directory) {
   options.outputDirectory = directory;
   extractIR(options);
   return Corpus::load(directory);
+}
+
+void traceCorpus(const Corpus &corpus, const fs::path &trace, const fs::path &vocab) {
+  DefaultTraceOptions options;
+  options.output = trace;
+  runDefaultTrace(corpus, CompilerDriver({}), findProblem("inlining"), options);
+  if (vocab.empty()) return;
+  GenVocabOptions vocabOptions;
+  vocabOptions.trace = trace;
+  vocabOptions.outputDirectory = vocab;
+  generateVocab(vocabOptions);
 }
 
 void writeModule(const fs::path &corpus, const std::string &name, const std::string &bitcode,

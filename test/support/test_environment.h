@@ -30,6 +30,10 @@ class ScratchDirectory {
 /// Extracts the test project into `directory` and loads it.
 Corpus extractTestCorpus(const std::filesystem::path &directory);
 
+/// Writes the default-heuristic trace of `corpus` to `trace` and, when
+/// `vocab` is not empty, its vocab (1000 buckets) to `vocab`.
+void traceCorpus(const Corpus &corpus, const std::filesystem::path &trace, const std::filesystem::path &vocab = {});
+
 /// Writes a module into a corpus directory (bitcode and command line).
 void writeModule(const std::filesystem::path &corpus, const std::string &name, const std::string &bitcode,
                  const std::vector<std::string> &commandLine);

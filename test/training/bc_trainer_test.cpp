@@ -25,13 +25,7 @@ struct TracedCorpus {
   Corpus corpus;
   TracedCorpus() {
     corpus = test::extractTestCorpus(scratch / "corpus");
-    DefaultTraceOptions trace;
-    trace.output = scratch / "trace";
-    runDefaultTrace(corpus, CompilerDriver({}), findProblem("inlining"), trace);
-    GenVocabOptions vocab;
-    vocab.trace = scratch / "trace";
-    vocab.outputDirectory = scratch / "vocab";
-    generateVocab(vocab);
+    test::traceCorpus(corpus, scratch / "trace", scratch / "vocab");
   }
   BCOptions options(const std::string &output, std::vector<std::string> sets) const {
     BCOptions options;

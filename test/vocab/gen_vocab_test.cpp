@@ -16,10 +16,7 @@ namespace fs = std::filesystem;
 
 TEST_CASE("gen-vocab: every feature's boundaries equal a brute-force quantile", "[vocab]") {
   test::ScratchDirectory scratch;
-  Corpus corpus = test::extractTestCorpus(scratch / "corpus");
-  DefaultTraceOptions traceOptions;
-  traceOptions.output = scratch / "trace";
-  runDefaultTrace(corpus, CompilerDriver({}), findProblem("inlining"), traceOptions);
+  test::traceCorpus(test::extractTestCorpus(scratch / "corpus"), scratch / "trace");
 
   GenVocabOptions options;
   options.trace = scratch / "trace";
@@ -50,10 +47,7 @@ TEST_CASE("gen-vocab: every feature's boundaries equal a brute-force quantile", 
 
 TEST_CASE("gen-vocab: sampling a fraction of decisions is seeded", "[vocab]") {
   test::ScratchDirectory scratch;
-  Corpus corpus = test::extractTestCorpus(scratch / "corpus");
-  DefaultTraceOptions traceOptions;
-  traceOptions.output = scratch / "trace";
-  runDefaultTrace(corpus, CompilerDriver({}), findProblem("inlining"), traceOptions);
+  test::traceCorpus(test::extractTestCorpus(scratch / "corpus"), scratch / "trace");
   GenVocabOptions options;
   options.trace = scratch / "trace";
   options.samplingFraction = 0.5;
