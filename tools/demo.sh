@@ -2,7 +2,7 @@
 # The README's main command: installs dependencies, builds mlgo, makes a corpus,
 # and runs the pipeline stages that exist so far on it:
 #   extract-ir -> eval (default, never, always inlining) -> default-trace -> gen-vocab
-#   -> train-bc (a short run) -> eval --policy
+#   -> train-bc (a short run) -> eval --policy -> train-ppo (a short run) -> eval --policy
 #
 # Corpus: the small built-in demo project (C and C++ sources under test/data,
 # compiled here with clang-19 -Oz -Xclang -fembed-bitcode=all). The real-code
@@ -50,10 +50,19 @@ step "mlgo eval --policy"
 timed "$mlgo" eval --corpus "$out/corpus" --policy "$out/warmstart" --json "$out/eval-bc.json" --threads "$threads" \
   > "$out/eval-bc.txt" || [ $? -eq 4 ]
 
+step "mlgo train-ppo (demo budget: MLGO_PPO_ITERATIONS, default 30; a re-run resumes)"
+timed "$mlgo" train-ppo --corpus "$out/corpus" --vocab "$out/vocab" --warmstart "$out/warmstart" \
+  --baselines "$out/trace" --config "$root/configs/inlining/ppo-demo.json" --output "$out/ppo" --resume \
+  --set num_policy_iterations="${MLGO_PPO_ITERATIONS:-30}" --set num_modules=7 --threads "$threads"
+step "mlgo eval --policy (PPO)"
+timed "$mlgo" eval --corpus "$out/corpus" --policy "$out/ppo/policy" --json "$out/eval-ppo.json" --threads "$threads" \
+  > "$out/eval-ppo.txt" || [ $? -eq 4 ]
+
 step "results"
 tail -n 3 "$out/eval-never.txt"
 tail -n 3 "$out/eval-always.txt"
 grep '^fidelity' "$out/eval-default.txt" | head -n 5
 "$mlgo" trace-info "$out/trace" | head -n 1
 tail -n 3 "$out/eval-bc.txt"
-echo "outputs in $out: corpus/, eval-*.json, trace/, vocab/, warmstart/" >&2
+tail -n 3 "$out/eval-ppo.txt"
+echo "outputs in $out: corpus/, eval-*.json, trace/, vocab/, warmstart/, ppo/" >&2

@@ -13,6 +13,9 @@ packages=(
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libffi-dev libcurl4-openssl-dev libncurses-dev
   # libraries; LibTorch for training only
   libcli11-dev libspdlog-dev nlohmann-json3-dev catch2 libtorch-dev
+  # an optimized BLAS for LibTorch (Debian's default is the reference BLAS);
+  # the serial build, so training stays on one thread and deterministic
+  libopenblas0-serial
 )
 
 missing=()

@@ -16,5 +16,6 @@ void addDefaultTraceCommand(CLI::App &root, CommandRunner &runner);
 void addTraceInfoCommand(CLI::App &root, CommandRunner &runner);
 void addGenVocabCommand(CLI::App &root, CommandRunner &runner);
 void addTrainBCCommand(CLI::App &root, CommandRunner &runner);
+void addTrainPPOCommand(CLI::App &root, CommandRunner &runner);
 
 }  // namespace mlgo::cli

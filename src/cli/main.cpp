@@ -31,6 +31,7 @@ int main(int argc, char **argv) {
   mlgo::cli::addTraceInfoCommand(app, runner);
   mlgo::cli::addGenVocabCommand(app, runner);
   mlgo::cli::addTrainBCCommand(app, runner);
+  mlgo::cli::addTrainPPOCommand(app, runner);
 
   try {
     app.parse(argc, argv);
@@ -52,6 +53,9 @@ int main(int argc, char **argv) {
   } catch (const mlgo::UsageError &e) {
     spdlog::error("{}", e.what());
     return mlgo::exit_code::kUsage;
+  } catch (const mlgo::RunStopped &e) {
+    spdlog::error("{}", e.what());
+    return mlgo::exit_code::kStopped;
   } catch (const mlgo::InputError &e) {
     spdlog::error("{}", e.what());
     return mlgo::exit_code::kBadInput;

@@ -20,7 +20,8 @@ ProgressReporter::~ProgressReporter() {
 std::function<void(size_t, size_t)> ProgressReporter::callback(std::string label) {
   auto reporter = std::make_shared<std::unique_ptr<ProgressReporter>>();
   return [reporter, label = std::move(label)](size_t done, size_t total) {
-    if (!*reporter) *reporter = std::make_unique<ProgressReporter>(label, total);
+    // A finished reporter means a new pass (train-ppo collects every iteration).
+    if (!*reporter || (*reporter)->finished_) *reporter = std::make_unique<ProgressReporter>(label, total);
     (*reporter)->update(done);
   };
 }

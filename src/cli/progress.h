@@ -14,8 +14,8 @@ class ProgressReporter {
   ~ProgressReporter();
   void update(size_t done);
 
-  /// A (done, total) callback for library calls that report progress: the
-  /// reporter is made on the first call, when the total is known.
+  /// A (done, total) callback for library calls that report progress: a
+  /// reporter is made on the first call of each pass, when the total is known.
   static std::function<void(size_t, size_t)> callback(std::string label);
 
  private:

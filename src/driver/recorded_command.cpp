@@ -97,6 +97,12 @@ std::unique_ptr<RecordedCommand> RecordedCommand::parse(const std::vector<std::s
     return nullptr;
   }
 
+  // clang's driver passes -disable-free to cc1, which then leaks its
+  // TargetMachine and more on purpose to exit faster. A driver compiling
+  // thousands of modules in one process must free them (about 1 MB a compile).
+  invocation->getFrontendOpts().DisableFree = false;
+  invocation->getCodeGenOpts().DisableFree = false;
+
   command->instance_ = std::make_unique<clang::CompilerInstance>();
   command->instance_->setInvocation(std::move(invocation));
   command->instance_->setDiagnostics(diagnostics.get());

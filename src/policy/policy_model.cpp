@@ -123,11 +123,7 @@ void PolicyModel::save(const fs::path &directory) const {
                 {"mlgo_version", MLGO_VERSION}};
   writeFileAtomically(partial / kMetadataFile, metadata.dump(2) + "\n");
   // Replace the old directory only once the new one is complete.
-  const fs::path old = fs::path(directory.string() + ".old");
-  fs::remove_all(old);
-  if (fs::exists(directory)) fs::rename(directory, old);
-  fs::rename(partial, directory);
-  fs::remove_all(old);
+  replaceDirectory(partial, directory);
 }
 
 namespace {
@@ -163,8 +159,10 @@ std::string describeFeatureDifference(const std::vector<std::string> &policy, co
 PolicyModel PolicyModel::load(const fs::path &given, const std::string &problem,
                               const std::vector<std::string> &expectedFeatures) {
   // A training output directory holds its final policy in policy/.
-  const fs::path directory =
+  fs::path directory =
       !fs::exists(given / kMetadataFile) && fs::exists(given / "policy" / kMetadataFile) ? given / "policy" : given;
+  // A save interrupted between its two renames left the previous policy as .old.
+  if (fs::path found = existingDirectory(directory); !found.empty()) directory = found;
   const fs::path metadataPath = directory / kMetadataFile;
   const json metadata = readJson(metadataPath);
   if (metadata.value("format", "") != kFormat)

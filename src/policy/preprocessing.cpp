@@ -7,8 +7,18 @@
 
 #include "mlgo/support/crc32c.h"
 #include "mlgo/support/errors.h"
+#include "mlgo/vocab/vocab_files.h"
 
 namespace mlgo {
+
+FeaturePreprocessor preprocessorFromVocab(const std::vector<std::string> &featureNames,
+                                          const std::filesystem::path &vocabDirectory, PreprocessingConfig config) {
+  std::vector<std::string> normalized;
+  for (const std::string &name : featureNames)
+    if (std::find(config.passthrough.begin(), config.passthrough.end(), name) == config.passthrough.end())
+      normalized.push_back(name);
+  return FeaturePreprocessor(featureNames, readVocab(vocabDirectory, normalized), std::move(config));
+}
 
 size_t bucketize(const std::vector<double> &boundaries, double value) {
   return std::upper_bound(boundaries.begin(), boundaries.end(), value) - boundaries.begin();

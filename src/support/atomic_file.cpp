@@ -51,6 +51,25 @@ void writeFileAtomically(const std::filesystem::path &path, std::string_view con
   }
 }
 
+void replaceDirectory(const std::filesystem::path &complete, const std::filesystem::path &target) {
+  namespace fs = std::filesystem;
+  const fs::path old = fs::path(target.string() + ".old");
+  if (fs::exists(target)) {
+    fs::remove_all(old);
+    fs::rename(target, old);
+  }
+  fs::rename(complete, target);
+  fs::remove_all(old);
+}
+
+std::filesystem::path existingDirectory(const std::filesystem::path &target) {
+  namespace fs = std::filesystem;
+  if (fs::is_directory(target)) return target;
+  const fs::path old = fs::path(target.string() + ".old");
+  if (fs::is_directory(old)) return old;
+  return {};
+}
+
 std::string readFile(const std::filesystem::path &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(describeInputProblem(path.string(), "", "cannot open file"));

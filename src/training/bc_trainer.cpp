@@ -14,7 +14,6 @@
 #include "mlgo/trace/sampling.h"
 #include "mlgo/trace/trace_reader.h"
 #include "mlgo/training/torch_network.h"
-#include "mlgo/vocab/vocab_files.h"
 
 namespace mlgo {
 
@@ -111,12 +110,7 @@ BCSummary trainBehavioralCloning(const BCOptions &options) {
   preprocessing.withSqrt = config.at("with_sqrt").get<bool>();
   preprocessing.withZScore = config.at("with_z_score").get<bool>();
   preprocessing.passthrough = config.at("passthrough_features").get<std::vector<std::string>>();
-  std::vector<std::string> normalized;
-  for (const std::string &name : problem.featureNames())
-    if (std::find(preprocessing.passthrough.begin(), preprocessing.passthrough.end(), name) ==
-        preprocessing.passthrough.end())
-      normalized.push_back(name);
-  FeaturePreprocessor preprocessor(problem.featureNames(), readVocab(options.vocab, normalized), preprocessing);
+  FeaturePreprocessor preprocessor = preprocessorFromVocab(problem.featureNames(), options.vocab, preprocessing);
 
   // Modules are held out whole, chosen by a hash of their name and the seed.
   RawDecisions trainRaw, heldoutRaw;

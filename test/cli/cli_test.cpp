@@ -70,7 +70,7 @@ TEST_CASE("cli: eval survives an injected crash and hang, reports them, exits 4"
   test::ScratchDirectory scratch;
   test::extractTestCorpus(scratch / "corpus");
   const std::string json = (scratch / "eval.json").string();
-  auto eval = mlgoRun({"eval", "--corpus", (scratch / "corpus").string(), "--json", json, "--timeout", "0.5",
+  auto eval = mlgoRun({"eval", "--corpus", (scratch / "corpus").string(), "--json", json, "--timeout", "10",
                        "--inject-fault", "crash:helpers.o"});
   CHECK(eval.exitCode == exit_code::kPartialFailure);
   CHECK_THAT(eval.err, Contains("helpers.o") && Contains("crash"));
@@ -78,7 +78,7 @@ TEST_CASE("cli: eval survives an injected crash and hang, reports them, exits 4"
   CHECK(report["totals"]["failed"] == 1);
   CHECK(report["totals"]["compared"] == 6);
 
-  auto hang = mlgoRun({"eval", "--corpus", (scratch / "corpus").string(), "--timeout", "0.5", "--inject-fault",
+  auto hang = mlgoRun({"eval", "--corpus", (scratch / "corpus").string(), "--timeout", "2", "--inject-fault",
                        "hang:shapes.o"});
   CHECK(hang.exitCode == exit_code::kPartialFailure);
   CHECK_THAT(hang.out, Contains("shapes.o") && Contains("timeout"));

@@ -76,4 +76,9 @@ CommandOutcome runProgram(const std::string &program, const std::vector<std::str
   return outcome;
 }
 
+TracedTestCorpus::TracedTestCorpus() {
+  corpus = extractTestCorpus(scratch / "corpus");
+  traceCorpus(corpus, scratch / "trace", scratch / "vocab");
+}
+
 }  // namespace mlgo::test

@@ -34,6 +34,15 @@ Corpus extractTestCorpus(const std::filesystem::path &directory);
 /// `vocab` is not empty, its vocab (1000 buckets) to `vocab`.
 void traceCorpus(const Corpus &corpus, const std::filesystem::path &trace, const std::filesystem::path &vocab = {});
 
+/// The test project extracted into scratch/corpus, with its default trace in
+/// scratch/trace and its vocab in scratch/vocab: what training tests start from.
+struct TracedTestCorpus {
+  ScratchDirectory scratch;
+  Corpus corpus;
+  TracedTestCorpus();
+  std::filesystem::path operator/(const std::string &name) const { return scratch / name; }
+};
+
 /// Writes a module into a corpus directory (bitcode and command line).
 void writeModule(const std::filesystem::path &corpus, const std::string &name, const std::string &bitcode,
                  const std::vector<std::string> &commandLine);

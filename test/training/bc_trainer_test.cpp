@@ -20,13 +20,7 @@ namespace fs = std::filesystem;
 namespace {
 
 /// The test project's corpus, its default trace and vocab.
-struct TracedCorpus {
-  test::ScratchDirectory scratch;
-  Corpus corpus;
-  TracedCorpus() {
-    corpus = test::extractTestCorpus(scratch / "corpus");
-    test::traceCorpus(corpus, scratch / "trace", scratch / "vocab");
-  }
+struct TracedCorpus : test::TracedTestCorpus {
   BCOptions options(const std::string &output, std::vector<std::string> sets) const {
     BCOptions options;
     options.trace = scratch / "trace";

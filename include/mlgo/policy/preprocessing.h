@@ -5,6 +5,7 @@
 // sees [x, x^2] per feature, plus sqrt(x) and a z-score term when switched on.
 // Features listed as pass-through enter as their raw value.
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -64,6 +65,13 @@ class FeaturePreprocessor {
   std::vector<double> means_, stddevs_;
   size_t outputCount_ = 0;
 };
+
+/// A preprocessor for `featureNames` whose normalized features (all but the
+/// pass-through ones) take their boundaries from the vocab directory's
+/// <feature>.buckets files. Throws InputError naming a missing or bad file.
+FeaturePreprocessor preprocessorFromVocab(const std::vector<std::string> &featureNames,
+                                          const std::filesystem::path &vocabDirectory,
+                                          PreprocessingConfig config);
 
 /// The bucket of `value`: how many boundaries are <= value.
 size_t bucketize(const std::vector<double> &boundaries, double value);

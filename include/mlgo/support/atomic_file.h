@@ -11,6 +11,15 @@ namespace mlgo {
 /// Throws std::runtime_error naming the path on failure.
 void writeFileAtomically(const std::filesystem::path &path, std::string_view content);
 
+/// Replaces directory `target` by the complete directory `complete` (a
+/// sibling): target is first renamed to target.old, then complete to target,
+/// then target.old is removed. A process killed in between leaves target.old,
+/// which existingDirectory() finds.
+void replaceDirectory(const std::filesystem::path &complete, const std::filesystem::path &target);
+/// `target`, or target.old when a replaceDirectory() was interrupted; empty
+/// when neither exists.
+std::filesystem::path existingDirectory(const std::filesystem::path &target);
+
 /// Reads a whole file. Throws InputError naming the path when it cannot.
 std::string readFile(const std::filesystem::path &path);
 

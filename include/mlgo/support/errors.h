@@ -20,6 +20,14 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A long run stopped early because its inputs keep failing (e.g. too many
+/// modules fail to compile, iteration after iteration). What it finished is
+/// saved; the message says what failed and how to continue.
+class RunStopped : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// Formats "FILE: ENTRY: WHAT" (ENTRY omitted when empty) so every input error
 /// reads the same way.
 std::string describeInputProblem(const std::string &file, const std::string &entry,

@@ -6,4 +6,5 @@ constexpr int kFailure = 1;         ///< The run produced nothing usable.
 constexpr int kUsage = 2;           ///< Bad flags or flag values.
 constexpr int kBadInput = 3;        ///< An input file is missing or malformed.
 constexpr int kPartialFailure = 4;  ///< Results written, but some modules failed.
+constexpr int kStopped = 5;         ///< A long run stopped early (too many failures); its last state is saved.
 }  // namespace mlgo::exit_code

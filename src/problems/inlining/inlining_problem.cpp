@@ -1,5 +1,6 @@
 #include "mlgo/problems/inlining/fixed_policies.h"
 #include "mlgo/problems/inlining/inlining_hook.h"
+#include "mlgo/policy/trajectory.h"
 #include "mlgo/problems/problem.h"
 
 namespace mlgo::inlining {
@@ -32,12 +33,28 @@ class RecordingHook final : public PipelineHook {
   InliningHook hook_;
 };
 
+/// Lets an ActionSampler take every decision (it records them itself). Its
+/// state is per compile, so each compile gets its own instance.
+class SamplingPolicy final : public Policy {
+ public:
+  explicit SamplingPolicy(ActionSampler &sampler) : sampler_(sampler) {}
+  bool decide(const DecisionInput &input) const override { return sampler_.sample(input.features); }
+
+ private:
+  ActionSampler &sampler_;
+};
+
 class InliningProblem final : public Problem {
  public:
   std::string name() const override { return "inlining"; }
   const std::vector<std::string> &featureNames() const override { return inlining::featureNames(); }
   std::shared_ptr<PipelineHook> defaultTracingHook(trace::ModuleTrace &trace) const override {
+    installInliningAdvisor();
     return std::make_shared<RecordingHook>(makeFixedPolicy(FixedChoice::Default), trace);
+  }
+  std::shared_ptr<PipelineHook> samplingHook(ActionSampler &sampler) const override {
+    installInliningAdvisor();
+    return std::make_shared<InliningHook>(std::make_shared<SamplingPolicy>(sampler));
   }
 };
 

@@ -1,0 +1,48 @@
+#pragma once
+// What a stochastic policy did during one compile, for reinforcement
+// learning: every decision's raw features, the action it sampled and the
+// logits it sampled from (PPO's "old policy", needed for the importance ratio
+// and the KL term).
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "mlgo/policy/policy_model.h"
+
+namespace mlgo {
+
+struct Trajectory {
+  size_t featureCount = 0;
+  std::vector<int64_t> features;  ///< decisions x featureCount
+  std::vector<uint8_t> actions;   ///< 0 or 1
+  std::vector<float> logits;      ///< decisions x 2
+  size_t decisions() const { return actions.size(); }
+  void clear();
+};
+
+/// The seed of one module's action sampling in one policy iteration. It
+/// depends on the run's seed, the iteration and the module's name only, never
+/// on which thread (or machine) compiles the module.
+uint64_t actionSeed(uint64_t runSeed, uint64_t iteration, std::string_view moduleName);
+
+/// Samples actions from a policy's categorical distribution with its own
+/// random stream, recording each decision. One sampler per compile: it is not
+/// thread-safe, and the decisions of one compile come in a fixed order.
+class ActionSampler {
+ public:
+  ActionSampler(const PolicyModel &model, uint64_t seed, Trajectory &trajectory);
+  /// Samples and records an action for one decision's raw features.
+  bool sample(const int64_t *features);
+
+ private:
+  double nextUniform();
+  const PolicyModel &model_;
+  uint64_t state_;
+  Trajectory &trajectory_;
+};
+
+/// P(action 1) of two logits, computed stably.
+double probabilityOfAction1(const float logits[2]);
+
+}  // namespace mlgo

@@ -1,0 +1,46 @@
+#pragma once
+// Collection for reinforcement learning: compiles a sample of corpus modules
+// in-process with a stochastic policy and keeps what each compile decided.
+// No LibTorch here: the policy runs as the plain C++ PolicyModel.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "mlgo/corpus/corpus.h"
+#include "mlgo/driver/compiler_driver.h"
+#include "mlgo/policy/trajectory.h"
+
+namespace mlgo {
+
+class Problem;
+
+/// `count` distinct module indices out of `corpusSize` (all when count >=
+/// corpusSize), ascending. Depends only on the seed and the iteration.
+std::vector<size_t> sampleModules(size_t corpusSize, size_t count, uint64_t seed, uint64_t iteration);
+
+struct CollectedModule {
+  size_t module = 0;        ///< index into the corpus
+  CompileResult result;     ///< the compile with the stochastic policy
+  Trajectory trajectory;    ///< empty when the compile failed
+  /// The default heuristic's compile, when it was asked for (a module
+  /// without a known baseline).
+  std::optional<CompileResult> defaultResult;
+};
+
+struct CollectionPlan {
+  std::vector<size_t> modules;          ///< corpus indices
+  std::vector<bool> needsDefault;       ///< per entry of `modules`
+  uint64_t seed = 0;
+  uint64_t iteration = 0;
+};
+
+/// Compiles every planned module with actions sampled from `model` (seeded by
+/// actionSeed(seed, iteration, name)) and, where asked, with the default
+/// heuristic; all on the driver's pool. Results in plan order.
+std::vector<CollectedModule> collectTrajectories(const CompilerDriver &driver, const Corpus &corpus,
+                                                 const Problem &problem, const PolicyModel &model,
+                                                 const CollectionPlan &plan,
+                                                 const CompilerDriver::Progress &progress = nullptr);
+
+}  // namespace mlgo

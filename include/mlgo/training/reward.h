@@ -1,0 +1,64 @@
+#pragma once
+// ml-compiler-opt's size reward (compiler_opt/rl/compilation_runner.py):
+//   reward = 1 - (policy_size + delta) / (baseline + delta)
+// given to every decision of the module (discount 0). For training the
+// baseline is a per-module moving average of the policy's own sizes, started
+// at the default heuristic's size; for reporting it is the default size.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace mlgo {
+
+inline constexpr double kRewardDelta = 0.01;  ///< ml-compiler-opt's _DELTA
+
+double sizeReward(double policySize, double baselineSize, double delta = kRewardDelta);
+
+/// Per-module baselines: the default heuristic's size and the moving average.
+class RewardBaselines {
+ public:
+  struct Entry {
+    double defaultSize = 0;
+    double movingAverage = 0;
+  };
+
+  explicit RewardBaselines(double decay = 0.8, double delta = kRewardDelta) : decay_(decay), delta_(delta) {}
+
+  bool has(const std::string &module) const { return entries_.count(module) != 0; }
+  /// Starts a module: default size and moving average both `size`. Keeps an
+  /// existing entry (the moving average must survive).
+  void addDefault(const std::string &module, double size);
+  const Entry &at(const std::string &module) const;
+
+  struct Rewards {
+    double training = 0;    ///< against the moving average (before this update)
+    double vsDefault = 0;   ///< against the default heuristic's size
+  };
+  /// The rewards of a compile of `module` that measured `size`, then folds the
+  /// size into the moving average: avg = avg * decay + size * (1 - decay).
+  Rewards observe(const std::string &module, double size);
+
+  size_t size() const { return entries_.size(); }
+  /// Exact round trip (doubles are written with 17 significant digits).
+  nlohmann::json toJson() const;
+  static RewardBaselines fromJson(const nlohmann::json &json, double decay, double delta);
+
+ private:
+  double decay_, delta_;
+  std::map<std::string, Entry> entries_;
+};
+
+/// Mean and the percentiles ml-compiler-opt logs as reward_distribution
+/// (numpy.percentile, linear interpolation).
+struct RewardDistribution {
+  double mean = 0, p10 = 0, p25 = 0, p50 = 0, p75 = 0, p90 = 0;
+  size_t count = 0;
+  nlohmann::json toJson() const;
+};
+RewardDistribution summarizeRewards(std::vector<double> rewards);
+
+}  // namespace mlgo

@@ -1,0 +1,110 @@
+// mlgo train-ppo: reinforcement learning with in-process collection.
+#include <cstdio>
+#include <memory>
+#include <optional>
+
+#include <spdlog/spdlog.h>
+
+#include "commands.h"
+#include "common_options.h"
+#include "mlgo/support/exit_codes.h"
+#include "mlgo/training/ppo_trainer.h"
+#include "progress.h"
+
+namespace mlgo::cli {
+
+namespace {
+
+struct TrainPPOFlags {
+  std::string corpus, vocab, warmstart, baselines, output, config;
+  std::vector<std::string> sets;
+  uint64_t seed = 0;
+  bool resume = false;
+  bool printConfig = false;
+  bool progress = false;
+  DriverFlags driver;
+};
+
+void logIteration(const nlohmann::json &m, int64_t total) {
+  const auto &reward = m["reward_distribution"];
+  const auto &seconds = m["seconds"];
+  spdlog::info("iteration {}/{}: reward vs -Oz mean {:+.4f} p10 {:+.4f} p50 {:+.4f} p90 {:+.4f}; size vs -Oz "
+               "{:+.3f}%; entropy {:.4f}, KL {:.5f} (beta {:.3g}), loss {:.5f}; {} modules ({} failed), {} decisions; "
+               "collect {:.1f} s ({:.0f} decisions/s), train {:.1f} s",
+               m["iteration"].get<int64_t>(), total, reward["mean"].get<double>(), reward["p10"].get<double>(),
+               reward["p50"].get<double>(), reward["p90"].get<double>(), 100 * m["size"]["change"].get<double>(),
+               m["entropy"].get<double>(), m["kl"].get<double>(), m["kl_beta"].get<double>(),
+               m["loss"]["total"].get<double>(), m["modules"].get<size_t>(), m["failed"].get<size_t>(),
+               m["decisions"].get<size_t>(), seconds["collect"].get<double>(),
+               m["decisions_per_second"].get<double>(), seconds["train"].get<double>());
+  if (m.contains("failures"))
+    for (const auto &failure : m["failures"])
+      spdlog::warn("iteration {}: skipped {}: {}", m["iteration"].get<int64_t>(),
+                   failure["module"].get<std::string>(), failure["reason"].get<std::string>());
+}
+
+int runTrainPPO(const TrainPPOFlags &flags) {
+  const ConfigSchema schema = ppoSchema();
+  PPOOptions options;
+  options.config = schema.resolve(flags.config.empty() ? std::nullopt : std::optional<std::filesystem::path>(flags.config),
+                                  flags.sets);
+  if (flags.printConfig) {
+    std::printf("%s\n", options.config.dump(2).c_str());
+    return exit_code::kSuccess;
+  }
+  options.corpus = flags.corpus;
+  options.vocab = flags.vocab;
+  if (!flags.warmstart.empty()) options.warmstart = flags.warmstart;
+  if (!flags.baselines.empty()) options.baselines = flags.baselines;
+  options.output = flags.output;
+  options.seed = flags.seed;
+  options.resume = flags.resume;
+  options.driver = toDriverOptions(flags.driver);
+  const int64_t total = options.config["num_policy_iterations"].get<int64_t>();
+  options.onMetrics = [total](const nlohmann::json &m) { logIteration(m, total); };
+  if (flags.progress) options.onCollectProgress = ProgressReporter::callback("collect");
+
+  PPOSummary summary = trainPPO(options);
+  if (summary.lastIteration < summary.firstIteration) {
+    std::printf("nothing to do: %s already finished %lld policy iterations\n", flags.output.c_str(),
+                (long long)summary.lastIteration);
+    return exit_code::kSuccess;
+  }
+  const auto &m = summary.lastMetrics;
+  std::printf("trained policy iterations %lld-%lld in %.1f s; last iteration: sampled modules %+.3f%% %s vs -Oz, "
+              "mean reward vs -Oz %+.4f; policy in %s/policy, metrics in %s/metrics.jsonl\n",
+              (long long)summary.firstIteration, (long long)summary.lastIteration, summary.seconds,
+              100 * m["size"]["change"].get<double>(), m["size"]["metric"].get<std::string>().c_str(),
+              m["reward_distribution"]["mean"].get<double>(), flags.output.c_str(), flags.output.c_str());
+  return exit_code::kSuccess;
+}
+
+}  // namespace
+
+void addTrainPPOCommand(CLI::App &root, CommandRunner &runner) {
+  auto flags = std::make_shared<TrainPPOFlags>();
+  CLI::App *command =
+      root.add_subcommand("train-ppo", "Reinforcement learning (PPO) with in-process collection over a corpus");
+  command->add_option("--corpus", flags->corpus, "Corpus directory");
+  command->add_option("--vocab", flags->vocab, "Vocab directory (<feature>.buckets)");
+  command->add_option("--output", flags->output, "Output directory (policy/, metrics.jsonl, resume/, ...)");
+  command->add_option("--warmstart", flags->warmstart, "Policy to start from (e.g. train-bc's output)");
+  command->add_option("--baselines", flags->baselines,
+                      "Default trace directory or baselines.json with the -Oz sizes (missing ones are compiled)");
+  command->add_option("--config", flags->config, "JSON config (default: ml-compiler-opt's PPO settings)");
+  command->add_option("--set", flags->sets, "Override a config key: --set num_policy_iterations=50 (repeatable)");
+  command->add_option("--seed", flags->seed, "Seed of initialization, module sampling, actions and batches")
+      ->capture_default_str();
+  command->add_flag("--resume", flags->resume, "Continue the run in --output after an interruption");
+  command->add_flag("--print-config", flags->printConfig, "Print the resolved config and exit");
+  command->add_flag("--progress", flags->progress, "Show collection progress within each iteration");
+  addDriverFlags(*command, flags->driver);
+  command->callback([flags, command, &runner] {
+    if (!flags->printConfig)
+      for (const char *name : {"--corpus", "--vocab", "--output"})
+        if (command->count(name) == 0) throw CLI::RequiredError(name);
+    runner = [flags] { return runTrainPPO(*flags); };
+  });
+}
+
+}  // namespace mlgo::cli

@@ -1,0 +1,538 @@
+// PPO in LibTorch around in-process collection. Collection runs the policy as
+// the plain C++ PolicyModel on the driver's threads; learning runs LibTorch
+// on one thread, so results never depend on the number of cores.
+#include "mlgo/training/ppo_trainer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+
+#include <torch/torch.h>
+
+#include "mlgo/policy/policy_model.h"
+#include "mlgo/problems/problem.h"
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/errors.h"
+#include "mlgo/support/parallel_for.h"
+#include "mlgo/support/text_input.h"
+#include "mlgo/trace/sampling.h"
+#include "mlgo/training/collector.h"
+#include "mlgo/training/ppo_loss.h"
+#include "mlgo/training/reward.h"
+#include "mlgo/training/torch_network.h"
+
+namespace mlgo {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+ConfigSchema ppoSchema() {
+  using T = ConfigSchema::Type;
+  ConfigSchema schema;
+  schema.add("hidden_layers", T::IntegerList, {40, 40, 20}, "actor MLP hidden layer sizes")
+      .add("activation", T::String, "relu", "relu or tanh")
+      .add("num_policy_iterations", T::Integer, 3000, "policy iterations (collect, then train)")
+      .add("num_modules", T::Integer, 100, "modules sampled per policy iteration")
+      .add("num_iterations", T::Integer, 300, "gradient steps per policy iteration")
+      .add("batch_size", T::Integer, 256, "sequences per gradient step")
+      .add("train_sequence_length", T::Integer, 16, "consecutive decisions per sequence")
+      .add("learning_rate", T::Number, 3e-5, "Adam learning rate")
+      .add("adam_epsilon", T::Number, 3.125e-4, "Adam epsilon")
+      .add("importance_ratio_clipping", T::Number, 0.2, "PPO clipping of the importance ratio")
+      .add("entropy_regularization", T::Number, 0.003, "weight of the entropy bonus")
+      .add("policy_l2_reg", T::Number, 1e-6, "L2 weight on the actor's kernels")
+      .add("initial_adaptive_kl_beta", T::Number, 1.0, "initial KL penalty coefficient")
+      .add("adaptive_kl_target", T::Number, 0.01, "KL the coefficient adapts towards")
+      .add("adaptive_kl_tolerance", T::Number, 0.3, "relative band around the target")
+      .add("kl_cutoff_factor", T::Number, 2.0, "KL above factor * target costs cutoff_coef * excess^2")
+      .add("kl_cutoff_coef", T::Number, 1000.0, "coefficient of the KL cutoff penalty")
+      .add("normalize_advantages", T::Boolean, true, "normalize advantages per batch (TF-Agents does)")
+      .add("moving_average_decay_rate", T::Number, 0.8, "decay of the per-module reward baseline")
+      .add("reward_delta", T::Number, kRewardDelta, "delta in 1 - (size + delta) / (baseline + delta)")
+      .add("reward_metric", T::String, "text", "size the reward measures: text or text+data")
+      .add("warmstart_temperature", T::Number, 1.0,
+           "divides the warm start's logits: above 1 it explores more, with the same greedy decisions")
+      .add("with_sqrt", T::Boolean, false, "without a warm start: add sqrt(x) per feature")
+      .add("passthrough_features", T::StringList, json::array(),
+           "without a warm start: features that skip normalization")
+      .add("checkpoint_every", T::Integer, 100, "policy iterations between kept checkpoints (0: none)")
+      .add("max_failed_share", T::Number, 0.5, "an iteration with more failed modules than this is bad")
+      .add("max_bad_iterations", T::Integer, 3, "bad iterations in a row that stop the run");
+  return schema;
+}
+
+namespace {
+
+/// The config keys a resumed run may change: how long it runs, not what it learns.
+bool mayChangeOnResume(const std::string &key) {
+  return key == "num_policy_iterations" || key == "checkpoint_every" || key == "max_failed_share" ||
+         key == "max_bad_iterations";
+}
+
+struct Settings {
+  std::vector<int64_t> hidden;
+  Activation activation;
+  int64_t policyIterations, modulesPerIteration, gradientSteps, batchSize, sequenceLength, checkpointEvery;
+  int64_t maxBadIterations;
+  double learningRate, adamEpsilon, decay, delta, maxFailedShare;
+  bool normalizeAdvantages;
+  SizeMetric metric;
+  PPOHyperparameters hyper;
+
+  explicit Settings(const json &config) {
+    hidden = config.at("hidden_layers").get<std::vector<int64_t>>();
+    activation = parseActivation(config.at("activation").get<std::string>());
+    policyIterations = config.at("num_policy_iterations").get<int64_t>();
+    modulesPerIteration = config.at("num_modules").get<int64_t>();
+    gradientSteps = config.at("num_iterations").get<int64_t>();
+    batchSize = config.at("batch_size").get<int64_t>();
+    sequenceLength = config.at("train_sequence_length").get<int64_t>();
+    checkpointEvery = config.at("checkpoint_every").get<int64_t>();
+    maxBadIterations = config.at("max_bad_iterations").get<int64_t>();
+    learningRate = config.at("learning_rate").get<double>();
+    adamEpsilon = config.at("adam_epsilon").get<double>();
+    decay = config.at("moving_average_decay_rate").get<double>();
+    delta = config.at("reward_delta").get<double>();
+    maxFailedShare = config.at("max_failed_share").get<double>();
+    normalizeAdvantages = config.at("normalize_advantages").get<bool>();
+    const auto metricName = config.at("reward_metric").get<std::string>();
+    const auto parsed = parseSizeMetric(metricName);
+    if (!parsed) throw UsageError("reward_metric: \"" + metricName + "\" is neither text nor text+data");
+    metric = *parsed;
+    hyper.importanceRatioClipping = config.at("importance_ratio_clipping").get<double>();
+    hyper.entropyRegularization = config.at("entropy_regularization").get<double>();
+    hyper.policyL2 = config.at("policy_l2_reg").get<double>();
+    hyper.klTarget = config.at("adaptive_kl_target").get<double>();
+    hyper.klTolerance = config.at("adaptive_kl_tolerance").get<double>();
+    hyper.klCutoffFactor = config.at("kl_cutoff_factor").get<double>();
+    hyper.klCutoffCoefficient = config.at("kl_cutoff_coef").get<double>();
+
+    auto positive = [](int64_t value, const char *key) {
+      if (value <= 0) throw UsageError(std::string(key) + " must be positive");
+    };
+    positive(policyIterations, "num_policy_iterations");
+    positive(modulesPerIteration, "num_modules");
+    positive(gradientSteps, "num_iterations");
+    positive(batchSize, "batch_size");
+    positive(sequenceLength, "train_sequence_length");
+    positive(maxBadIterations, "max_bad_iterations");
+    for (int64_t size : hidden) positive(size, "hidden_layers entries");
+    if (checkpointEvery < 0) throw UsageError("checkpoint_every must not be negative");
+    if (!(learningRate > 0)) throw UsageError("learning_rate must be positive");
+    if (!(adamEpsilon > 0)) throw UsageError("adam_epsilon must be positive");
+    if (!(decay >= 0 && decay < 1)) throw UsageError("moving_average_decay_rate must be in [0, 1)");
+    if (!(delta > 0)) throw UsageError("reward_delta must be positive");
+    if (!(maxFailedShare >= 0 && maxFailedShare <= 1)) throw UsageError("max_failed_share must be in [0, 1]");
+    if (!(hyper.importanceRatioClipping > 0 && hyper.importanceRatioClipping < 1))
+      throw UsageError("importance_ratio_clipping must be in (0, 1)");
+    if (hyper.entropyRegularization < 0 || hyper.policyL2 < 0 || hyper.klCutoffCoefficient < 0 ||
+        !(hyper.klTarget > 0) || hyper.klTolerance < 0 || hyper.klCutoffFactor < 0)
+      throw UsageError("entropy_regularization, policy_l2_reg, kl_cutoff_coef, adaptive_kl_tolerance and "
+                       "kl_cutoff_factor must not be negative; adaptive_kl_target must be positive");
+  }
+};
+
+/// The default heuristic's sizes a default trace recorded (baselines.json).
+void readTraceBaselines(const fs::path &given, SizeMetric metric, RewardBaselines &baselines) {
+  const fs::path path = fs::is_directory(given) ? given / "baselines.json" : given;
+  const json file = readJsonFile(path);
+  const std::string recorded = file.value("metric", "");
+  if (recorded != sizeMetricName(metric))
+    throw InputError(describeInputProblem(path.string(), "metric",
+                                          "baselines measure \"" + recorded + "\" but the reward uses \"" +
+                                              sizeMetricName(metric) + "\""));
+  if (!file.contains("sizes") || !file["sizes"].is_object())
+    throw InputError(describeInputProblem(path.string(), "sizes", "missing or not an object"));
+  for (const auto &[name, size] : file["sizes"].items()) {
+    if (!size.is_number() || size.get<double>() < 0)
+      throw InputError(describeInputProblem(path.string(), "sizes." + name, "not a size in bytes"));
+    baselines.addDefault(name, size.get<double>());
+  }
+}
+
+/// One policy iteration's training data: every decision of every module that
+/// compiled, with its module's reward.
+struct Batch {
+  torch::Tensor inputs, actions, oldLogits, rewards;
+  int64_t size() const { return actions.defined() ? actions.size(0) : 0; }
+};
+
+Batch makeBatch(const std::vector<CollectedModule> &collected, const std::vector<double> &rewards,
+                const FeaturePreprocessor &preprocessor) {
+  int64_t decisions = 0;
+  for (size_t i = 0; i < collected.size(); ++i)
+    if (collected[i].result.ok()) decisions += static_cast<int64_t>(collected[i].trajectory.decisions());
+  Batch batch;
+  const int64_t width = static_cast<int64_t>(preprocessor.outputCount());
+  batch.inputs = torch::empty({decisions, width}, torch::kFloat32);
+  batch.actions = torch::empty({decisions}, torch::kInt64);
+  batch.oldLogits = torch::empty({decisions, 2}, torch::kFloat32);
+  batch.rewards = torch::empty({decisions}, torch::kFloat32);
+  float *inputs = batch.inputs.data_ptr<float>();
+  int64_t *actions = batch.actions.data_ptr<int64_t>();
+  float *logits = batch.oldLogits.data_ptr<float>();
+  float *reward = batch.rewards.data_ptr<float>();
+  int64_t row = 0;
+  for (size_t i = 0; i < collected.size(); ++i) {
+    if (!collected[i].result.ok()) continue;
+    const Trajectory &trajectory = collected[i].trajectory;
+    for (size_t d = 0; d < trajectory.decisions(); ++d, ++row) {
+      preprocessor.transform(trajectory.features.data() + d * trajectory.featureCount, inputs + row * width);
+      actions[row] = trajectory.actions[d];
+      logits[2 * row] = trajectory.logits[2 * d];
+      logits[2 * row + 1] = trajectory.logits[2 * d + 1];
+      reward[row] = static_cast<float>(rewards[i]);
+    }
+  }
+  return batch;
+}
+
+/// batch_size windows of train_sequence_length consecutive decisions, at
+/// start positions drawn from a stream keyed by seed, iteration and step.
+torch::Tensor sampleWindows(int64_t decisions, int64_t windows, int64_t length, uint64_t seed, int64_t iteration,
+                            int64_t step) {
+  length = std::min(length, decisions);
+  const uint64_t starts = static_cast<uint64_t>(decisions - length + 1);
+  uint64_t state = mixBits(seed ^ 0x6261'7463'6865'7321ull) ^ mixBits(uint64_t(iteration) << 32 ^ uint64_t(step));
+  torch::Tensor indices = torch::empty({windows * length}, torch::kInt64);
+  int64_t *out = indices.data_ptr<int64_t>();
+  for (int64_t w = 0; w < windows; ++w) {
+    const int64_t start = static_cast<int64_t>(mixBits(state++) % starts);
+    for (int64_t k = 0; k < length; ++k) *out++ = start + k;
+  }
+  return indices;
+}
+
+struct TrainingMetrics {
+  double total = 0, policyGradient = 0, entropyRegularization = 0, klPenalty = 0, l2 = 0;
+  double entropy = 0, kl = 0, clippedShare = 0;
+  int64_t steps = 0;
+  json toJson(double klBeta) const {
+    const double n = steps > 0 ? double(steps) : 1.0;
+    return {{"loss",
+             {{"total", total / n},
+              {"policy_gradient", policyGradient / n},
+              {"entropy_regularization", entropyRegularization / n},
+              {"kl_penalty", klPenalty / n},
+              {"l2_regularization", l2 / n}}},
+            {"entropy", entropy / n},
+            {"kl", kl / n},
+            {"kl_beta", klBeta},
+            {"clipped_share", clippedShare / n},
+            {"gradient_steps", steps}};
+  }
+};
+
+/// The state --resume restores: exactly what the next iteration depends on.
+struct ResumeState {
+  int64_t iteration = 0;
+  double klBeta = 1.0;
+  int64_t badIterationsInARow = 0;
+};
+
+class ResumeDirectory {
+ public:
+  explicit ResumeDirectory(const fs::path &output) : target_(output / "resume") {}
+  bool exists() const { return !existingDirectory(target_).empty(); }
+
+  void save(const ResumeState &state, const json &config, uint64_t seed, const RewardBaselines &baselines,
+            const PolicyModel &policy, TorchMlp &network, torch::optim::Adam &optimizer) const {
+    const fs::path partial = fs::path(target_.string() + ".partial");
+    fs::remove_all(partial);
+    fs::create_directories(partial);
+    torch::save(network, (partial / "network.pt").string());
+    torch::save(optimizer, (partial / "optimizer.pt").string());
+    policy.save(partial / "policy");
+    writeFileAtomically(partial / "state.json", json{{"iteration", state.iteration},
+                                                     {"kl_beta", state.klBeta},
+                                                     {"bad_iterations_in_a_row", state.badIterationsInARow},
+                                                     {"seed", seed},
+                                                     {"config", config},
+                                                     {"baselines", baselines.toJson()}}
+                                                    .dump(1) + "\n");
+    replaceDirectory(partial, target_);
+  }
+
+  /// Loads state.json; the caller checks it and then loads the tensors.
+  json loadState() const {
+    const fs::path directory = existingDirectory(target_);
+    const fs::path path = directory / "state.json";
+    json state = readJsonFile(path);
+    for (const char *key : {"iteration", "kl_beta", "bad_iterations_in_a_row", "seed", "config", "baselines"})
+      if (!state.contains(key)) throw InputError(describeInputProblem(path.string(), key, "missing"));
+    return state;
+  }
+  fs::path directory() const { return existingDirectory(target_); }
+
+ private:
+  fs::path target_;
+};
+
+/// Keeps metrics.jsonl lines of iterations up to `iteration`: a run killed
+/// after writing a record but before saving its state redoes that iteration.
+void truncateMetrics(const fs::path &path, int64_t iteration) {
+  if (!fs::exists(path)) return;
+  std::string kept;
+  forEachLine(readFile(path), [&](size_t, std::string_view line) {
+    if (line.empty()) return;
+    json record = json::parse(line, nullptr, false);
+    if (!record.is_discarded() && record.value("iteration", int64_t(0)) <= iteration) kept += std::string(line) + "\n";
+  });
+  writeFileAtomically(path, kept);
+}
+
+std::string describeFailures(const std::vector<std::pair<std::string, std::string>> &failures) {
+  std::string text;
+  for (size_t i = 0; i < failures.size() && i < 3; ++i)
+    text += (i ? "; " : "") + failures[i].first + ": " + failures[i].second;
+  if (failures.size() > 3) text += "; and " + std::to_string(failures.size() - 3) + " more";
+  return text;
+}
+
+}  // namespace
+
+PPOSummary trainPPO(const PPOOptions &options) {
+  const auto start = std::chrono::steady_clock::now();
+  const Settings settings(options.config);
+  const Problem &problem = findProblem(options.problem);
+  const Corpus corpus = Corpus::load(options.corpus);
+  if (corpus.modules.empty())
+    throw InputError(describeInputProblem((options.corpus / kCorpusDescriptionFile).string(), "modules",
+                                          "the corpus has no modules"));
+  applyCorpusBackendOptions(corpus);
+
+  ResumeDirectory resumeDirectory(options.output);
+  if (resumeDirectory.exists() && !options.resume)
+    throw UsageError(options.output.string() + " holds a run that can be resumed: pass --resume to continue it, " +
+                     "or choose another --output");
+  const bool resuming = options.resume && resumeDirectory.exists();
+
+  // The network's input: the warm start's preprocessing, else the config's.
+  FeaturePreprocessor preprocessor;
+  std::optional<PolicyModel> warmstart;
+  if (resuming) {
+    warmstart = PolicyModel::load(resumeDirectory.directory() / "policy", problem.name(), problem.featureNames());
+  } else if (options.warmstart) {
+    warmstart = PolicyModel::load(*options.warmstart, problem.name(), problem.featureNames());
+  }
+  if (warmstart) {
+    warmstart->checkVocab(options.vocab);
+    std::vector<size_t> expected(settings.hidden.begin(), settings.hidden.end());
+    if (warmstart->hiddenSizes() != expected || warmstart->activation() != settings.activation)
+      throw UsageError("the warm start's network (hidden_layers and activation) differs from the config's: " +
+                       json(warmstart->hiddenSizes()).dump() + " " + activationName(warmstart->activation()) +
+                       " vs " + json(settings.hidden).dump() + " " + activationName(settings.activation));
+    preprocessor = warmstart->preprocessor();
+  } else {
+    PreprocessingConfig preprocessing;
+    preprocessing.withSqrt = options.config.at("with_sqrt").get<bool>();
+    preprocessing.passthrough = options.config.at("passthrough_features").get<std::vector<std::string>>();
+    preprocessor = preprocessorFromVocab(problem.featureNames(), options.vocab, preprocessing);
+  }
+
+  torch::set_num_threads(1);
+  torch::manual_seed(options.seed);
+  TorchMlp network(static_cast<int64_t>(preprocessor.outputCount()), settings.hidden, settings.activation, 0.0);
+  torch::optim::Adam optimizer(network->parameters(),
+                               torch::optim::AdamOptions(settings.learningRate).eps(settings.adamEpsilon));
+  RewardBaselines baselines(settings.decay, settings.delta);
+  ResumeState state;
+  state.klBeta = options.config.at("initial_adaptive_kl_beta").get<double>();
+
+  if (resuming) {
+    const json saved = resumeDirectory.loadState();
+    const fs::path statePath = resumeDirectory.directory() / "state.json";
+    if (saved["seed"].get<uint64_t>() != options.seed)
+      throw UsageError("--seed " + std::to_string(options.seed) + " differs from the resumed run's seed " +
+                       saved["seed"].dump());
+    std::string changed;
+    for (const auto &[key, value] : options.config.items())
+      if (!mayChangeOnResume(key) && saved["config"].value(key, json()) != value) changed += " " + key;
+    if (!changed.empty())
+      throw UsageError("the config differs from the resumed run's (" + statePath.string() + ") in:" + changed +
+                       "; only num_policy_iterations, checkpoint_every, max_failed_share and max_bad_iterations "
+                       "may change on --resume");
+    state.iteration = saved["iteration"].get<int64_t>();
+    state.klBeta = saved["kl_beta"].get<double>();
+    state.badIterationsInARow = saved["bad_iterations_in_a_row"].get<int64_t>();
+    baselines = RewardBaselines::fromJson(saved["baselines"], settings.decay, settings.delta);
+    torch::load(network, (resumeDirectory.directory() / "network.pt").string());
+    torch::load(optimizer, (resumeDirectory.directory() / "optimizer.pt").string());
+  } else {
+    if (warmstart) {
+      loadWeights(network, *warmstart);
+      const double temperature = options.config.at("warmstart_temperature").get<double>();
+      if (!(temperature > 0)) throw UsageError("warmstart_temperature must be positive");
+      // Scaling the last layer scales the logits: argmax stays, entropy grows.
+      torch::NoGradGuard noGrad;
+      network->linears().back()->weight.div_(temperature);
+      network->linears().back()->bias.div_(temperature);
+    }
+    if (options.baselines) readTraceBaselines(*options.baselines, settings.metric, baselines);
+  }
+
+  fs::create_directories(options.output);
+  const fs::path metricsPath = options.output / "metrics.jsonl";
+  if (resuming) {
+    truncateMetrics(metricsPath, state.iteration);
+  } else {
+    writeFileAtomically(options.output / "config.json", options.config.dump(2) + "\n");
+    writeFileAtomically(metricsPath, "");
+  }
+  std::ofstream metricsFile(metricsPath, std::ios::app);
+  if (!metricsFile) throw std::runtime_error("cannot write " + metricsPath.string());
+
+  auto currentPolicy = [&](int64_t iteration) {
+    PolicyModel model = toPolicyModel(network, problem.name(), preprocessor, settings.activation);
+    model.training = {{"trainer", "ppo"},
+                      {"corpus", options.corpus.string()},
+                      {"vocab", options.vocab.string()},
+                      {"warmstart", options.warmstart ? options.warmstart->string() : ""},
+                      {"seed", options.seed},
+                      {"iterations", iteration},
+                      {"config", options.config}};
+    return model;
+  };
+
+  const CompilerDriver driver(options.driver);
+  const unsigned threads = resolveThreadCount(options.driver.threads);
+  PPOSummary summary;
+  summary.firstIteration = state.iteration + 1;
+  summary.lastIteration = state.iteration;
+  for (int64_t iteration = state.iteration + 1; iteration <= settings.policyIterations; ++iteration) {
+    // Collect.
+    const auto collectStart = std::chrono::steady_clock::now();
+    CollectionPlan plan;
+    plan.seed = options.seed;
+    plan.iteration = static_cast<uint64_t>(iteration);
+    plan.modules = sampleModules(corpus.modules.size(), static_cast<size_t>(settings.modulesPerIteration),
+                                 options.seed, plan.iteration);
+    for (size_t index : plan.modules) plan.needsDefault.push_back(!baselines.has(corpus.modules[index].name));
+    const PolicyModel collectingPolicy = currentPolicy(iteration - 1);
+    std::vector<CollectedModule> collected =
+        collectTrajectories(driver, corpus, problem, collectingPolicy, plan, options.onCollectProgress);
+    const double collectSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - collectStart).count();
+
+    // Rewards, in plan order (the moving averages are updated in that order).
+    std::vector<double> rewards(collected.size(), 0.0), vsDefault;
+    std::vector<std::pair<std::string, std::string>> failures;
+    double policyTotal = 0, defaultTotal = 0, compileSeconds = 0;
+    size_t decisions = 0;
+    for (size_t i = 0; i < collected.size(); ++i) {
+      CollectedModule &module = collected[i];
+      const std::string &name = corpus.modules[module.module].name;
+      compileSeconds += module.result.seconds + (module.defaultResult ? module.defaultResult->seconds : 0.0);
+      if (module.defaultResult) {
+        if (module.defaultResult->ok()) {
+          baselines.addDefault(name, double(measure(module.defaultResult->sizes, settings.metric)));
+        } else {
+          failures.emplace_back(name, std::string("default heuristic: ") +
+                                          failureKindName(module.defaultResult->failure) + ": " +
+                                          module.defaultResult->message);
+          module.result.failure = module.defaultResult->failure;
+          continue;
+        }
+      }
+      if (!module.result.ok()) {
+        failures.emplace_back(name, std::string(failureKindName(module.result.failure)) + ": " +
+                                        module.result.message);
+        continue;
+      }
+      const double size = double(measure(module.result.sizes, settings.metric));
+      policyTotal += size;
+      defaultTotal += baselines.at(name).defaultSize;
+      const RewardBaselines::Rewards reward = baselines.observe(name, size);
+      rewards[i] = reward.training;
+      vsDefault.push_back(reward.vsDefault);
+      decisions += module.trajectory.decisions();
+    }
+    for (CollectedModule &module : collected)
+      if (!module.result.ok()) module.trajectory.clear();
+
+    const double failedShare = double(failures.size()) / double(collected.size());
+    state.badIterationsInARow = failedShare > settings.maxFailedShare ? state.badIterationsInARow + 1 : 0;
+    if (state.badIterationsInARow >= settings.maxBadIterations)
+      throw RunStopped("stopping: " + std::to_string(state.badIterationsInARow) +
+                            " policy iterations in a row had more than " +
+                            std::to_string(int(settings.maxFailedShare * 100)) + "% failed modules (iteration " +
+                            std::to_string(iteration) + ": " + std::to_string(failures.size()) + " of " +
+                            std::to_string(collected.size()) + " failed: " + describeFailures(failures) +
+                            "); the state after iteration " + std::to_string(iteration - 1) + " is saved for --resume");
+
+    // Learn.
+    const auto trainStart = std::chrono::steady_clock::now();
+    TrainingMetrics training;
+    Batch batch = makeBatch(collected, rewards, preprocessor);
+    if (batch.size() > 0) {
+      std::vector<torch::Tensor> kernels;
+      for (const torch::nn::Linear &linear : network->linears()) kernels.push_back(linear->weight);
+      for (int64_t step = 0; step < settings.gradientSteps; ++step) {
+        const torch::Tensor rows =
+            sampleWindows(batch.size(), settings.batchSize, settings.sequenceLength, options.seed, iteration, step);
+        torch::Tensor advantages = batch.rewards.index_select(0, rows);
+        if (settings.normalizeAdvantages) advantages = normalizeAdvantages(advantages);
+        optimizer.zero_grad();
+        PPOLossTerms terms = ppoLoss(network->forward(batch.inputs.index_select(0, rows)),
+                                     batch.oldLogits.index_select(0, rows), batch.actions.index_select(0, rows),
+                                     advantages, state.klBeta, kernels, settings.hyper);
+        terms.total.backward();
+        optimizer.step();
+        state.klBeta = adaptKlBeta(state.klBeta, terms.meanKl, settings.hyper);
+        training.total += terms.total.item<double>();
+        training.policyGradient += terms.policyGradient.item<double>();
+        training.entropyRegularization += terms.entropyRegularization.item<double>();
+        training.klPenalty += terms.klPenalty.item<double>();
+        training.l2 += terms.l2Regularization.item<double>();
+        training.entropy += terms.meanEntropy;
+        training.kl += terms.meanKl;
+        training.clippedShare += terms.clippedShare;
+        ++training.steps;
+      }
+    }
+    const double trainSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - trainStart).count();
+
+    // Outputs: the policy, a checkpoint, the metrics record, then the state.
+    const PolicyModel policy = currentPolicy(iteration);
+    policy.save(options.output / "policy");
+    if (settings.checkpointEvery > 0 && iteration % settings.checkpointEvery == 0)
+      policy.save(options.output / "checkpoints" / ("iteration-" + std::to_string(iteration)));
+    const RewardDistribution distribution = summarizeRewards(vsDefault);
+    json metrics{{"iteration", iteration},
+                 {"modules", collected.size()},
+                 {"failed", failures.size()},
+                 {"decisions", decisions},
+                 {"reward_distribution", distribution.toJson()},
+                 {"training_reward_mean", decisions ? batch.rewards.mean().item<double>() : 0.0},
+                 {"size",
+                  {{"metric", sizeMetricName(settings.metric)},
+                   {"policy", policyTotal},
+                   {"default", defaultTotal},
+                   {"change", defaultTotal > 0 ? policyTotal / defaultTotal - 1 : 0.0}}},
+                 {"baselines_known", baselines.size()},
+                 {"seconds",
+                  {{"collect", collectSeconds},
+                   {"train", trainSeconds},
+                   {"compile_total", compileSeconds},
+                   {"elapsed", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()}}},
+                 {"threads", threads},
+                 {"decisions_per_second", collectSeconds > 0 ? decisions / collectSeconds : 0.0},
+                 {"modules_per_second", collectSeconds > 0 ? collected.size() / collectSeconds : 0.0}};
+    metrics.update(training.toJson(state.klBeta));
+    if (!failures.empty()) {
+      json list = json::array();
+      for (const auto &[name, reason] : failures) list.push_back({{"module", name}, {"reason", reason}});
+      metrics["failures"] = list;
+    }
+    metricsFile << metrics.dump() << "\n" << std::flush;
+    state.iteration = iteration;
+    resumeDirectory.save(state, options.config, options.seed, baselines, policy, network, optimizer);
+    if (options.onMetrics) options.onMetrics(metrics);
+    summary.lastIteration = iteration;
+    summary.lastMetrics = std::move(metrics);
+  }
+  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return summary;
+}
+
+}  // namespace mlgo

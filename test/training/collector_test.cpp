@@ -1,0 +1,82 @@
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "mlgo/problems/problem.h"
+#include "mlgo/training/collector.h"
+#include "mlgo/vocab/vocab_files.h"
+#include "support/test_environment.h"
+
+using namespace mlgo;
+namespace fs = std::filesystem;
+
+TEST_CASE("collector: module samples are distinct, sorted and depend on seed and iteration only", "[training][rl]") {
+  const std::vector<size_t> sample = sampleModules(100, 10, 7, 3);
+  CHECK(sample.size() == 10);
+  CHECK(std::set<size_t>(sample.begin(), sample.end()).size() == 10);
+  CHECK(std::is_sorted(sample.begin(), sample.end()));
+  CHECK(sample.back() < 100);
+  CHECK(sampleModules(100, 10, 7, 3) == sample);
+  CHECK(sampleModules(100, 10, 7, 4) != sample);
+  CHECK(sampleModules(100, 10, 8, 3) != sample);
+  CHECK(sampleModules(5, 10, 7, 3) == std::vector<size_t>{0, 1, 2, 3, 4});
+  // Every module gets picked over many iterations.
+  std::set<size_t> seen;
+  for (uint64_t iteration = 1; iteration <= 100; ++iteration)
+    for (size_t index : sampleModules(20, 3, 1, iteration)) seen.insert(index);
+  CHECK(seen.size() == 20);
+}
+
+TEST_CASE("collector: stochastic compiles record what the policy sampled, the same at any thread count",
+          "[training][rl][determinism]") {
+  const test::TracedTestCorpus traced;
+  const Corpus &corpus = traced.corpus;
+  const Problem &problem = findProblem("inlining");
+  // An untrained network: close to a coin flip per decision.
+  FeaturePreprocessor pre(problem.featureNames(), readVocab(traced / "vocab", problem.featureNames()), {});
+  std::vector<DenseLayer> layers{{pre.outputCount(), 2, std::vector<float>(pre.outputCount() * 2, 0.01f), {0, 0}}};
+  const PolicyModel model("inlining", pre, layers, Activation::Relu);
+
+  CollectionPlan plan;
+  plan.modules = sampleModules(corpus.modules.size(), corpus.modules.size(), 5, 1);
+  plan.needsDefault.assign(plan.modules.size(), false);
+  plan.needsDefault[0] = true;
+  plan.seed = 5;
+  plan.iteration = 1;
+  DriverOptions one, two;
+  one.threads = 1;
+  two.threads = 2;
+  const auto first = collectTrajectories(CompilerDriver(one), corpus, problem, model, plan);
+  const auto second = collectTrajectories(CompilerDriver(two), corpus, problem, model, plan);
+  REQUIRE(first.size() == corpus.modules.size());
+  size_t decisions = 0, inlined = 0;
+  for (size_t i = 0; i < first.size(); ++i) {
+    INFO(corpus.modules[first[i].module].name);
+    REQUIRE(first[i].result.ok());
+    CHECK(first[i].defaultResult.has_value() == (i == 0));
+    CHECK(first[i].trajectory.actions == second[i].trajectory.actions);
+    CHECK(first[i].trajectory.features == second[i].trajectory.features);
+    CHECK(first[i].result.sizes.text == second[i].result.sizes.text);
+    const Trajectory &t = first[i].trajectory;
+    CHECK(t.features.size() == t.decisions() * problem.featureNames().size());
+    for (size_t d = 0; d < t.decisions(); ++d) {
+      float logits[2];
+      model.logits(t.features.data() + d * t.featureCount, logits);
+      CHECK(logits[0] == t.logits[2 * d]);
+      CHECK(logits[1] == t.logits[2 * d + 1]);
+      inlined += t.actions[d];
+    }
+    decisions += t.decisions();
+  }
+  // A near coin flip both inlines and declines.
+  CHECK(decisions > 20);
+  CHECK(inlined > 0);
+  CHECK(inlined < decisions);
+
+  // Another iteration samples other actions.
+  plan.iteration = 2;
+  const auto later = collectTrajectories(CompilerDriver(two), corpus, problem, model, plan);
+  bool anyDifferent = false;
+  for (size_t i = 0; i < later.size(); ++i) anyDifferent |= later[i].trajectory.actions != first[i].trajectory.actions;
+  CHECK(anyDifferent);
+}

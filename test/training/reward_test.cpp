@@ -1,0 +1,55 @@
+#include <catch2/catch.hpp>
+
+#include "mlgo/training/reward.h"
+
+using namespace mlgo;
+
+TEST_CASE("reward: ml-compiler-opt's formula", "[training][rl]") {
+  CHECK(sizeReward(90, 100) == Approx(1 - 90.01 / 100.01));
+  CHECK(sizeReward(100, 100) == 0.0);
+  CHECK(sizeReward(120, 100) < 0);
+  // delta keeps an empty module finite: 0 bytes against 0 bytes is no change.
+  CHECK(sizeReward(0, 0) == 0.0);
+  CHECK(sizeReward(10, 0) == Approx(1 - 10.01 / 0.01));
+}
+
+TEST_CASE("reward: moving-average baselines, hand-computed", "[training][rl]") {
+  RewardBaselines baselines(0.8, 0.01);
+  baselines.addDefault("m", 100);
+  auto first = baselines.observe("m", 90);
+  CHECK(first.training == Approx(1 - 90.01 / 100.01));
+  CHECK(first.vsDefault == Approx(1 - 90.01 / 100.01));
+  CHECK(baselines.at("m").movingAverage == Approx(98.0));  // 100 * 0.8 + 90 * 0.2
+  auto second = baselines.observe("m", 95);
+  CHECK(second.training == Approx(1 - 95.01 / 98.01));
+  CHECK(second.vsDefault == Approx(1 - 95.01 / 100.01));
+  CHECK(baselines.at("m").movingAverage == Approx(97.4));  // 98 * 0.8 + 95 * 0.2
+  CHECK(baselines.at("m").defaultSize == 100.0);
+
+  // Adding a known module again keeps its moving average.
+  baselines.addDefault("m", 50);
+  CHECK(baselines.at("m").movingAverage == Approx(97.4));
+  CHECK_THROWS(baselines.observe("unknown", 1));
+
+  // The JSON form round-trips exactly (resume depends on it).
+  baselines.addDefault("n", 1.0 / 3.0);
+  RewardBaselines loaded = RewardBaselines::fromJson(nlohmann::json::parse(baselines.toJson().dump()), 0.8, 0.01);
+  CHECK(loaded.at("m").movingAverage == baselines.at("m").movingAverage);
+  CHECK(loaded.at("n").defaultSize == baselines.at("n").defaultSize);
+  CHECK(loaded.size() == 2);
+}
+
+TEST_CASE("reward: distribution as numpy.percentile computes it", "[training][rl]") {
+  // numpy.percentile([0.1, ..., 1.0], [10, 25, 50, 75, 90]) = 0.19, 0.325, 0.55, 0.775, 0.91
+  std::vector<double> rewards;
+  for (int i = 10; i >= 1; --i) rewards.push_back(i / 10.0);
+  RewardDistribution d = summarizeRewards(rewards);
+  CHECK(d.count == 10);
+  CHECK(d.mean == Approx(0.55));
+  CHECK(d.p10 == Approx(0.19));
+  CHECK(d.p25 == Approx(0.325));
+  CHECK(d.p50 == Approx(0.55));
+  CHECK(d.p75 == Approx(0.775));
+  CHECK(d.p90 == Approx(0.91));
+  CHECK(summarizeRewards({}).count == 0);
+}
