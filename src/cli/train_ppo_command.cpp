@@ -17,6 +17,7 @@ namespace {
 
 struct TrainPPOFlags {
   std::string corpus, vocab, warmstart, baselines, output, config;
+  std::string problem = "inlining";
   std::vector<std::string> sets;
   uint64_t seed = 0;
   bool resume = false;
@@ -57,6 +58,7 @@ int runTrainPPO(const TrainPPOFlags &flags) {
   if (!flags.warmstart.empty()) options.warmstart = flags.warmstart;
   if (!flags.baselines.empty()) options.baselines = flags.baselines;
   options.output = flags.output;
+  options.problem = flags.problem;
   options.seed = flags.seed;
   options.resume = flags.resume;
   options.driver = toDriverOptions(flags.driver);
@@ -92,6 +94,7 @@ void addTrainPPOCommand(CLI::App &root, CommandRunner &runner) {
   command->add_option("--baselines", flags->baselines,
                       "Default trace directory or baselines.json with the -Oz sizes (missing ones are compiled)");
   command->add_option("--config", flags->config, "JSON config (default: ml-compiler-opt's PPO settings)");
+  command->add_option("--problem", flags->problem, "Optimization problem")->capture_default_str();
   command->add_option("--set", flags->sets, "Override a config key: --set num_policy_iterations=50 (repeatable)");
   command->add_option("--seed", flags->seed, "Seed of initialization, module sampling, actions and batches")
       ->capture_default_str();

@@ -74,7 +74,7 @@ struct Settings {
   Activation activation;
   int64_t policyIterations, modulesPerIteration, gradientSteps, batchSize, sequenceLength, checkpointEvery;
   int64_t maxBadIterations;
-  double learningRate, adamEpsilon, decay, delta, maxFailedShare;
+  double learningRate, adamEpsilon, decay, delta, maxFailedShare, initialKlBeta;
   bool normalizeAdvantages;
   SizeMetric metric;
   PPOHyperparameters hyper;
@@ -94,6 +94,7 @@ struct Settings {
     decay = config.at("moving_average_decay_rate").get<double>();
     delta = config.at("reward_delta").get<double>();
     maxFailedShare = config.at("max_failed_share").get<double>();
+    initialKlBeta = config.at("initial_adaptive_kl_beta").get<double>();
     normalizeAdvantages = config.at("normalize_advantages").get<bool>();
     const auto metricName = config.at("reward_metric").get<std::string>();
     const auto parsed = parseSizeMetric(metricName);
@@ -123,6 +124,7 @@ struct Settings {
     if (!(decay >= 0 && decay < 1)) throw UsageError("moving_average_decay_rate must be in [0, 1)");
     if (!(delta > 0)) throw UsageError("reward_delta must be positive");
     if (!(maxFailedShare >= 0 && maxFailedShare <= 1)) throw UsageError("max_failed_share must be in [0, 1]");
+    if (!(initialKlBeta >= 0)) throw UsageError("initial_adaptive_kl_beta must not be negative");
     if (!(hyper.importanceRatioClipping > 0 && hyper.importanceRatioClipping < 1))
       throw UsageError("importance_ratio_clipping must be in (0, 1)");
     if (hyper.entropyRegularization < 0 || hyper.policyL2 < 0 || hyper.klCutoffCoefficient < 0 ||
@@ -337,7 +339,7 @@ PPOSummary trainPPO(const PPOOptions &options) {
                                torch::optim::AdamOptions(settings.learningRate).eps(settings.adamEpsilon));
   RewardBaselines baselines(settings.decay, settings.delta);
   ResumeState state;
-  state.klBeta = options.config.at("initial_adaptive_kl_beta").get<double>();
+  state.klBeta = settings.initialKlBeta;
 
   if (resuming) {
     const json saved = resumeDirectory.loadState();
@@ -447,6 +449,7 @@ PPOSummary trainPPO(const PPOOptions &options) {
       vsDefault.push_back(reward.vsDefault);
       decisions += module.trajectory.decisions();
     }
+    // A module whose default compile failed has no baseline: drop its decisions too.
     for (CollectedModule &module : collected)
       if (!module.result.ok()) module.trajectory.clear();
 
