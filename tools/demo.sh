@@ -50,10 +50,12 @@ step "mlgo eval --policy"
 timed "$mlgo" eval --corpus "$out/corpus" --policy "$out/warmstart" --json "$out/eval-bc.json" --threads "$threads" \
   > "$out/eval-bc.txt" || [ $? -eq 4 ]
 
+# The demo project has about 125 decisions: 100 gradient steps per iteration are plenty.
 step "mlgo train-ppo (demo budget: MLGO_PPO_ITERATIONS, default 30; a re-run resumes)"
 timed "$mlgo" train-ppo --corpus "$out/corpus" --vocab "$out/vocab" --warmstart "$out/warmstart" \
   --baselines "$out/trace" --config "$root/configs/inlining/ppo-demo.json" --output "$out/ppo" --resume \
-  --set num_policy_iterations="${MLGO_PPO_ITERATIONS:-30}" --set num_modules=7 --threads "$threads"
+  --set num_policy_iterations="${MLGO_PPO_ITERATIONS:-30}" --set num_modules=7 --set num_iterations=100 \
+  --threads "$threads"
 step "mlgo eval --policy (PPO)"
 timed "$mlgo" eval --corpus "$out/corpus" --policy "$out/ppo/policy" --json "$out/eval-ppo.json" --threads "$threads" \
   > "$out/eval-ppo.txt" || [ $? -eq 4 ]
