@@ -47,8 +47,9 @@ void logIteration(const nlohmann::json &m, int64_t total) {
 int runTrainPPO(const TrainPPOFlags &flags) {
   const ConfigSchema schema = ppoSchema();
   PPOOptions options;
-  options.config = schema.resolve(flags.config.empty() ? std::nullopt : std::optional<std::filesystem::path>(flags.config),
-                                  flags.sets);
+  const auto configFile =
+      flags.config.empty() ? std::nullopt : std::optional<std::filesystem::path>(flags.config);
+  options.config = schema.resolve(configFile, flags.sets);
   if (flags.printConfig) {
     std::printf("%s\n", options.config.dump(2).c_str());
     return exit_code::kSuccess;

@@ -11,7 +11,8 @@ PPOLossTerms ppoLoss(const torch::Tensor &newLogits, const torch::Tensor &oldLog
   const torch::Tensor newLogProbs = torch::log_softmax(newLogits, 1);
   const torch::Tensor oldLogProbs = torch::log_softmax(oldLogits, 1).detach();
   const torch::Tensor index = actions.to(torch::kInt64).unsqueeze(1);
-  const torch::Tensor ratio = torch::exp(newLogProbs.gather(1, index).squeeze(1) - oldLogProbs.gather(1, index).squeeze(1));
+  const torch::Tensor ratio =
+      torch::exp(newLogProbs.gather(1, index).squeeze(1) - oldLogProbs.gather(1, index).squeeze(1));
   const torch::Tensor clippedRatio =
       torch::clamp(ratio, 1 - hyper.importanceRatioClipping, 1 + hyper.importanceRatioClipping);
   const torch::Tensor advantage = advantages.detach();

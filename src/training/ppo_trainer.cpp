@@ -309,22 +309,25 @@ PPOSummary trainPPO(const PPOOptions &options) {
                      "or choose another --output");
   const bool resuming = options.resume && resumeDirectory.exists();
 
-  // The network's input: the warm start's preprocessing, else the config's.
+  // The network's input: the resumed run's or the warm start's
+  // preprocessing, else the config's.
   FeaturePreprocessor preprocessor;
-  std::optional<PolicyModel> warmstart;
+  std::optional<PolicyModel> startingPolicy;
   if (resuming) {
-    warmstart = PolicyModel::load(resumeDirectory.directory() / "policy", problem.name(), problem.featureNames());
+    startingPolicy =
+        PolicyModel::load(resumeDirectory.directory() / "policy", problem.name(), problem.featureNames());
   } else if (options.warmstart) {
-    warmstart = PolicyModel::load(*options.warmstart, problem.name(), problem.featureNames());
+    startingPolicy = PolicyModel::load(*options.warmstart, problem.name(), problem.featureNames());
   }
-  if (warmstart) {
-    warmstart->checkVocab(options.vocab);
+  if (startingPolicy) {
+    startingPolicy->checkVocab(options.vocab);
     std::vector<size_t> expected(settings.hidden.begin(), settings.hidden.end());
-    if (warmstart->hiddenSizes() != expected || warmstart->activation() != settings.activation)
-      throw UsageError("the warm start's network (hidden_layers and activation) differs from the config's: " +
-                       json(warmstart->hiddenSizes()).dump() + " " + activationName(warmstart->activation()) +
-                       " vs " + json(settings.hidden).dump() + " " + activationName(settings.activation));
-    preprocessor = warmstart->preprocessor();
+    if (startingPolicy->hiddenSizes() != expected || startingPolicy->activation() != settings.activation)
+      throw UsageError("the starting policy's network (hidden_layers and activation) differs from the config's: " +
+                       json(startingPolicy->hiddenSizes()).dump() + " " +
+                       activationName(startingPolicy->activation()) + " vs " + json(settings.hidden).dump() + " " +
+                       activationName(settings.activation));
+    preprocessor = startingPolicy->preprocessor();
   } else {
     PreprocessingConfig preprocessing;
     preprocessing.withSqrt = options.config.at("with_sqrt").get<bool>();
@@ -361,8 +364,8 @@ PPOSummary trainPPO(const PPOOptions &options) {
     torch::load(network, (resumeDirectory.directory() / "network.pt").string());
     torch::load(optimizer, (resumeDirectory.directory() / "optimizer.pt").string());
   } else {
-    if (warmstart) {
-      loadWeights(network, *warmstart);
+    if (startingPolicy) {
+      loadWeights(network, *startingPolicy);
       const double temperature = options.config.at("warmstart_temperature").get<double>();
       if (!(temperature > 0)) throw UsageError("warmstart_temperature must be positive");
       // Scaling the last layer scales the logits: argmax stays, entropy grows.

@@ -191,7 +191,8 @@ TEST_CASE("train-ppo: bad inputs name the file", "[training][rl][errors]") {
   CHECK_THAT(messageOf<InputError>([&] { trainPPO(noWarmstart); }), Contains("missing-policy"));
   PPOOptions otherMetric = traced.options("c", {"reward_metric=text+data"});
   CHECK_THAT(messageOf<InputError>([&] { trainPPO(otherMetric); }), Contains("baselines.json"));
-  CHECK_THAT(messageOf<UsageError>([&] { trainPPO(traced.options("d", {"reward_metric=bss"})); }), Contains("reward_metric"));
+  CHECK_THAT(messageOf<UsageError>([&] { trainPPO(traced.options("d", {"reward_metric=bss"})); }),
+             Contains("reward_metric"));
   CHECK_THAT(messageOf<UsageError>([&] { trainPPO(traced.options("e", {"num_modules=0"})); }), Contains("num_modules"));
   CHECK_THROWS_AS(ppoSchema().resolve(std::nullopt, {"no_such_key=1"}), UsageError);
 }
@@ -225,7 +226,8 @@ TEST_CASE("train-ppo: failed modules are skipped and counted; many in a row stop
   }
 
   PPOOptions strict =
-      traced.options("strict", {"num_modules=7", "num_policy_iterations=5", "max_failed_share=0.1", "max_bad_iterations=2"});
+      traced.options("strict", {"num_modules=7", "num_policy_iterations=5", "max_failed_share=0.1",
+                                "max_bad_iterations=2"});
   strict.driver.faults.crashModule = "helpers.o";
   CHECK_THAT(messageOf<RunStopped>([&] { trainPPO(strict); }), Contains("helpers.o") && Contains("--resume"));
   // Iteration 1 finished and is resumable; iteration 2 stopped the run.
@@ -245,7 +247,8 @@ TEST_CASE("train-ppo: warm start from a BC policy of the same shape", "[training
 
   // With a negligible learning rate the result is the warm start, its logits
   // divided by the temperature.
-  PPOOptions options = traced.options("ppo", {"num_policy_iterations=1", "learning_rate=1e-30", "warmstart_temperature=4"});
+  PPOOptions options =
+      traced.options("ppo", {"num_policy_iterations=1", "learning_rate=1e-30", "warmstart_temperature=4"});
   options.warmstart = traced / "bc";
   trainPPO(options);
   const PolicyModel trained = loadPolicy(traced / "ppo/policy");
