@@ -404,6 +404,9 @@ PPOSummary trainPPO(const PPOOptions &options) {
   PPOSummary summary;
   summary.firstIteration = state.iteration + 1;
   summary.lastIteration = state.iteration;
+  // The policy that collects the next iteration: the one the last finished
+  // iteration trained (or the start).
+  PolicyModel policy = currentPolicy(state.iteration);
   for (int64_t iteration = state.iteration + 1; iteration <= settings.policyIterations; ++iteration) {
     // Collect.
     const auto collectStart = std::chrono::steady_clock::now();
@@ -413,9 +416,8 @@ PPOSummary trainPPO(const PPOOptions &options) {
     plan.modules = sampleModules(corpus.modules.size(), static_cast<size_t>(settings.modulesPerIteration),
                                  options.seed, plan.iteration);
     for (size_t index : plan.modules) plan.needsDefault.push_back(!baselines.has(corpus.modules[index].name));
-    const PolicyModel collectingPolicy = currentPolicy(iteration - 1);
     std::vector<CollectedModule> collected =
-        collectTrajectories(driver, corpus, problem, collectingPolicy, plan, options.onCollectProgress);
+        collectTrajectories(driver, corpus, problem, policy, plan, options.onCollectProgress);
     const double collectSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - collectStart).count();
 
@@ -435,7 +437,9 @@ PPOSummary trainPPO(const PPOOptions &options) {
           failures.emplace_back(name, std::string("default heuristic: ") +
                                           failureKindName(module.defaultResult->failure) + ": " +
                                           module.defaultResult->message);
+          // Without a baseline its decisions cannot be rewarded.
           module.result.failure = module.defaultResult->failure;
+          module.trajectory.clear();
           continue;
         }
       }
@@ -452,10 +456,6 @@ PPOSummary trainPPO(const PPOOptions &options) {
       vsDefault.push_back(reward.vsDefault);
       decisions += module.trajectory.decisions();
     }
-    // A module whose default compile failed has no baseline: drop its decisions too.
-    for (CollectedModule &module : collected)
-      if (!module.result.ok()) module.trajectory.clear();
-
     const double failedShare = double(failures.size()) / double(collected.size());
     state.badIterationsInARow = failedShare > settings.maxFailedShare ? state.badIterationsInARow + 1 : 0;
     if (state.badIterationsInARow >= settings.maxBadIterations)
@@ -499,7 +499,7 @@ PPOSummary trainPPO(const PPOOptions &options) {
     const double trainSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - trainStart).count();
 
     // Outputs: the policy, a checkpoint, the metrics record, then the state.
-    const PolicyModel policy = currentPolicy(iteration);
+    policy = currentPolicy(iteration);
     policy.save(options.output / "policy");
     if (settings.checkpointEvery > 0 && iteration % settings.checkpointEvery == 0)
       policy.save(options.output / "checkpoints" / ("iteration-" + std::to_string(iteration)));
