@@ -3,6 +3,7 @@
 # and runs the pipeline stages that exist so far on it:
 #   extract-ir -> eval (default, never, always inlining) -> default-trace -> gen-vocab
 #   -> train-bc (a short run) -> eval --policy -> train-ppo (a short run) -> eval --policy
+#   -> export (llvm-aot, torchscript) -> serve (a stock clang-19 compiles with the policy)
 #
 # Corpus: the small built-in demo project (C and C++ sources under test/data,
 # compiled here with clang-19 -Oz -Xclang -fembed-bitcode=all). The real-code
@@ -60,6 +61,19 @@ step "mlgo eval --policy (PPO)"
 timed "$mlgo" eval --corpus "$out/corpus" --policy "$out/ppo/policy" --json "$out/eval-ppo.json" --threads "$threads" \
   > "$out/eval-ppo.txt" || [ $? -eq 4 ]
 
+step "mlgo export (llvm-aot and torchscript)"
+timed "$mlgo" export --policy "$out/ppo/policy" --format llvm-aot --output "$out/InlinerSizeModel" --force
+timed "$mlgo" export --policy "$out/ppo/policy" --format torchscript --output "$out/policy.pt" --force
+
+step "mlgo serve: the Debian clang-19 compiles helpers.c with the PPO policy"
+channel="$out/serve-channel"
+"$mlgo" serve --policy "$out/ppo/policy" --channel "$channel" --max-sessions 1 > "$out/serve.txt" &
+server=$!
+while [ ! -p "$channel.out" ]; do sleep 0.1; done
+clang-19 -Oz -c "$root/test/data/helpers.c" -o "$out/helpers-served.o" \
+  -mllvm -enable-ml-inliner=release -mllvm -inliner-interactive-channel-base="$channel"
+wait "$server"
+
 step "results"
 tail -n 3 "$out/eval-never.txt"
 tail -n 3 "$out/eval-always.txt"
@@ -67,4 +81,5 @@ grep '^fidelity' "$out/eval-default.txt" | head -n 5
 "$mlgo" trace-info "$out/trace" | head -n 1
 tail -n 3 "$out/eval-bc.txt"
 tail -n 3 "$out/eval-ppo.txt"
-echo "outputs in $out: corpus/, eval-*.json, trace/, vocab/, warmstart/, ppo/" >&2
+cat "$out/serve.txt"
+echo "outputs in $out: corpus/, eval-*.json, trace/, vocab/, warmstart/, ppo/, InlinerSizeModel/, policy.pt" >&2

@@ -17,5 +17,7 @@ void addTraceInfoCommand(CLI::App &root, CommandRunner &runner);
 void addGenVocabCommand(CLI::App &root, CommandRunner &runner);
 void addTrainBCCommand(CLI::App &root, CommandRunner &runner);
 void addTrainPPOCommand(CLI::App &root, CommandRunner &runner);
+void addExportCommand(CLI::App &root, CommandRunner &runner);
+void addServeCommand(CLI::App &root, CommandRunner &runner);
 
 }  // namespace mlgo::cli

@@ -32,6 +32,8 @@ int main(int argc, char **argv) {
   mlgo::cli::addGenVocabCommand(app, runner);
   mlgo::cli::addTrainBCCommand(app, runner);
   mlgo::cli::addTrainPPOCommand(app, runner);
+  mlgo::cli::addExportCommand(app, runner);
+  mlgo::cli::addServeCommand(app, runner);
 
   try {
     app.parse(argc, argv);

@@ -21,7 +21,8 @@ std::string findClang(const std::string &requested) {
 }
 
 CompileResult compileWithClangSubprocess(const std::string &clang, const CorpusModule &module,
-                                         const fs::path &scratchDirectory, std::chrono::milliseconds timeout) {
+                                         const fs::path &scratchDirectory, std::chrono::milliseconds timeout,
+                                         const std::vector<std::string> &extraArguments) {
   static std::atomic<unsigned> counter{0};
   CompileResult result;
   const auto start = std::chrono::steady_clock::now();
@@ -29,6 +30,7 @@ CompileResult compileWithClangSubprocess(const std::string &clang, const CorpusM
   std::vector<std::string> args{clang, "-cc1"};
   for (std::string &arg : argumentsForBitcode(module.commandLine, module.bitcodePath.string()))
     args.push_back(std::move(arg));
+  args.insert(args.end(), extraArguments.begin(), extraArguments.end());
   args.insert(args.end(), {"-o", object.string()});
   const ProcessOutcome outcome = runProcess(args, timeout);
   if (!outcome.succeeded()) {

@@ -92,6 +92,28 @@ bool PolicyModel::decide(const int64_t *features) const {
   return out[1] > out[0];
 }
 
+json PolicyModel::metadata() const {
+  const PreprocessingConfig &config = preprocessor_.config();
+  return json{{"format", kFormat},
+              {"version", kVersion},
+              {"problem", problem_},
+              {"feature_names", preprocessor_.featureNames()},
+              {"vocab_fingerprint", vocabFingerprint()},
+              {"preprocessing",
+               {{"with_sqrt", config.withSqrt},
+                {"with_z_score", config.withZScore},
+                {"passthrough", config.passthrough},
+                {"z_score_means", preprocessor_.zScoreMeans()},
+                {"z_score_stddevs", preprocessor_.zScoreStddevs()}}},
+              {"network",
+               {{"inputs", preprocessor_.outputCount()},
+                {"hidden_layers", hiddenSizes()},
+                {"activation", activationName(activation_)},
+                {"outputs", 2}}},
+              {"training", training},
+              {"mlgo_version", MLGO_VERSION}};
+}
+
 void PolicyModel::save(const fs::path &directory) const {
   const fs::path partial = fs::path(directory.string() + ".partial");
   fs::remove_all(partial);
@@ -102,26 +124,7 @@ void PolicyModel::save(const fs::path &directory) const {
     layers.push_back({{"inputs", layer.inputs}, {"outputs", layer.outputs}, {"weights", layer.weights},
                       {"bias", layer.bias}});
   writeFileAtomically(partial / kWeightsFile, json{{"layers", layers}}.dump() + "\n");
-  const PreprocessingConfig &config = preprocessor_.config();
-  json metadata{{"format", kFormat},
-                {"version", kVersion},
-                {"problem", problem_},
-                {"feature_names", preprocessor_.featureNames()},
-                {"vocab_fingerprint", vocabFingerprint()},
-                {"preprocessing",
-                 {{"with_sqrt", config.withSqrt},
-                  {"with_z_score", config.withZScore},
-                  {"passthrough", config.passthrough},
-                  {"z_score_means", preprocessor_.zScoreMeans()},
-                  {"z_score_stddevs", preprocessor_.zScoreStddevs()}}},
-                {"network",
-                 {{"inputs", preprocessor_.outputCount()},
-                  {"hidden_layers", hiddenSizes()},
-                  {"activation", activationName(activation_)},
-                  {"outputs", 2}}},
-                {"training", training},
-                {"mlgo_version", MLGO_VERSION}};
-  writeFileAtomically(partial / kMetadataFile, metadata.dump(2) + "\n");
+  writeFileAtomically(partial / kMetadataFile, metadata().dump(2) + "\n");
   // Replace the old directory only once the new one is complete.
   replaceDirectory(partial, directory);
 }

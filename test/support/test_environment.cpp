@@ -1,11 +1,17 @@
 #include "support/test_environment.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <random>
+
 #include <unistd.h>
 
 #include "mlgo/corpus/extract_ir.h"
+#include "mlgo/problems/inlining/inlining_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/trace/default_trace.h"
+#include "mlgo/trace/trace_reader.h"
 #include "mlgo/vocab/gen_vocab.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/subprocess.h"
@@ -74,6 +80,62 @@ CommandOutcome runProgram(const std::string &program, const std::vector<std::str
   outcome.out = readFile(out);
   outcome.err = process.started ? process.stderrText : process.error;
   return outcome;
+}
+
+PolicyModel randomInliningPolicy(const TracedTestCorpus &traced, unsigned seed, bool everyPreprocessing) {
+  const std::vector<std::string> &names = inlining::featureNames();
+  PreprocessingConfig config;
+  if (everyPreprocessing) {
+    config.withSqrt = true;
+    config.withZScore = true;
+    config.passthrough = {"callsite_height"};
+  }
+  FeaturePreprocessor preprocessor = preprocessorFromVocab(names, traced / "vocab", config);
+  if (everyPreprocessing) {
+    std::vector<double> means, stddevs;
+    for (size_t f = 0; f < names.size(); ++f) {
+      means.push_back(0.5 * double(f));
+      stddevs.push_back(1.0 + double(f % 7));
+    }
+    preprocessor.setZScoreStatistics(means, stddevs);
+  }
+  std::mt19937 random(seed);
+  std::vector<DenseLayer> layers;
+  size_t inputs = preprocessor.outputCount();
+  for (size_t outputs : {40, 40, 20, 2}) {
+    std::normal_distribution<float> weight(0.0f, 1.5f / std::sqrt(float(inputs)));
+    DenseLayer layer{inputs, outputs, {}, {}};
+    for (size_t i = 0; i < inputs * outputs; ++i) layer.weights.push_back(weight(random));
+    for (size_t o = 0; o < outputs; ++o) layer.bias.push_back(weight(random));
+    layers.push_back(std::move(layer));
+    inputs = outputs;
+  }
+  // Logit 1 minus logit 0 on every traced call site. Bias 1 moves to the
+  // middle of the widest gap between margins in their middle third: about
+  // half the decisions inline, and none is a near tie (exporters that sum in
+  // another order than mlgo would flip those).
+  const PolicyModel uncalibrated("inlining", preprocessor, layers, Activation::Relu);
+  std::vector<float> margins;
+  trace::TraceReader(traced / "trace").forEachModule([&](const trace::ModuleTrace &module) {
+    for (size_t d = 0; d < module.decisions(); ++d) {
+      float logits[2];
+      uncalibrated.logits(module.featuresOf(d), logits);
+      margins.push_back(logits[1] - logits[0]);
+    }
+  });
+  std::sort(margins.begin(), margins.end());
+  size_t widest = margins.size() / 3;
+  for (size_t i = margins.size() / 3; i + 1 < 2 * margins.size() / 3; ++i)
+    if (margins[i + 1] - margins[i] > margins[widest + 1] - margins[widest]) widest = i;
+  layers.back().bias[1] -= (margins[widest] + margins[widest + 1]) / 2;
+  return PolicyModel("inlining", std::move(preprocessor), std::move(layers), Activation::Relu);
+}
+
+bool RecordingPolicy::decide(const inlining::DecisionInput &input) const {
+  const bool inlined = inner_->decide(input);
+  decisions.push_back(inlined);
+  features.insert(features.end(), input.features, input.features + inlining::featureCount());
+  return inlined;
 }
 
 TracedTestCorpus::TracedTestCorpus() {

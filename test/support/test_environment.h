@@ -3,10 +3,13 @@
 // clang-19, a corpus extracted from it, scratch directories, and a way to run
 // the real mlgo binary.
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "mlgo/corpus/corpus.h"
+#include "mlgo/policy/policy_model.h"
+#include "mlgo/problems/inlining/inlining_policy.h"
 
 namespace mlgo::test {
 
@@ -42,6 +45,27 @@ struct TracedTestCorpus {
   TracedTestCorpus();
   std::filesystem::path operator/(const std::string &name) const { return scratch / name; }
 };
+
+/// Passes decisions through to another policy and records each (features and
+/// decision) in order: compare two ways of deciding with one compile thread.
+class RecordingPolicy final : public inlining::Policy {
+ public:
+  explicit RecordingPolicy(std::shared_ptr<const inlining::Policy> inner) : inner_(std::move(inner)) {}
+  bool decide(const inlining::DecisionInput &input) const override;
+  mutable std::vector<bool> decisions;
+  mutable std::vector<int64_t> features;  ///< decision-major
+
+ private:
+  std::shared_ptr<const inlining::Policy> inner_;
+};
+
+/// An inlining policy over the traced corpus's vocab with random weights
+/// (seeded), its last bias set so that it inlines about half of the traced
+/// call sites: unlike any fixed rule, and not all one way. With
+/// `everyPreprocessing`, it also uses sqrt and z-score inputs (statistics made
+/// up) and passes one feature through raw, so exporters meet every kind of
+/// input.
+PolicyModel randomInliningPolicy(const TracedTestCorpus &traced, unsigned seed, bool everyPreprocessing = false);
 
 /// Writes a module into a corpus directory (bitcode and command line).
 void writeModule(const std::filesystem::path &corpus, const std::string &name, const std::string &bitcode,

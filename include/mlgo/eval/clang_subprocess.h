@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "mlgo/corpus/corpus.h"
 #include "mlgo/driver/compile_result.h"
@@ -17,9 +18,11 @@ namespace mlgo {
 std::string findClang(const std::string &requested);
 
 /// Compiles `module` with a clang subprocess, writing the object into
-/// `scratchDirectory` (removed again afterwards).
+/// `scratchDirectory` (removed again afterwards). `extraArguments` go after
+/// the recorded ones (e.g. -mllvm flags of LLVM's interactive mode).
 CompileResult compileWithClangSubprocess(const std::string &clang, const CorpusModule &module,
                                          const std::filesystem::path &scratchDirectory,
-                                         std::chrono::milliseconds timeout);
+                                         std::chrono::milliseconds timeout,
+                                         const std::vector<std::string> &extraArguments = {});
 
 }  // namespace mlgo

@@ -54,6 +54,8 @@ class PolicyModel {
   /// Free-form record of how the policy was made (trainer, data, config, seed).
   nlohmann::json training = nlohmann::json::object();
 
+  /// The content of policy.json.
+  nlohmann::json metadata() const;
   /// Writes the directory atomically: into DIR.partial, then renamed over DIR.
   void save(const std::filesystem::path &directory) const;
   /// Loads and checks a policy directory against the compiler's feature set.

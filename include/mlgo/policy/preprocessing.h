@@ -41,6 +41,17 @@ class FeaturePreprocessor {
   const std::vector<double> &zScoreMeans() const { return means_; }
   const std::vector<double> &zScoreStddevs() const { return stddevs_; }
 
+  /// A feature's boundaries without repeats and, for each, how many
+  /// boundaries are <= it: vocabs repeat values a lot (a constant feature has
+  /// 1000 equal boundaries), so the search per decision gets much shorter.
+  /// Empty for a pass-through feature. Exporters compile these tables in.
+  struct Buckets {
+    std::vector<double> distinct;
+    std::vector<float> rankOf;  ///< boundaries <= distinct[k], over their count
+  };
+  const Buckets &buckets(size_t feature) const { return buckets_[feature]; }
+  bool isPassthrough(size_t feature) const { return buckets_[feature].distinct.empty(); }
+
   /// Writes outputCount() floats.
   void transform(const int64_t *features, float *out) const;
 
@@ -53,15 +64,7 @@ class FeaturePreprocessor {
   std::vector<std::string> featureNames_;
   std::map<std::string, std::vector<double>> vocab_;
   PreprocessingConfig config_;
-  /// Per feature, in order, its boundaries without repeats and, for each, how
-  /// many boundaries are <= it: vocabs repeat values a lot (a constant feature
-  /// has 1000 equal boundaries), so the search per decision gets much shorter.
-  /// Empty for a pass-through feature.
-  struct Buckets {
-    std::vector<double> distinct;
-    std::vector<float> rankOf;  ///< boundaries <= distinct[k], over their count
-  };
-  std::vector<Buckets> buckets_;
+  std::vector<Buckets> buckets_;  ///< per feature, in order
   std::vector<double> means_, stddevs_;
   size_t outputCount_ = 0;
 };

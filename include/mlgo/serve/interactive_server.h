@@ -1,0 +1,62 @@
+#pragma once
+// `mlgo serve`: the host side of LLVM 19's interactive model runner for the
+// inliner. A stock clang-19 run with
+//   -mllvm -enable-ml-inliner=release -mllvm -inliner-interactive-channel-base=BASE
+// opens BASE.in for reading and BASE.out for writing (named pipes), sends a
+// training-log header and one observation per call site (training_log.h), and
+// reads each decision back as the advice tensor's bytes.
+//
+// One channel carries one compilation at a time: the server answers one
+// compiler until it closes the channel, then waits for the next one (a
+// session each). Once a compiler is connected the server puts fresh pipes
+// under the channel's names, so a compiler that starts meanwhile waits for
+// the next session instead of mixing its messages into this one. Builds that
+// compile in parallel give each job its own channel (and server).
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "mlgo/problems/inlining/inlining_policy.h"
+
+namespace mlgo::serve {
+
+struct SessionReport {
+  size_t index = 0;          ///< 0, 1, ... in the order compilers connected
+  std::string context;       ///< the last context name the compiler sent
+  uint64_t decisions = 0;
+  uint64_t inlined = 0;
+  /// Empty when the compiler closed the channel between two observations (it
+  /// finished); otherwise what went wrong (e.g. it died mid-observation).
+  std::string problem;
+};
+
+struct ServeOptions {
+  std::filesystem::path channelBase;  ///< BASE: the pipes are BASE.in and BASE.out
+  size_t maxSessions = 0;             ///< stop after this many; 0: until stopped
+  /// When set, every session's decisions are written there as an mlgo trace
+  /// (one module record per session; sizes are unknown to the server).
+  std::optional<std::filesystem::path> traceDirectory;
+  /// Polled when a blocking call is interrupted (EINTR): a signal handler sets
+  /// it to end the server cleanly.
+  const std::atomic<bool> *stop = nullptr;
+  std::function<void(const SessionReport &)> onSession;
+};
+
+struct ServeSummary {
+  size_t sessions = 0;
+  size_t incompleteSessions = 0;
+  uint64_t decisions = 0;
+};
+
+/// Serves `policy` on the channel until maxSessions or *stop. Creates missing
+/// pipes (and removes the ones it created when it returns).
+/// Throws UsageError when the channel cannot be created or is not made of
+/// named pipes, InputError when a compiler sends a malformed header or a
+/// feature set that is not LLVM 19's inlining features.
+ServeSummary serveInlining(const inlining::Policy &policy, const ServeOptions &options);
+
+}  // namespace mlgo::serve

@@ -1,0 +1,84 @@
+// mlgo serve: answers a stock clang's inlining questions with a policy, over
+// LLVM's interactive model runner channel.
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <memory>
+
+#include <spdlog/spdlog.h>
+
+#include "commands.h"
+#include "mlgo/policy/neural_policy.h"
+#include "mlgo/problems/problem.h"
+#include "mlgo/serve/interactive_server.h"
+#include "mlgo/support/exit_codes.h"
+
+namespace mlgo::cli {
+
+namespace {
+
+struct ServeFlags {
+  std::string policy;
+  std::string channel;
+  std::string log;
+  size_t maxSessions = 0;
+};
+
+std::atomic<bool> stopServing{false};
+
+void requestStop(int) { stopServing.store(true); }
+
+/// SIGINT and SIGTERM end the server after the current call returns: no
+/// SA_RESTART, so a blocked open() or read() returns EINTR and the server
+/// checks the flag, then writes its trace and removes the pipes it made.
+void installStopHandlers() {
+  struct sigaction action {};
+  action.sa_handler = requestStop;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = 0;
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+int runServe(const ServeFlags &flags) {
+  const Problem &problem = findProblem("inlining");
+  auto model = std::make_shared<const PolicyModel>(
+      PolicyModel::load(flags.policy, problem.name(), problem.featureNames()));
+  NeuralInliningPolicy policy(model);
+  serve::ServeOptions options;
+  options.channelBase = flags.channel;
+  options.maxSessions = flags.maxSessions;
+  if (!flags.log.empty()) options.traceDirectory = flags.log;
+  options.stop = &stopServing;
+  options.onSession = [](const serve::SessionReport &session) {
+    if (session.problem.empty())
+      spdlog::info("compilation {}: {} decisions, {} inlined", session.index, session.decisions, session.inlined);
+    else
+      spdlog::warn("compilation {}: {} decisions, then {}", session.index, session.decisions, session.problem);
+  };
+  installStopHandlers();
+  spdlog::info("serving {} on {}.in / {}.out", flags.policy, flags.channel, flags.channel);
+  const serve::ServeSummary summary = serve::serveInlining(policy, options);
+  std::printf("served %zu compilations (%zu incomplete), %llu decisions\n", summary.sessions,
+              summary.incompleteSessions, (unsigned long long)summary.decisions);
+  return exit_code::kSuccess;
+}
+
+}  // namespace
+
+void addServeCommand(CLI::App &root, CommandRunner &runner) {
+  auto flags = std::make_shared<ServeFlags>();
+  CLI::App *command = root.add_subcommand(
+      "serve", "Answer a stock clang's inlining decisions with a policy (LLVM's interactive channel)");
+  command->add_option("--policy", flags->policy, "Policy directory")->required();
+  command->add_option("--channel", flags->channel,
+                      "Channel base BASE: named pipes BASE.in and BASE.out, created when missing; pass the same "
+                      "BASE to clang with -mllvm -inliner-interactive-channel-base=BASE")
+      ->required();
+  command->add_option("--log", flags->log, "Write every decision served to this trace directory");
+  command->add_option("--max-sessions", flags->maxSessions, "Stop after this many compilations (0: until SIGINT)")
+      ->capture_default_str();
+  command->callback([flags, &runner] { runner = [flags] { return runServe(*flags); }; });
+}
+
+}  // namespace mlgo::cli

@@ -1,0 +1,382 @@
+#include "mlgo/serve/interactive_server.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <vector>
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "mlgo/serve/training_log.h"
+#include "mlgo/support/errors.h"
+#include "mlgo/trace/trace_format.h"
+#include "mlgo/trace/trace_writer.h"
+
+namespace mlgo::serve {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+/// Thrown out of a blocking call when options.stop is set.
+struct Interrupted {};
+
+bool stopRequested(const ServeOptions &options) { return options.stop && options.stop->load(); }
+
+/// A pipe end the server holds; closed when it goes out of scope.
+class Descriptor {
+ public:
+  explicit Descriptor(int fd = -1) : fd_(fd) {}
+  Descriptor(const Descriptor &) = delete;
+  Descriptor &operator=(const Descriptor &) = delete;
+  ~Descriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+/// Opening a pipe blocks until the other side opens it too.
+int openPipe(const fs::path &path, int flags, const ServeOptions &options) {
+  for (;;) {
+    const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
+    if (fd >= 0) return fd;
+    if (errno != EINTR)
+      throw std::runtime_error("cannot open " + path.string() + ": " + std::strerror(errno));
+    if (stopRequested(options)) throw Interrupted{};
+  }
+}
+
+/// Buffered reading from the compiler's pipe.
+class PipeReader {
+ public:
+  PipeReader(int fd, const ServeOptions &options) : fd_(fd), options_(options) {}
+
+  /// False at end of file before any byte of the line. A partial last line
+  /// (end of file before '\n') is returned with `complete` false.
+  bool readLine(std::string &line, bool &complete) {
+    line.clear();
+    for (;;) {
+      if (begin_ == buffer_.size() && !fill()) {
+        complete = false;
+        return !line.empty();
+      }
+      const char *start = buffer_.data() + begin_;
+      const void *newline = std::memchr(start, '\n', buffer_.size() - begin_);
+      if (newline) {
+        const size_t length = static_cast<const char *>(newline) - start;
+        line.append(start, length);
+        begin_ += length + 1;
+        complete = true;
+        return true;
+      }
+      line.append(start, buffer_.size() - begin_);
+      begin_ = buffer_.size();
+    }
+  }
+
+  /// Reads exactly `size` bytes; false when the pipe ends first.
+  bool readExactly(char *out, size_t size) {
+    while (size > 0) {
+      if (begin_ == buffer_.size() && !fill()) return false;
+      const size_t take = std::min(size, buffer_.size() - begin_);
+      std::memcpy(out, buffer_.data() + begin_, take);
+      begin_ += take;
+      out += take;
+      size -= take;
+    }
+    return true;
+  }
+
+ private:
+  bool fill() {
+    buffer_.resize(1 << 16);
+    begin_ = 0;
+    for (;;) {
+      const ssize_t got = ::read(fd_, buffer_.data(), buffer_.size());
+      if (got > 0) {
+        buffer_.resize(static_cast<size_t>(got));
+        return true;
+      }
+      if (got == 0 || errno != EINTR) {
+        buffer_.clear();
+        return false;
+      }
+      if (stopRequested(options_)) throw Interrupted{};
+    }
+  }
+
+  int fd_;
+  const ServeOptions &options_;
+  std::vector<char> buffer_;
+  size_t begin_ = 0;
+};
+
+/// False when the compiler has gone (EPIPE). SIGPIPE is blocked on this
+/// thread while serving (see SigpipeBlocked); a pending one is consumed.
+bool writeAll(int fd, const char *data, size_t size, const ServeOptions &options) {
+  while (size > 0) {
+    const ssize_t written = ::write(fd, data, size);
+    if (written > 0) {
+      data += written;
+      size -= static_cast<size_t>(written);
+      continue;
+    }
+    if (errno == EINTR) {
+      if (stopRequested(options)) throw Interrupted{};
+      continue;
+    }
+    if (errno == EPIPE) {
+      sigset_t pipe;
+      sigemptyset(&pipe);
+      sigaddset(&pipe, SIGPIPE);
+      const timespec now{0, 0};
+      sigtimedwait(&pipe, nullptr, &now);
+    }
+    return false;
+  }
+  return true;
+}
+
+/// A compiler that dies between our reading its observation and our answer
+/// must not kill the server with SIGPIPE: blocked on this thread meanwhile.
+class SigpipeBlocked {
+ public:
+  SigpipeBlocked() {
+    sigset_t pipe;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe, &previous_);
+  }
+  ~SigpipeBlocked() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+
+ private:
+  sigset_t previous_;
+};
+
+/// Creates the named pipe when missing; true when it did.
+bool ensurePipe(const fs::path &path) {
+  struct stat info;
+  if (::stat(path.c_str(), &info) == 0) {
+    if (!S_ISFIFO(info.st_mode))
+      throw UsageError("channel " + path.string() + " exists and is not a named pipe");
+    return false;
+  }
+  if (::mkfifo(path.c_str(), 0600) != 0)
+    throw UsageError("cannot create channel " + path.string() + ": " + std::strerror(errno));
+  return true;
+}
+
+/// Replaces the pipe at `path` by a fresh one with the same permissions. The
+/// session keeps its ends of the old pipe; a compiler that starts now opens
+/// the new one and waits for the next session instead of joining this one
+/// (or the one that just ended, before the server closed its ends).
+void renewPipe(const fs::path &path) {
+  struct stat info;
+  const mode_t mode = ::stat(path.c_str(), &info) == 0 ? (info.st_mode & 0777) : 0600;
+  ::unlink(path.c_str());
+  if (::mkfifo(path.c_str(), mode) != 0)
+    throw std::runtime_error("cannot renew channel " + path.string() + ": " + std::strerror(errno));
+}
+
+/// Where each of LLVM's inlining features sits in an observation.
+struct FeatureLayout {
+  std::vector<size_t> offsets;            ///< per inlining::featureNames(), byte offset
+  std::optional<size_t> defaultOffset;    ///< "inlining_default", when sent
+  size_t observationBytes = 0;
+  TensorSpecification advice;
+};
+
+FeatureLayout layoutFor(const LogHeader &header, const std::string &source) {
+  FeatureLayout layout;
+  layout.observationBytes = header.observationBytes();
+  std::vector<std::optional<size_t>> offsetOf(inlining::featureCount());
+  size_t offset = 0;
+  for (const TensorSpecification &spec : header.features) {
+    const auto &names = inlining::featureNames();
+    const auto found = std::find(names.begin(), names.end(), spec.name);
+    const bool isDefault = spec.name == inlining::defaultDecisionName();
+    if ((found != names.end() || isDefault) && (spec.type != "int64_t" || spec.elementCount() != 1))
+      throw InputError(describeInputProblem(source, "header: feature " + spec.name,
+                                            "is " + spec.type + " with " + std::to_string(spec.elementCount()) +
+                                                " elements; LLVM 19's inliner sends one int64_t"));
+    if (found != names.end()) offsetOf[found - names.begin()] = offset;
+    if (isDefault) layout.defaultOffset = offset;
+    offset += spec.byteSize();
+  }
+  std::vector<std::string> missing;
+  for (size_t f = 0; f < offsetOf.size(); ++f) {
+    if (offsetOf[f])
+      layout.offsets.push_back(*offsetOf[f]);
+    else
+      missing.push_back(inlining::featureNames()[f]);
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (size_t i = 0; i < missing.size() && i < 5; ++i) list += (i ? ", " : "") + missing[i];
+    if (missing.size() > 5) list += ", ...";
+    throw InputError(describeInputProblem(
+        source, "header",
+        "the compiler's feature set does not match the policy's (LLVM 19's inlining features): " +
+            std::to_string(missing.size()) + " missing (" + list + ")"));
+  }
+  layout.advice = header.advice.value_or(scalarInt64(inlining::decisionName()));
+  if (layout.advice.elementCount() != 1 || layout.advice.type == "float" || layout.advice.type == "double")
+    throw InputError(describeInputProblem(source, "header: advice",
+                                          "expected one integer decision, got " + layout.advice.type));
+  return layout;
+}
+
+/// The decision in the advice tensor's integer type, little-endian as the
+/// compiler on this machine reads it.
+std::vector<char> encodeAdvice(const TensorSpecification &advice, bool inlined) {
+  std::vector<char> bytes(advice.byteSize(), 0);
+  const int64_t value = inlined ? 1 : 0;
+  std::memcpy(bytes.data(), &value, std::min(bytes.size(), sizeof value));
+  return bytes;
+}
+
+class Session {
+ public:
+  Session(const inlining::Policy &policy, const ServeOptions &options, size_t index)
+      : policy_(policy), options_(options) {
+    report_.index = index;
+    trace_.position = index;
+    trace_.name = "session-" + std::to_string(index);
+    trace_.featureCount = inlining::featureCount();
+  }
+
+  void run(int toCompiler, int fromCompiler) {
+    const std::string source = options_.channelBase.string() + ".out";
+    PipeReader reader(fromCompiler, options_);
+    std::string line;
+    bool complete = false;
+    if (!reader.readLine(line, complete)) {
+      report_.problem = "the compiler closed the channel before sending a header";
+      return;
+    }
+    if (!complete) throw InputError(describeInputProblem(source, "header", "cut short: no end of line"));
+    const FeatureLayout layout = layoutFor(parseLogHeader(line, source), source);
+    std::vector<char> observation(layout.observationBytes + 1);
+    std::vector<int64_t> features(inlining::featureCount());
+    while (reader.readLine(line, complete)) {
+      if (!complete) {
+        report_.problem = "the compiler closed the channel in the middle of a line (did it crash?)";
+        return;
+      }
+      const LogEvent event = parseLogEvent(line, source);
+      if (event.kind == LogEvent::Kind::Context) report_.context = event.context;
+      if (event.kind != LogEvent::Kind::Observation) continue;
+      // The feature bytes, then the '\n' that ends the observation.
+      if (!reader.readExactly(observation.data(), observation.size())) {
+        report_.problem = "the compiler closed the channel in the middle of observation " +
+                          std::to_string(event.id) + " (did it crash?)";
+        return;
+      }
+      if (observation.back() != '\n')
+        throw InputError(describeInputProblem(source, "observation " + std::to_string(event.id),
+                                              "does not end where the header's feature sizes say it should"));
+      for (size_t f = 0; f < features.size(); ++f)
+        std::memcpy(&features[f], observation.data() + layout.offsets[f], sizeof(int64_t));
+      inlining::DecisionInput input;
+      input.features = features.data();
+      if (layout.defaultOffset) std::memcpy(&input.defaultDecision, observation.data() + *layout.defaultOffset, 8);
+      const bool inlined = policy_.decide(input);
+      ++report_.decisions;
+      report_.inlined += inlined;
+      if (options_.traceDirectory) trace_.addDecision(features.data(), input.defaultDecision, inlined);
+      const std::vector<char> advice = encodeAdvice(layout.advice, inlined);
+      if (!writeAll(toCompiler, advice.data(), advice.size(), options_)) {
+        report_.problem = "the compiler went away before reading decision " + std::to_string(event.id);
+        return;
+      }
+    }
+  }
+
+  const SessionReport &report() const { return report_; }
+  const trace::ModuleTrace &trace() const { return trace_; }
+
+ private:
+  const inlining::Policy &policy_;
+  const ServeOptions &options_;
+  SessionReport report_;
+  trace::ModuleTrace trace_;
+};
+
+/// Removes the pipes the server created, whatever way it returns.
+class CreatedPipes {
+ public:
+  void add(const fs::path &path) { paths_.push_back(path); }
+  ~CreatedPipes() {
+    std::error_code ignored;
+    for (const fs::path &path : paths_) fs::remove(path, ignored);
+  }
+
+ private:
+  std::vector<fs::path> paths_;
+};
+
+}  // namespace
+
+ServeSummary serveInlining(const inlining::Policy &policy, const ServeOptions &options) {
+  const fs::path toCompilerPath = options.channelBase.string() + ".in";
+  const fs::path fromCompilerPath = options.channelBase.string() + ".out";
+  CreatedPipes created;
+  if (ensurePipe(toCompilerPath)) created.add(toCompilerPath);
+  if (ensurePipe(fromCompilerPath)) created.add(fromCompilerPath);
+
+  std::unique_ptr<trace::TraceWriter> writer;
+  if (options.traceDirectory) {
+    json header{{"format", trace::kFormatName},
+                {"version", trace::kFormatVersion},
+                {"problem", "inlining"},
+                {"feature_names", inlining::featureNames()}};
+    writer = std::make_unique<trace::TraceWriter>(*options.traceDirectory, "inlining", header, 1);
+  }
+
+  SigpipeBlocked sigpipeBlocked;
+  ServeSummary summary;
+  try {
+    while (options.maxSessions == 0 || summary.sessions < options.maxSessions) {
+      if (stopRequested(options)) break;
+      // The compiler opens BASE.in first, then BASE.out: the same order here.
+      Descriptor toCompiler(openPipe(toCompilerPath, O_WRONLY, options));
+      Descriptor fromCompiler(openPipe(fromCompilerPath, O_RDONLY, options));
+      renewPipe(toCompilerPath);
+      renewPipe(fromCompilerPath);
+      Session session(policy, options, summary.sessions);
+      session.run(toCompiler.get(), fromCompiler.get());
+      ++summary.sessions;
+      summary.decisions += session.report().decisions;
+      if (!session.report().problem.empty()) ++summary.incompleteSessions;
+      if (writer) writer->submit(session.report().index, trace::encodeModule(session.trace()));
+      if (options.onSession) options.onSession(session.report());
+    }
+  } catch (const Interrupted &) {
+  }
+  if (writer) {
+    json description{{"format", trace::kFormatName},
+                     {"version", trace::kFormatVersion},
+                     {"problem", "inlining"},
+                     {"feature_names", inlining::featureNames()},
+                     {"policy", "served"},
+                     {"source", "mlgo serve on channel " + options.channelBase.string()},
+                     {"modules_traced", summary.sessions},
+                     {"decisions", summary.decisions},
+                     {"mlgo_version", MLGO_VERSION}};
+    // The server never sees object sizes: no baselines.
+    writer->finish(description, json{{"metric", "text"}, {"policy", "default"}, {"sizes", json::object()}});
+  }
+  return summary;
+}
+
+}  // namespace mlgo::serve

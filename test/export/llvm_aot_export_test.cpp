@@ -1,0 +1,135 @@
+#include "mlgo/export/llvm_aot_export.h"
+
+#include <dlfcn.h>
+#include <llvm/Analysis/MLModelRunner.h>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "mlgo/eval/evaluation.h"
+#include "mlgo/policy/neural_policy.h"
+#include "mlgo/problems/inlining/model_runner_policy.h"
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/errors.h"
+#include "support/test_environment.h"
+
+using namespace mlgo;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// clang++-19 with warnings as errors; FAILs with its output when it fails.
+void compileCxx(const std::vector<std::string> &arguments) {
+  std::vector<std::string> args{"--driver-mode=g++", "-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror"};
+  args.insert(args.end(), arguments.begin(), arguments.end());
+  const test::CommandOutcome outcome = test::runProgram(test::clangPath(), args);
+  INFO(outcome.err);
+  REQUIRE(outcome.exitCode == 0);
+}
+
+std::vector<std::string> candidateSizes(const EvalReport &report) {
+  std::vector<std::string> sizes;
+  for (const ModuleEvaluation &module : report.modules)
+    sizes.push_back(module.name + ":" +
+                    (module.candidate.ok() ? std::to_string(module.candidate.sizes.text) : "failed"));
+  return sizes;
+}
+
+DriverOptions singleThread() {
+  DriverOptions options;
+  options.threads = 1;
+  return options;
+}
+
+}  // namespace
+
+TEST_CASE("llvm-aot export: LLVM's ReleaseModeModelRunner runs the generated model like mlgo runs the policy",
+          "[export][aot]") {
+  test::TracedTestCorpus traced;
+  const bool everyPreprocessing = GENERATE(false, true);
+  const PolicyModel policy = test::randomInliningPolicy(traced, 7, everyPreprocessing);
+  const fs::path exported = traced / "InlinerSizeModel";
+  exportLlvmAot(policy, "a test policy", exported, false);
+  REQUIRE(fs::exists(exported / kAotHeaderName));
+  REQUIRE(fs::exists(exported / kAotSourceName));
+
+  // Standard C++ only, warning-free, also pedantic.
+  compileCxx({"-pedantic", "-c", (exported / kAotSourceName).string(), "-o", (traced / "model.o").string()});
+  // LLVM's runner around it, in a library sharing this process's libLLVM.
+  const fs::path library = traced / "release_mode_runner.so";
+  compileCxx({"-fPIC", "-shared", "-I", exported.string(), "-isystem", MLGO_LLVM_INCLUDE_DIR,
+              std::string(MLGO_TEST_SOURCES) + "/export/release_mode_runner.cpp", (exported / kAotSourceName).string(),
+              "-o", library.string(), "-L", MLGO_LLVM_LIBRARY_DIR, "-lLLVM"});
+  void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  INFO(dlerror());
+  REQUIRE(handle);
+  using MakeRunner = llvm::MLModelRunner *(*)(llvm::LLVMContext *);
+  auto makeRunner = reinterpret_cast<MakeRunner>(dlsym(handle, "mlgoMakeReleaseModeRunner"));
+  REQUIRE(makeRunner);
+
+  CompilerDriver driver(singleThread());
+  EvalOptions viaPolicy, viaRunner;
+  auto ownDecisions = std::make_shared<test::RecordingPolicy>(
+      std::make_shared<NeuralInliningPolicy>(std::make_shared<const PolicyModel>(policy)));
+  auto runnerDecisions = std::make_shared<test::RecordingPolicy>(std::make_shared<inlining::ModelRunnerPolicy>(
+      [makeRunner](llvm::LLVMContext &context) { return std::unique_ptr<llvm::MLModelRunner>(makeRunner(&context)); }));
+  viaPolicy.policy = ownDecisions;
+  viaRunner.policy = runnerDecisions;
+  const EvalReport expected = evaluateCorpus(traced.corpus, driver, viaPolicy);
+  const EvalReport actual = evaluateCorpus(traced.corpus, driver, viaRunner);
+
+  // The random policy must both inline and refuse, or the check proves little.
+  const size_t inlined = std::count(ownDecisions->decisions.begin(), ownDecisions->decisions.end(), true);
+  CHECK(inlined > 0);
+  CHECK(inlined < ownDecisions->decisions.size());
+  CHECK(runnerDecisions->decisions == ownDecisions->decisions);
+  CHECK(candidateSizes(actual) == candidateSizes(expected));
+  CHECK(actual.compared == traced.corpus.modules.size());
+  // The runners' code lives in the library: destroy them before unloading it.
+  viaRunner.policy.reset();
+  runnerDecisions.reset();
+  dlclose(handle);
+}
+
+TEST_CASE("llvm-aot export: Run() allocates nothing and decides like the policy on every traced decision",
+          "[export][aot]") {
+  test::TracedTestCorpus traced;
+  const PolicyModel policy = test::randomInliningPolicy(traced, 11, true);
+  policy.save(traced / "policy");
+  exportLlvmAot(policy, "a test policy", traced / "aot", false);
+  const fs::path features = traced / "features.bin";
+  test::CommandOutcome dump = test::runProgram(
+      MLGO_BENCH_POLICY,
+      {(traced / "policy").string(), (traced / "trace").string(), "1", "--dump-features", features.string()});
+  INFO(dump.err);
+  REQUIRE(dump.exitCode == 0);
+  const fs::path bench = traced / "aot_model_bench";
+  compileCxx({"-I", (traced / "aot").string(), std::string(MLGO_TOOLS_SOURCES) + "/bench/aot_model_bench.cpp",
+              (traced / "aot" / kAotSourceName).string(), "-o", bench.string()});
+  test::CommandOutcome run = test::runProgram(bench.string(), {features.string(), "2"});
+  INFO(run.out << run.err);
+  REQUIRE(run.exitCode == 0);
+  const nlohmann::json result = nlohmann::json::parse(run.out);
+  CHECK(result["decisions"].get<int>() > 100);
+  CHECK(result["mismatches"] == 0);
+  CHECK(result["allocations"] == 0);
+}
+
+TEST_CASE("llvm-aot export: an existing output is refused unless replaced; no partial output", "[export][errors]") {
+  test::ScratchDirectory scratch;
+  test::TracedTestCorpus traced;
+  const PolicyModel policy = test::randomInliningPolicy(traced, 3);
+  fs::create_directories(scratch / "out");
+  writeFileAtomically(scratch / "out" / "keep.txt", "mine");
+  CHECK_THROWS_AS(exportLlvmAot(policy, "p", scratch / "out", false), UsageError);
+  CHECK(readFile(scratch / "out" / "keep.txt") == "mine");
+  exportLlvmAot(policy, "p", scratch / "out", true);
+  CHECK(fs::exists(scratch / "out" / kAotSourceName));
+  CHECK_FALSE(fs::exists(scratch / "out" / "keep.txt"));
+  CHECK_FALSE(fs::exists(scratch / "out.partial"));
+
+  PolicyModel other("regalloc", policy.preprocessor(), policy.layers(), policy.activation());
+  CHECK_THROWS_WITH(exportLlvmAot(other, "p", scratch / "other", false), Catch::Contains("inlining model"));
+  CHECK_FALSE(fs::exists(scratch / "other"));
+  CHECK_FALSE(fs::exists(scratch / "other.partial"));
+}
