@@ -19,5 +19,6 @@ void addTrainBCCommand(CLI::App &root, CommandRunner &runner);
 void addTrainPPOCommand(CLI::App &root, CommandRunner &runner);
 void addExportCommand(CLI::App &root, CommandRunner &runner);
 void addServeCommand(CLI::App &root, CommandRunner &runner);
+void addAutotuneCommand(CLI::App &root, CommandRunner &runner);
 
 }  // namespace mlgo::cli

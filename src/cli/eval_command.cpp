@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "common_options.h"
+#include "mlgo/autotune/autotuner.h"
 #include "mlgo/driver/compiler_driver.h"
 #include "mlgo/eval/clang_subprocess.h"
 #include "mlgo/eval/eval_report.h"
@@ -26,6 +27,7 @@ struct EvalFlags {
   std::string corpus;
   std::string inlineMode = "default";
   std::string passes;
+  std::string passLists;
   std::string policy;
   std::string jsonPath;
   bool checkFidelity = false;
@@ -45,6 +47,17 @@ int runEval(const EvalFlags &flags) {
     options.policyDescription = flags.policy;
   }
   if (!options.passPipeline.empty()) CompilerDriver::validatePassPipeline(options.passPipeline);
+  if (!flags.passLists.empty()) {
+    options.modulePipelines = autotune::readPassLists(flags.passLists);
+    options.modulePipelinesDescription = flags.passLists;
+    for (const auto &[module, pipeline] : options.modulePipelines) {
+      try {
+        CompilerDriver::validatePassPipeline(pipeline);
+      } catch (const UsageError &e) {
+        throw InputError(describeInputProblem(flags.passLists, module, e.what()));
+      }
+    }
+  }
   std::string clang;
   if (flags.checkFidelity) {
     clang = findClang(flags.clang);
@@ -95,6 +108,9 @@ void addEvalCommand(CLI::App &root, CommandRunner &runner) {
   command->add_option("--policy", flags->policy, "A trained policy directory deciding inlining (greedy)");
   command->add_option("--passes", flags->passes,
                       "Optimize the candidate with this opt -passes= pipeline instead of the recorded level");
+  command->add_option("--pass-lists", flags->passLists,
+                      "Optimize each module with its own pass list from mlgo autotune's best.json "
+                      "(modules not listed keep the recorded level)");
   command->add_option("--json", flags->jsonPath, "Write the machine-readable report here");
   command->add_flag("--check-fidelity", flags->checkFidelity,
                     "Also compile each module with a clang-19 -cc1 subprocess and report .text differences");

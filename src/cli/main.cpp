@@ -34,6 +34,7 @@ int main(int argc, char **argv) {
   mlgo::cli::addTrainPPOCommand(app, runner);
   mlgo::cli::addExportCommand(app, runner);
   mlgo::cli::addServeCommand(app, runner);
+  mlgo::cli::addAutotuneCommand(app, runner);
 
   try {
     app.parse(argc, argv);

@@ -58,10 +58,11 @@ EvalReport evaluateCorpus(const Corpus &corpus, const CompilerDriver &driver, co
 
   EvalReport report;
   report.threads = resolveThreadCount(driver.options().threads);
-  report.candidateIsBaseline = !policy && options.passPipeline.empty();
+  report.candidateIsBaseline = !policy && options.passPipeline.empty() && options.modulePipelines.empty();
   report.candidate = options.policy ? "policy " + options.policyDescription
                                     : std::string("inline ") + inlineModeName(options.inlineMode);
   if (!options.passPipeline.empty()) report.candidate += ", passes " + options.passPipeline;
+  if (!options.modulePipelines.empty()) report.candidate += ", pass lists " + options.modulePipelinesDescription;
 
   // Baseline and candidate requests go on one queue so both keep every
   // thread busy; candidate hooks are per compile (they count decisions).
@@ -72,7 +73,9 @@ EvalReport evaluateCorpus(const Corpus &corpus, const CompilerDriver &driver, co
   for (const CorpusModule &module : corpus.modules) requests.push_back({&module, "", {}});
   if (!report.candidateIsBaseline) {
     for (size_t i = 0; i < count; ++i) {
-      CompileRequest request{&corpus.modules[i], options.passPipeline, {}};
+      auto own = options.modulePipelines.find(corpus.modules[i].name);
+      CompileRequest request{&corpus.modules[i],
+                             own != options.modulePipelines.end() ? own->second : options.passPipeline, {}};
       if (policy) {
         hooks[i] = std::make_shared<inlining::InliningHook>(policy);
         request.hooks.push_back(hooks[i]);

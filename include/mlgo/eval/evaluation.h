@@ -2,6 +2,7 @@
 // `mlgo eval`: compiles every module of a corpus twice, with the recorded
 // pipeline and LLVM's default inliner (the -Oz baseline) and with the choice
 // under test, and compares sizes.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +30,10 @@ struct EvalOptions {
   std::string policyDescription;
   /// Candidate optimization pipeline instead of the recorded level.
   std::string passPipeline;
+  /// Per-module pipelines (module name -> opt pipeline, from `mlgo autotune`'s
+  /// best.json); they take precedence over passPipeline for their modules.
+  std::map<std::string, std::string> modulePipelines;
+  std::string modulePipelinesDescription;
 };
 
 struct ModuleEvaluation {

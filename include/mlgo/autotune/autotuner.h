@@ -1,0 +1,69 @@
+#pragma once
+// `mlgo autotune`: per-module pass-list search for code size over a corpus.
+// Every module is searched on the driver's pool (one module per thread, its
+// compilations in sequence), then the most frequent winning lists are
+// broadcast to every module, winners go through the correctness gate, and
+// every module keeps -Oz when nothing beats it (the -Oz backup).
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mlgo/autotune/correctness_gate.h"
+#include "mlgo/autotune/pass_list_search.h"
+#include "mlgo/autotune/search_space.h"
+
+namespace mlgo::autotune {
+
+struct AutotuneOptions {
+  size_t budget = 500;  ///< compilations per module, all phases included
+  SizeMetric metric = SizeMetric::TextPlusData;
+  SearchOptions search;
+  /// How many of the most frequent winning lists every module tries.
+  size_t broadcastLists = 10;
+  /// Called after each module's search, serialized.
+  std::function<void(size_t done, size_t total)> progress;
+};
+
+struct ModuleTuning {
+  std::string name;
+  bool ok = false;          ///< false: the -Oz compile itself failed
+  std::string failure;
+  SectionSizes ozSizes;     ///< the recorded -Oz compile
+  SectionSizes bestSizes;   ///< under the chosen list (= ozSizes for -Oz)
+  std::vector<int> best;    ///< empty: keep -Oz
+  size_t compilations = 0;  ///< real compilations used (cache hits are free)
+  size_t failedCandidates = 0;
+  bool fromBroadcast = false;
+  std::optional<bool> gatePassed;  ///< unset: no list to gate (-Oz kept)
+  std::string gateFailure;
+};
+
+struct AutotuneReport {
+  std::vector<ModuleTuning> modules;
+  size_t improved = 0;
+  /// Geometric mean over modules tuned of best/-Oz under the metric, minus 1.
+  double geomeanChange = 0;
+  size_t compilations = 0;
+  size_t failedCandidates = 0;
+  size_t listsGated = 0, listsRejected = 0;
+  double seconds = 0;
+};
+
+AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver, const SearchSpace &space,
+                              const AutotuneOptions &options, CorrectnessGate *gate);
+
+/// best.json: per module the list, sizes under every metric, -Oz's, the
+/// compilations used and the gate's verdict; a summary (geometric-mean change,
+/// share improved, list-length distribution).
+nlohmann::json autotuneReportToJson(const AutotuneReport &report, const SearchSpace &space,
+                                    const AutotuneOptions &options);
+
+/// Module name -> opt pipeline, read from a best.json (only modules whose list
+/// is not -Oz). Throws InputError naming the file and entry.
+std::map<std::string, std::string> readPassLists(const std::filesystem::path &bestJson);
+
+}  // namespace mlgo::autotune

@@ -1,0 +1,63 @@
+#pragma once
+// The correctness gate (LLM Compiler's PassListEval, rebuilt): a candidate pass
+// list is applied with opt-19 to each self-checking program of the suite
+// (tools/passlisteval/programs, unoptimized bitcode made once), the result is
+// compiled, linked and run. A compiler crash or error, a timeout, or any
+// program that fails its own tests rejects the list.
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace mlgo::autotune {
+
+struct GateOptions {
+  std::filesystem::path programs;       ///< directory of *.c / *.cpp programs
+  std::filesystem::path workDirectory;  ///< scratch (bitcode, binaries)
+  std::string clang;                    ///< clang-19
+  std::string opt;                      ///< opt-19
+  unsigned threads = 0;
+  std::chrono::milliseconds timeout{10000};  ///< per compile step and per run
+};
+
+struct GateVerdict {
+  bool passed = false;
+  std::string failure;  ///< the first failing program and why
+};
+
+class CorrectnessGate {
+ public:
+  /// Compiles every program to unoptimized bitcode. Throws InputError when the
+  /// directory holds no program or one does not compile.
+  explicit CorrectnessGate(GateOptions options);
+
+  /// Applies `pipeline` (opt -passes= text) to every program and runs them.
+  /// Verdicts are cached per pipeline. Thread-safe.
+  GateVerdict check(const std::string &pipeline);
+
+  size_t programCount() const { return programs_.size(); }
+  size_t listsChecked() const;
+
+ private:
+  struct Program {
+    std::string name;
+    bool cxx = false;
+    std::filesystem::path bitcode;
+  };
+  std::string runOne(const Program &program, const std::string &pipeline, size_t slot) const;
+
+  GateOptions options_;
+  std::vector<Program> programs_;
+  mutable std::mutex mutex_;
+  std::map<std::string, GateVerdict> verdicts_;
+  size_t runs_ = 0;
+};
+
+/// opt-19 on PATH or in LLVM 19's bin directory; empty when there is none.
+std::string findOpt();
+/// tools/passlisteval/programs of the source tree mlgo was built from.
+std::filesystem::path defaultGatePrograms();
+
+}  // namespace mlgo::autotune

@@ -1,0 +1,81 @@
+#pragma once
+// Per-module pass-list search for code size, within a budget of compilations,
+// then minimization to a fixed point as LLM Compiler did: drop passes that do
+// not contribute, put commuting passes into one canonical order (bubble sort
+// by the pass's index in the search space), and insertion search (before each
+// pass, try each searchable pass; keep improvements). Compilations run on the
+// calling thread through the shared driver, so crashes and hangs of a
+// candidate are contained and count as a failed candidate.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mlgo/autotune/search_space.h"
+#include "mlgo/corpus/corpus.h"
+#include "mlgo/driver/compile_result.h"
+#include "mlgo/driver/compiler_driver.h"
+
+namespace mlgo::autotune {
+
+enum class Strategy {
+  Random,  ///< LLM Compiler's baseline: lengths uniform in 1..50, passes uniform
+  Local,   ///< mlgo's: -Oz and known good variants first, then local edits of the best
+};
+std::optional<Strategy> parseStrategy(const std::string &name);
+const char *strategyName(Strategy strategy);
+
+/// Compiles a module under pass lists, with a cache (repeats are free) and a
+/// budget of real compilations.
+class ModuleEvaluator {
+ public:
+  ModuleEvaluator(const CorpusModule &module, const CompilerDriver &driver, const SearchSpace &space,
+                  SizeMetric metric, size_t budget);
+
+  /// The size under `list` (empty list: the recorded -Oz compile), or nullopt
+  /// when the compile failed or the budget is spent.
+  std::optional<uint64_t> size(const std::vector<int> &list);
+  /// All sections of the last successful compile of `list` (after size()).
+  const SectionSizes *sections(const std::vector<int> &list) const;
+
+  size_t used() const { return used_; }
+  size_t failed() const { return failed_; }
+  size_t budget() const { return budget_; }
+  /// Changes the cap (phases share one module's budget).
+  void setBudget(size_t budget) { budget_ = budget; }
+  bool exhausted() const { return used_ >= budget_; }
+
+ private:
+  const CorpusModule &module_;
+  const CompilerDriver &driver_;
+  const SearchSpace &space_;
+  SizeMetric metric_;
+  size_t budget_, used_ = 0, failed_ = 0;
+  std::map<std::string, std::optional<SectionSizes>> cache_;
+};
+
+struct SearchOptions {
+  Strategy strategy = Strategy::Local;
+  /// Compilations kept back from the search for minimization.
+  double minimizationShare = 0.3;
+  uint64_t seed = 0;
+};
+
+/// The best list found for one module so far and its size.
+struct SearchOutcome {
+  std::vector<int> best;  ///< empty: the recorded -Oz pipeline
+  uint64_t bestSize = 0;
+};
+
+/// Searches, then minimizes. `evaluator` must already know the -Oz size
+/// (size({}) succeeded). Deterministic for a given module, seed and budget.
+SearchOutcome searchModule(ModuleEvaluator &evaluator, const SearchSpace &space, const SearchOptions &options,
+                           const std::string &moduleName);
+
+/// Minimization alone (exposed for tests): drop, canonical order, insertion,
+/// repeated until nothing changes or the budget is spent.
+SearchOutcome minimize(ModuleEvaluator &evaluator, const SearchSpace &space, SearchOutcome start, uint64_t seed);
+
+}  // namespace mlgo::autotune

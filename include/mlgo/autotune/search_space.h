@@ -1,0 +1,46 @@
+#pragma once
+// The autotuner's search space: opt's transformation passes of LLVM 19 as
+// pipeline elements, read from configs/autotune/passes.txt (one line per pass,
+// included or excluded with the reason; see the file's header).
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace mlgo::autotune {
+
+struct PassElement {
+  bool included = false;
+  std::string level;    ///< module, cgscc, function, loop or loop-mssa
+  std::string element;  ///< what goes inside the level's wrapper
+  std::string reason;
+  /// The element wrapped for its level as `opt -passes=` needs it, e.g.
+  /// "function(loop-mssa(licm))".
+  std::string pipelineText() const;
+};
+
+class SearchSpace {
+ public:
+  /// Throws InputError naming the file and line of a malformed entry.
+  static SearchSpace load(const std::filesystem::path &file);
+
+  const std::vector<PassElement> &all() const { return all_; }
+  /// The included elements; a pass list holds indices into this.
+  const std::vector<PassElement> &passes() const { return passes_; }
+  /// Index of an included element by its text ("default<Oz>"); -1 if none.
+  int find(const std::string &element) const;
+
+  /// The opt pipeline of a list of pass indices ("" for an empty list).
+  std::string pipeline(const std::vector<int> &list) const;
+  /// Element names joined by spaces, for people ("default<Oz> mergefunc").
+  std::string describe(const std::vector<int> &list) const;
+
+ private:
+  std::vector<PassElement> all_;
+  std::vector<PassElement> passes_;
+};
+
+/// configs/autotune/passes.txt of the source tree mlgo was built from, or
+/// the file named by $MLGO_PASSES.
+std::filesystem::path defaultSearchSpaceFile();
+
+}  // namespace mlgo::autotune

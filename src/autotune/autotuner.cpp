@@ -1,0 +1,229 @@
+#include "mlgo/autotune/autotuner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <mutex>
+
+#include "mlgo/support/errors.h"
+#include "mlgo/support/parallel_for.h"
+#include "mlgo/support/text_input.h"
+
+namespace mlgo::autotune {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+json sizesToJson(const SectionSizes &sizes) {
+  return {{"text", sizes.text},
+          {"data", sizes.data},
+          {"rodata", sizes.rodata},
+          {"bss", sizes.bss},
+          {"text+data", sizes.textPlusData()}};
+}
+
+/// Lists won by the most modules, most frequent first (ties: the shorter,
+/// then the smaller pipeline text, so the choice never depends on threads).
+std::vector<std::vector<int>> mostFrequentWinners(const std::vector<ModuleTuning> &modules, const SearchSpace &space,
+                                                  size_t count) {
+  std::map<std::string, std::pair<size_t, std::vector<int>>> wins;
+  for (const ModuleTuning &module : modules)
+    if (!module.best.empty()) {
+      auto &entry = wins[space.pipeline(module.best)];
+      ++entry.first;
+      entry.second = module.best;
+    }
+  std::vector<std::pair<std::string, std::pair<size_t, std::vector<int>>>> ranked(wins.begin(), wins.end());
+  std::sort(ranked.begin(), ranked.end(), [](const auto &a, const auto &b) {
+    if (a.second.first != b.second.first) return a.second.first > b.second.first;
+    if (a.second.second.size() != b.second.second.size()) return a.second.second.size() < b.second.second.size();
+    return a.first < b.first;
+  });
+  std::vector<std::vector<int>> lists;
+  for (size_t i = 0; i < ranked.size() && i < count; ++i) lists.push_back(ranked[i].second.second);
+  return lists;
+}
+
+}  // namespace
+
+AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver, const SearchSpace &space,
+                              const AutotuneOptions &options, CorrectnessGate *gate) {
+  const auto start = std::chrono::steady_clock::now();
+  AutotuneReport report;
+  report.modules.resize(corpus.modules.size());
+  std::vector<std::unique_ptr<ModuleEvaluator>> evaluators(corpus.modules.size());
+  // The broadcast phase spends what the search left, up to this many each.
+  const size_t broadcastReserve = std::min(options.broadcastLists, options.budget / 10);
+  std::mutex progressMutex;
+  size_t done = 0;
+  const unsigned threads = resolveThreadCount(driver.options().threads);
+  // One module per thread; its compilations run in sequence on that thread.
+  parallelFor(corpus.modules.size(), threads, [&](size_t i) {
+    const CorpusModule &module = corpus.modules[i];
+    ModuleTuning &tuning = report.modules[i];
+    tuning.name = module.name;
+    evaluators[i] = std::make_unique<ModuleEvaluator>(module, driver, space, options.metric, options.budget);
+    ModuleEvaluator &evaluator = *evaluators[i];
+    const std::optional<uint64_t> ozSize = evaluator.size({});
+    if (!ozSize) {
+      tuning.failure = "the -Oz compile failed";
+    } else {
+      tuning.ok = true;
+      tuning.ozSizes = *evaluator.sections({});
+      // The search leaves the broadcast phase its share of the budget.
+      evaluator.setBudget(options.budget - broadcastReserve);
+      const SearchOutcome outcome = searchModule(evaluator, space, options.search, module.name);
+      evaluator.setBudget(options.budget);
+      if (!outcome.best.empty() && outcome.bestSize < *ozSize) tuning.best = outcome.best;
+    }
+    std::lock_guard<std::mutex> lock(progressMutex);
+    if (options.progress) options.progress(++done, corpus.modules.size());
+  });
+
+  // Broadcasting: every module tries the lists that won most often and keeps
+  // any that beats its own best.
+  const std::vector<std::vector<int>> broadcast = mostFrequentWinners(report.modules, space, options.broadcastLists);
+  parallelFor(corpus.modules.size(), threads, [&](size_t i) {
+    ModuleTuning &tuning = report.modules[i];
+    if (!tuning.ok) return;
+    ModuleEvaluator &evaluator = *evaluators[i];
+    uint64_t bestSize = *evaluator.size(tuning.best);
+    for (const std::vector<int> &list : broadcast) {
+      const std::optional<uint64_t> size = evaluator.size(list);
+      if (size &&
+          (*size < bestSize || (*size == bestSize && !tuning.best.empty() && list.size() < tuning.best.size()))) {
+        tuning.best = list;
+        tuning.fromBroadcast = true;
+        bestSize = *size;
+      }
+    }
+  });
+
+  // The gate checks each distinct winner once; a module whose winner fails
+  // keeps -Oz.
+  if (gate) {
+    std::map<std::string, GateVerdict> verdicts;
+    for (const ModuleTuning &tuning : report.modules)
+      if (!tuning.best.empty()) verdicts.emplace(space.pipeline(tuning.best), GateVerdict{});
+    for (auto &[pipeline, verdict] : verdicts) {
+      verdict = gate->check(pipeline);
+      ++report.listsGated;
+      report.listsRejected += !verdict.passed;
+    }
+    for (ModuleTuning &tuning : report.modules) {
+      if (tuning.best.empty()) continue;
+      const GateVerdict &verdict = verdicts.at(space.pipeline(tuning.best));
+      tuning.gatePassed = verdict.passed;
+      if (!verdict.passed) {
+        tuning.gateFailure = verdict.failure + " (list " + space.describe(tuning.best) + ")";
+        tuning.best.clear();
+      }
+    }
+  }
+
+  double logSum = 0;
+  size_t tuned = 0;
+  for (size_t i = 0; i < report.modules.size(); ++i) {
+    ModuleTuning &tuning = report.modules[i];
+    tuning.compilations = evaluators[i] ? evaluators[i]->used() : 0;
+    tuning.failedCandidates = evaluators[i] ? evaluators[i]->failed() : 0;
+    report.compilations += tuning.compilations;
+    report.failedCandidates += tuning.failedCandidates;
+    if (!tuning.ok) continue;
+    tuning.bestSizes = tuning.best.empty() ? tuning.ozSizes : *evaluators[i]->sections(tuning.best);
+    const double oz = double(measure(tuning.ozSizes, options.metric));
+    const double best = double(measure(tuning.bestSizes, options.metric));
+    if (oz > 0) {
+      logSum += std::log(best / oz);
+      ++tuned;
+    }
+    report.improved += best < oz;
+  }
+  report.geomeanChange = tuned ? std::exp(logSum / double(tuned)) - 1 : 0;
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+json autotuneReportToJson(const AutotuneReport &report, const SearchSpace &space, const AutotuneOptions &options) {
+  json modules = json::array();
+  std::map<size_t, size_t> lengths;
+  size_t tuned = 0;
+  for (const ModuleTuning &tuning : report.modules) {
+    json entry{{"name", tuning.name}, {"status", tuning.ok ? "ok" : "failed"}};
+    if (!tuning.ok) {
+      entry["failure"] = tuning.failure;
+    } else {
+      ++tuned;
+      ++lengths[tuning.best.size()];
+      json passes = json::array();
+      for (int pass : tuning.best) passes.push_back(space.passes()[pass].element);
+      entry["passes"] = passes;
+      entry["pipeline"] = tuning.best.empty() ? "-Oz" : space.pipeline(tuning.best);
+      entry["from_broadcast"] = tuning.fromBroadcast;
+      entry["oz"] = sizesToJson(tuning.ozSizes);
+      entry["best"] = sizesToJson(tuning.bestSizes);
+      entry["change"] = double(measure(tuning.bestSizes, options.metric)) /
+                            double(std::max<uint64_t>(1, measure(tuning.ozSizes, options.metric))) -
+                        1;
+      if (tuning.gatePassed) entry["gate"] = *tuning.gatePassed ? "passed" : "rejected: " + tuning.gateFailure;
+    }
+    entry["compilations"] = tuning.compilations;
+    entry["failed_candidates"] = tuning.failedCandidates;
+    modules.push_back(entry);
+  }
+  json lengthDistribution = json::object();
+  double lengthSum = 0;
+  size_t lists = 0;
+  for (const auto &[length, count] : lengths) {
+    lengthDistribution[std::to_string(length)] = count;
+    if (length > 0) {
+      lengthSum += double(length * count);
+      lists += count;
+    }
+  }
+  return {{"format", "mlgo-autotune"},
+          {"version", 1},
+          {"metric", sizeMetricName(options.metric)},
+          {"strategy", strategyName(options.search.strategy)},
+          {"budget", options.budget},
+          {"seed", options.search.seed},
+          {"summary",
+           {{"modules", report.modules.size()},
+            {"tuned", tuned},
+            {"improved", report.improved},
+            {"improved_share", tuned ? double(report.improved) / double(tuned) : 0.0},
+            {"geomean_change", report.geomeanChange},
+            {"compilations", report.compilations},
+            {"failed_candidates", report.failedCandidates},
+            {"lists_gated", report.listsGated},
+            {"lists_rejected", report.listsRejected},
+            {"list_lengths", lengthDistribution},
+            {"mean_list_length", lists ? lengthSum / double(lists) : 0.0},
+            {"seconds", report.seconds}}},
+          {"modules", modules}};
+}
+
+std::map<std::string, std::string> readPassLists(const fs::path &bestJson) {
+  const json best = readJsonFile(bestJson);
+  if (!best.is_object() || best.value("format", "") != "mlgo-autotune" || !best.contains("modules") ||
+      !best["modules"].is_array())
+    throw InputError(describeInputProblem(bestJson.string(), "", "not a best.json written by mlgo autotune"));
+  std::map<std::string, std::string> lists;
+  for (size_t i = 0; i < best["modules"].size(); ++i) {
+    const json &module = best["modules"][i];
+    const std::string where = "modules[" + std::to_string(i) + "]";
+    if (!module.contains("name") || !module["name"].is_string())
+      throw InputError(describeInputProblem(bestJson.string(), where, "no module name"));
+    if (!module.contains("pipeline")) continue;  // a module whose -Oz compile failed
+    if (!module["pipeline"].is_string())
+      throw InputError(describeInputProblem(bestJson.string(), where + ".pipeline", "not a string"));
+    const std::string pipeline = module["pipeline"].get<std::string>();
+    if (pipeline != "-Oz") lists[module["name"].get<std::string>()] = pipeline;
+  }
+  return lists;
+}
+
+}  // namespace mlgo::autotune

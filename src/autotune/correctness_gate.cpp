@@ -1,0 +1,116 @@
+#include "mlgo/autotune/correctness_gate.h"
+
+#include <algorithm>
+#include <atomic>
+
+#include "mlgo/support/errors.h"
+#include "mlgo/support/parallel_for.h"
+#include "mlgo/support/subprocess.h"
+
+namespace mlgo::autotune {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string describeFailure(const std::string &step, const ProcessOutcome &outcome) {
+  if (!outcome.started) return step + " did not start: " + outcome.error;
+  if (outcome.timedOut) return step + " ran past the timeout";
+  if (outcome.signal) return step + " died with signal " + std::to_string(outcome.signal);
+  std::string text = step + " exited with status " + std::to_string(outcome.exitCode);
+  if (!outcome.stderrText.empty()) text += ": " + outcome.stderrText.substr(0, 300);
+  return text;
+}
+
+}  // namespace
+
+std::string findOpt() {
+  for (const char *candidate : {"/usr/lib/llvm-19/bin/opt", "/usr/bin/opt-19"})
+    if (fs::exists(candidate)) return candidate;
+  return "";
+}
+
+fs::path defaultGatePrograms() { return fs::path(MLGO_SOURCE_DIR) / "tools" / "passlisteval" / "programs"; }
+
+CorrectnessGate::CorrectnessGate(GateOptions options) : options_(std::move(options)) {
+  if (!fs::is_directory(options_.programs))
+    throw InputError(describeInputProblem(options_.programs.string(), "", "not a directory of gate programs"));
+  for (const auto &entry : fs::directory_iterator(options_.programs)) {
+    const std::string extension = entry.path().extension().string();
+    if (extension != ".c" && extension != ".cpp") continue;
+    programs_.push_back({entry.path().stem().string(), extension == ".cpp", {}});
+  }
+  std::sort(programs_.begin(), programs_.end(), [](const Program &a, const Program &b) { return a.name < b.name; });
+  if (programs_.empty())
+    throw InputError(describeInputProblem(options_.programs.string(), "", "holds no .c or .cpp program"));
+  fs::create_directories(options_.workDirectory);
+  std::vector<std::string> errors(programs_.size());
+  parallelFor(programs_.size(), options_.threads, [&](size_t i) {
+    Program &program = programs_[i];
+    program.bitcode = options_.workDirectory / (program.name + ".bc");
+    const fs::path source = options_.programs / (program.name + (program.cxx ? ".cpp" : ".c"));
+    // The gate's path: clang's -Oz front end without its optimizations, so
+    // the candidate list is the only optimization the program sees.
+    std::vector<std::string> args{options_.clang};
+    if (program.cxx) args.insert(args.end(), {"--driver-mode=g++", "-std=c++17"});
+    else args.push_back("-std=c11");
+    args.insert(args.end(), {"-Oz", "-Xclang", "-disable-llvm-optzns", "-emit-llvm", "-c", source.string(), "-o",
+                             program.bitcode.string()});
+    const ProcessOutcome outcome = runProcess(args, options_.timeout * 6);
+    if (!outcome.succeeded()) errors[i] = describeFailure("clang", outcome);
+  });
+  for (size_t i = 0; i < programs_.size(); ++i)
+    if (!errors[i].empty())
+      throw InputError(describeInputProblem(options_.programs.string(), programs_[i].name, errors[i]));
+}
+
+std::string CorrectnessGate::runOne(const Program &program, const std::string &pipeline, size_t slot) const {
+  const fs::path base = options_.workDirectory / (program.name + "." + std::to_string(slot));
+  const fs::path optimized = base.string() + ".opt.bc", binary = base.string() + ".exe";
+  auto cleanup = [&] {
+    std::error_code ignored;
+    fs::remove(optimized, ignored);
+    fs::remove(binary, ignored);
+  };
+  ProcessOutcome outcome = runProcess(
+      {options_.opt, "-passes=" + pipeline, program.bitcode.string(), "-o", optimized.string()}, options_.timeout);
+  if (!outcome.succeeded()) return cleanup(), describeFailure("opt", outcome);
+  std::vector<std::string> link{options_.clang};
+  if (program.cxx) link.push_back("--driver-mode=g++");
+  link.insert(link.end(), {"-Oz", "-Xclang", "-disable-llvm-optzns", optimized.string(), "-o", binary.string(), "-lm"});
+  outcome = runProcess(link, options_.timeout);
+  if (!outcome.succeeded()) return cleanup(), describeFailure("code generation", outcome);
+  outcome = runProcess({binary.string()}, options_.timeout);
+  cleanup();
+  if (!outcome.succeeded()) return describeFailure("the program", outcome);
+  return "";
+}
+
+GateVerdict CorrectnessGate::check(const std::string &pipeline) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto found = verdicts_.find(pipeline);
+    if (found != verdicts_.end()) return found->second;
+  }
+  static std::atomic<size_t> slots{0};
+  const size_t slot = slots++;
+  std::vector<std::string> failures(programs_.size());
+  parallelFor(programs_.size(), options_.threads,
+              [&](size_t i) { failures[i] = runOne(programs_[i], pipeline, slot); });
+  GateVerdict verdict{true, ""};
+  for (size_t i = 0; i < programs_.size(); ++i)
+    if (!failures[i].empty()) {
+      verdict = {false, programs_[i].name + ": " + failures[i]};
+      break;
+    }
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++runs_;
+  return verdicts_.emplace(pipeline, verdict).first->second;
+}
+
+size_t CorrectnessGate::listsChecked() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return runs_;
+}
+
+}  // namespace mlgo::autotune

@@ -1,0 +1,76 @@
+#include "mlgo/autotune/search_space.h"
+
+#include <cstdlib>
+
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/errors.h"
+#include "mlgo/support/text_input.h"
+
+namespace mlgo::autotune {
+
+namespace fs = std::filesystem;
+
+std::string PassElement::pipelineText() const {
+  if (level == "module") return element;
+  if (level == "cgscc") return "cgscc(" + element + ")";
+  if (level == "function") return "function(" + element + ")";
+  if (level == "loop") return "function(loop(" + element + "))";
+  return "function(loop-mssa(" + element + "))";
+}
+
+SearchSpace SearchSpace::load(const fs::path &file) {
+  SearchSpace space;
+  const std::string text = readFile(file);
+  forEachLine(text, [&](size_t lineNumber, std::string_view line) {
+    if (line.empty() || line[0] == '#') return;
+    std::vector<std::string> fields;
+    size_t start = 0;
+    for (;;) {
+      const size_t tab = line.find('\t', start);
+      fields.emplace_back(line.substr(start, tab == std::string_view::npos ? std::string_view::npos : tab - start));
+      if (tab == std::string_view::npos) break;
+      start = tab + 1;
+    }
+    const std::string where = "line " + std::to_string(lineNumber);
+    if (fields.size() != 4)
+      throw InputError(describeInputProblem(file.string(), where, "expected 4 tab-separated fields, got " +
+                                                                      std::to_string(fields.size())));
+    PassElement pass{fields[0] == "include", fields[1], fields[2], fields[3]};
+    if (fields[0] != "include" && fields[0] != "exclude")
+      throw InputError(describeInputProblem(file.string(), where, "status must be include or exclude"));
+    if (pass.level != "module" && pass.level != "cgscc" && pass.level != "function" && pass.level != "loop" &&
+        pass.level != "loop-mssa")
+      throw InputError(describeInputProblem(file.string(), where, "unknown level \"" + pass.level + "\""));
+    if (pass.element.empty() || pass.reason.empty())
+      throw InputError(describeInputProblem(file.string(), where, "empty element or reason"));
+    space.all_.push_back(pass);
+    if (pass.included) space.passes_.push_back(pass);
+  });
+  if (space.passes_.empty()) throw InputError(describeInputProblem(file.string(), "", "includes no pass"));
+  return space;
+}
+
+int SearchSpace::find(const std::string &element) const {
+  for (size_t i = 0; i < passes_.size(); ++i)
+    if (passes_[i].element == element) return static_cast<int>(i);
+  return -1;
+}
+
+std::string SearchSpace::pipeline(const std::vector<int> &list) const {
+  std::string text;
+  for (int pass : list) text += (text.empty() ? "" : ",") + passes_.at(pass).pipelineText();
+  return text;
+}
+
+std::string SearchSpace::describe(const std::vector<int> &list) const {
+  std::string text;
+  for (int pass : list) text += (text.empty() ? "" : " ") + passes_.at(pass).element;
+  return text;
+}
+
+fs::path defaultSearchSpaceFile() {
+  if (const char *override = std::getenv("MLGO_PASSES")) return override;
+  return fs::path(MLGO_SOURCE_DIR) / "configs" / "autotune" / "passes.txt";
+}
+
+}  // namespace mlgo::autotune

@@ -1,0 +1,73 @@
+#include <catch2/catch.hpp>
+
+#include "mlgo/autotune/autotuner.h"
+#include "mlgo/eval/evaluation.h"
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/errors.h"
+#include "support/test_environment.h"
+
+using namespace mlgo;
+using namespace mlgo::autotune;
+
+namespace {
+DriverOptions threads(unsigned count) {
+  DriverOptions options;
+  options.threads = count;
+  return options;
+}
+nlohmann::json withoutTimes(nlohmann::json report) {
+  report["summary"].erase("seconds");
+  return report;
+}
+}  // namespace
+
+TEST_CASE("autotune: never worse than -Oz, within budget, same at any thread count, applied by eval",
+          "[autotune]") {
+  test::ScratchDirectory scratch;
+  const Corpus corpus = test::extractTestCorpus(scratch / "corpus");
+  const SearchSpace space = SearchSpace::load(defaultSearchSpaceFile());
+  AutotuneOptions options;
+  options.budget = 40;
+  options.search.seed = 1;
+  options.broadcastLists = 3;
+
+  const AutotuneReport report = autotuneCorpus(corpus, CompilerDriver(threads(2)), space, options, nullptr);
+  REQUIRE(report.modules.size() == corpus.modules.size());
+  size_t improved = 0;
+  for (const ModuleTuning &tuning : report.modules) {
+    INFO(tuning.name);
+    REQUIRE(tuning.ok);
+    CHECK(tuning.compilations <= options.budget);
+    CHECK(tuning.bestSizes.textPlusData() <= tuning.ozSizes.textPlusData());
+    if (tuning.best.empty()) CHECK(tuning.bestSizes.text == tuning.ozSizes.text);
+    improved += tuning.bestSizes.textPlusData() < tuning.ozSizes.textPlusData();
+  }
+  CHECK(improved == report.improved);
+  CHECK(improved > 0);  // the test corpus has modules -Oz does not size best
+  CHECK(report.geomeanChange < 0);
+
+  const nlohmann::json json = autotuneReportToJson(report, space, options);
+  const AutotuneReport single = autotuneCorpus(corpus, CompilerDriver(threads(1)), space, options, nullptr);
+  CHECK(withoutTimes(autotuneReportToJson(single, space, options)) == withoutTimes(json));
+  CHECK(json["summary"]["improved"] == report.improved);
+  CHECK(json["modules"][0]["oz"]["text+data"].get<uint64_t>() == report.modules[0].ozSizes.textPlusData());
+
+  // eval --pass-lists compiles each module with its list: the sizes found.
+  writeFileAtomically(scratch / "best.json", json.dump());
+  EvalOptions evalOptions;
+  evalOptions.modulePipelines = readPassLists(scratch / "best.json");
+  CHECK(evalOptions.modulePipelines.size() == improved);
+  const EvalReport eval = evaluateCorpus(corpus, CompilerDriver(threads(2)), evalOptions);
+  for (size_t i = 0; i < corpus.modules.size(); ++i) {
+    INFO(corpus.modules[i].name);
+    CHECK(eval.modules[i].candidate.sizes.textPlusData() == report.modules[i].bestSizes.textPlusData());
+  }
+}
+
+TEST_CASE("autotune: best.json that is not one is refused naming the entry", "[autotune][errors]") {
+  test::ScratchDirectory scratch;
+  writeFileAtomically(scratch / "a.json", R"({"format":"other"})");
+  CHECK_THROWS_WITH(readPassLists(scratch / "a.json"), Catch::Contains("not a best.json"));
+  writeFileAtomically(scratch / "b.json", R"({"format":"mlgo-autotune","modules":[{"name":"x.o","pipeline":3}]})");
+  CHECK_THROWS_WITH(readPassLists(scratch / "b.json"), Catch::Contains("modules[0].pipeline"));
+}

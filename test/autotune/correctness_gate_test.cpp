@@ -1,0 +1,64 @@
+#include <catch2/catch.hpp>
+
+#include "mlgo/autotune/correctness_gate.h"
+#include "mlgo/eval/clang_subprocess.h"
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/errors.h"
+#include "support/test_environment.h"
+
+using namespace mlgo;
+using namespace mlgo::autotune;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// A gate over a few of the suite's programs (one C, one C++), plus `extra`.
+GateOptions smallGate(const test::ScratchDirectory &scratch, const std::string &extra = "") {
+  fs::create_directories(scratch / "programs");
+  for (const char *name : {"avl_order_stats.c", "ast_interpreter.cpp", "base_encodings.c"})
+    fs::copy_file(defaultGatePrograms() / name, scratch / "programs" / name);
+  if (!extra.empty()) writeFileAtomically(scratch / "programs" / "extra.c", extra);
+  GateOptions options;
+  options.programs = scratch / "programs";
+  options.workDirectory = scratch / "work";
+  options.clang = findClang("");
+  options.opt = findOpt();
+  options.threads = 2;
+  return options;
+}
+
+}  // namespace
+
+TEST_CASE("correctness gate: -Oz passes; a crashing compiler or a failing program rejects", "[autotune][gate]") {
+  test::ScratchDirectory scratch;
+  REQUIRE_FALSE(findOpt().empty());
+  CorrectnessGate gate(smallGate(scratch));
+  CHECK(gate.programCount() == 3);
+  CHECK(gate.check("default<Oz>").passed);
+  CHECK(gate.check("default<Oz>,mergefunc").passed);
+  // codegenprepare segfaults in opt-19 outside a code generator.
+  const GateVerdict crash = gate.check("function(codegenprepare)");
+  CHECK_FALSE(crash.passed);
+  CHECK_THAT(crash.failure, Catch::Contains("opt died with signal"));
+  CHECK(gate.listsChecked() == 3);
+  CHECK_FALSE(gate.check("function(codegenprepare)").passed);  // cached
+  CHECK(gate.listsChecked() == 3);
+
+  // A program that fails its own test rejects every list, naming itself.
+  test::ScratchDirectory other;
+  CorrectnessGate failing(smallGate(other, "/* always fails */\nint main(void) { return 3; }\n"));
+  const GateVerdict verdict = failing.check("default<Oz>");
+  CHECK_FALSE(verdict.passed);
+  CHECK_THAT(verdict.failure, Catch::Contains("extra: the program exited with status 3"));
+}
+
+TEST_CASE("correctness gate: a program that does not compile is bad input", "[autotune][gate][errors]") {
+  test::ScratchDirectory scratch;
+  CHECK_THROWS_WITH(CorrectnessGate(smallGate(scratch, "int main(void) { return nope; }\n")),
+                    Catch::Contains("extra: clang exited"));
+  test::ScratchDirectory empty;
+  fs::create_directories(empty / "none");
+  GateOptions options = smallGate(empty);
+  options.programs = empty / "none";
+  CHECK_THROWS_AS(CorrectnessGate(options), InputError);
+}

@@ -1,0 +1,46 @@
+#include "mlgo/autotune/search_space.h"
+
+#include <catch2/catch.hpp>
+
+#include "mlgo/driver/compiler_driver.h"
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/errors.h"
+#include "support/test_environment.h"
+
+using namespace mlgo;
+using namespace mlgo::autotune;
+
+TEST_CASE("search space: the shipped pass list loads and every element is a valid opt pipeline", "[autotune]") {
+  const SearchSpace space = SearchSpace::load(defaultSearchSpaceFile());
+  CHECK(space.all().size() > 300);
+  CHECK(space.passes().size() == 124);
+  for (const PassElement &pass : space.all()) CHECK_FALSE(pass.reason.empty());
+  // Every searchable element, wrapped for its level, parses as opt would.
+  for (const PassElement &pass : space.passes())
+    CHECK_NOTHROW(CompilerDriver::validatePassPipeline(pass.pipelineText()));
+
+  const int oz = space.find("default<Oz>");
+  const int mergefunc = space.find("mergefunc");
+  const int licm = space.find("licm");
+  REQUIRE(oz >= 0);
+  REQUIRE(mergefunc >= 0);
+  REQUIRE(licm >= 0);
+  CHECK(space.find("asan") == -1);  // excluded: instrumentation
+  CHECK(space.pipeline({oz, mergefunc, licm}) == "default<Oz>,mergefunc,function(loop-mssa(licm))");
+  CHECK(space.describe({oz, mergefunc}) == "default<Oz> mergefunc");
+  CHECK_NOTHROW(CompilerDriver::validatePassPipeline(space.pipeline({oz, mergefunc, licm})));
+}
+
+TEST_CASE("search space: malformed lines are refused naming the file and line", "[autotune][errors]") {
+  test::ScratchDirectory scratch;
+  const auto file = scratch / "passes.txt";
+  writeFileAtomically(file, "# comment\ninclude\tmodule\tmergefunc\n");
+  CHECK_THROWS_WITH(SearchSpace::load(file), Catch::Contains("passes.txt: line 2: expected 4 tab-separated fields"));
+  writeFileAtomically(file, "maybe\tmodule\tmergefunc\twhy\n");
+  CHECK_THROWS_WITH(SearchSpace::load(file), Catch::Contains("line 1: status must be include or exclude"));
+  writeFileAtomically(file, "include\tregion\tmergefunc\twhy\n");
+  CHECK_THROWS_WITH(SearchSpace::load(file), Catch::Contains("unknown level \"region\""));
+  writeFileAtomically(file, "exclude\tmodule\tasan\tinstrumentation\n");
+  CHECK_THROWS_WITH(SearchSpace::load(file), Catch::Contains("includes no pass"));
+  CHECK_THROWS_AS(SearchSpace::load(scratch / "missing.txt"), InputError);
+}

@@ -1,0 +1,63 @@
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/exit_codes.h"
+#include "mlgo/support/text_input.h"
+#include "support/test_environment.h"
+
+using namespace mlgo;
+namespace fs = std::filesystem;
+
+TEST_CASE("cli autotune: list, tune, dataset, eval --pass-lists; usage errors", "[cli][autotune]") {
+  const test::CommandOutcome list = test::runProgram(test::mlgoBinary(), {"autotune", "--list-passes"});
+  CHECK(list.exitCode == exit_code::kSuccess);
+  size_t lines = 0, included = 0;
+  forEachLine(list.out, [&](size_t, std::string_view line) {
+    ++lines;
+    included += line.rfind("include\t", 0) == 0;
+  });
+  CHECK(lines > 300);
+  CHECK(included == 124);
+
+  test::ScratchDirectory scratch;
+  const std::string corpus = (scratch / "corpus").string();
+  REQUIRE(test::runProgram(test::mlgoBinary(),
+                           {"extract-ir", "--input", (test::testProject() / "compile_commands.json").string(),
+                            "--output-dir", corpus})
+              .exitCode == exit_code::kSuccess);
+  const test::CommandOutcome tuned = test::runProgram(
+      test::mlgoBinary(), {"autotune", "--corpus", corpus, "--output", (scratch / "tuned").string(), "--budget", "40",
+                           "--no-gate", "--dataset", (scratch / "dataset.jsonl").string(), "--threads", "2"});
+  INFO(tuned.err);
+  REQUIRE(tuned.exitCode == exit_code::kSuccess);
+  CHECK_THAT(tuned.out, Catch::Contains("7 modules"));
+  const nlohmann::json best = nlohmann::json::parse(readFile(scratch / "tuned" / "best.json"));
+  CHECK(best["summary"]["modules"] == 7);
+  CHECK(best["budget"] == 40);
+  REQUIRE(best["summary"]["improved"].get<int>() > 0);
+  size_t datasetLines = 0;
+  forEachLine(readFile(scratch / "dataset.jsonl"), [&](size_t, std::string_view line) {
+    const nlohmann::json entry = nlohmann::json::parse(line);
+    CHECK(entry["ir"].get<std::string>().find("target triple = \"x86_64") != std::string::npos);
+    CHECK(entry["size_best"].get<uint64_t>() <= entry["size_oz"].get<uint64_t>());
+    ++datasetLines;
+  });
+  CHECK(datasetLines == 7);
+
+  const test::CommandOutcome eval = test::runProgram(
+      test::mlgoBinary(), {"eval", "--corpus", corpus, "--pass-lists", (scratch / "tuned" / "best.json").string()});
+  CHECK(eval.exitCode == exit_code::kSuccess);
+  CHECK_THAT(eval.out, Catch::Contains("pass lists"));
+
+  CHECK(test::runProgram(test::mlgoBinary(), {"autotune", "--output", "x"}).exitCode == exit_code::kUsage);
+  CHECK(test::runProgram(test::mlgoBinary(), {"autotune", "--corpus", corpus, "--output", "x", "--budget", "1"})
+            .exitCode == exit_code::kUsage);
+  CHECK(test::runProgram(test::mlgoBinary(), {"autotune", "--corpus", corpus, "--output", "x", "--metric", "bss"})
+            .exitCode == exit_code::kUsage);
+  writeFileAtomically(scratch / "bad.json", "{}");
+  const test::CommandOutcome bad = test::runProgram(
+      test::mlgoBinary(), {"eval", "--corpus", corpus, "--pass-lists", (scratch / "bad.json").string()});
+  CHECK(bad.exitCode == exit_code::kBadInput);
+  CHECK_THAT(bad.err, Catch::Contains("bad.json"));
+}
