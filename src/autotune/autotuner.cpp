@@ -136,10 +136,9 @@ AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver
     tuning.bestSizes = tuning.best.empty() ? tuning.ozSizes : *evaluators[i]->sections(tuning.best);
     const double oz = double(measure(tuning.ozSizes, options.metric));
     const double best = double(measure(tuning.bestSizes, options.metric));
-    if (oz > 0) {
-      logSum += std::log(best / oz);
-      ++tuned;
-    }
+    // As mlgo eval does: a module with no code or data counts as unchanged.
+    if (oz > 0 && best > 0) logSum += std::log(best / oz);
+    ++tuned;
     report.improved += best < oz;
   }
   report.geomeanChange = tuned ? std::exp(logSum / double(tuned)) - 1 : 0;
