@@ -10,11 +10,6 @@ using namespace mlgo;
 using namespace mlgo::autotune;
 
 namespace {
-DriverOptions threads(unsigned count) {
-  DriverOptions options;
-  options.threads = count;
-  return options;
-}
 nlohmann::json withoutTimes(nlohmann::json report) {
   report["summary"].erase("seconds");
   return report;
@@ -31,7 +26,7 @@ TEST_CASE("autotune: never worse than -Oz, within budget, same at any thread cou
   options.search.seed = 1;
   options.broadcastLists = 3;
 
-  const AutotuneReport report = autotuneCorpus(corpus, CompilerDriver(threads(2)), space, options, nullptr);
+  const AutotuneReport report = autotuneCorpus(corpus, CompilerDriver(test::driverThreads(2)), space, options, nullptr);
   REQUIRE(report.modules.size() == corpus.modules.size());
   size_t improved = 0;
   for (const ModuleTuning &tuning : report.modules) {
@@ -47,7 +42,7 @@ TEST_CASE("autotune: never worse than -Oz, within budget, same at any thread cou
   CHECK(report.geomeanChange < 0);
 
   const nlohmann::json json = autotuneReportToJson(report, space, options);
-  const AutotuneReport single = autotuneCorpus(corpus, CompilerDriver(threads(1)), space, options, nullptr);
+  const AutotuneReport single = autotuneCorpus(corpus, CompilerDriver(test::driverThreads(1)), space, options, nullptr);
   CHECK(withoutTimes(autotuneReportToJson(single, space, options)) == withoutTimes(json));
   CHECK(json["summary"]["improved"] == report.improved);
   CHECK(json["modules"][0]["oz"]["text+data"].get<uint64_t>() == report.modules[0].ozSizes.textPlusData());
@@ -57,7 +52,7 @@ TEST_CASE("autotune: never worse than -Oz, within budget, same at any thread cou
   EvalOptions evalOptions;
   evalOptions.modulePipelines = readPassLists(scratch / "best.json");
   CHECK(evalOptions.modulePipelines.size() == improved);
-  const EvalReport eval = evaluateCorpus(corpus, CompilerDriver(threads(2)), evalOptions);
+  const EvalReport eval = evaluateCorpus(corpus, CompilerDriver(test::driverThreads(2)), evalOptions);
   for (size_t i = 0; i < corpus.modules.size(); ++i) {
     INFO(corpus.modules[i].name);
     CHECK(eval.modules[i].candidate.sizes.textPlusData() == report.modules[i].bestSizes.textPlusData());

@@ -7,19 +7,11 @@
 using namespace mlgo;
 using namespace mlgo::autotune;
 
-namespace {
-DriverOptions oneThread() {
-  DriverOptions options;
-  options.threads = 1;
-  return options;
-}
-}  // namespace
-
 TEST_CASE("pass-list search: the evaluator caches, counts and stops at its budget", "[autotune]") {
   test::ScratchDirectory scratch;
   const Corpus corpus = test::extractTestCorpus(scratch / "corpus");
   const SearchSpace space = SearchSpace::load(defaultSearchSpaceFile());
-  const CompilerDriver driver(oneThread());
+  const CompilerDriver driver(test::driverThreads(1));
   ModuleEvaluator evaluator(test::moduleNamed(corpus, "helpers.o"), driver, space, SizeMetric::TextPlusData, 3);
   const int oz = space.find("default<Oz>"), mergefunc = space.find("mergefunc");
   const std::optional<uint64_t> recorded = evaluator.size({});
@@ -39,7 +31,7 @@ TEST_CASE("pass-list search: a candidate that crashes the compiler is a failed c
   test::ScratchDirectory scratch;
   const Corpus corpus = test::extractTestCorpus(scratch / "corpus");
   const SearchSpace space = SearchSpace::load(defaultSearchSpaceFile());
-  DriverOptions options = oneThread();
+  DriverOptions options = test::driverThreads(1);
   options.faults.crashModule = "helpers.o";  // every compile of it segfaults
   const CompilerDriver driver(options);
   ModuleEvaluator evaluator(test::moduleNamed(corpus, "helpers.o"), driver, space, SizeMetric::Text, 10);
@@ -57,7 +49,7 @@ TEST_CASE("pass-list search: results are never worse than default<Oz>, within bu
   test::ScratchDirectory scratch;
   const Corpus corpus = test::extractTestCorpus(scratch / "corpus");
   const SearchSpace space = SearchSpace::load(defaultSearchSpaceFile());
-  const CompilerDriver driver(oneThread());
+  const CompilerDriver driver(test::driverThreads(1));
   const CorpusModule &module = test::moduleNamed(corpus, "sub/list.o");
   SearchOptions options;
   options.strategy = GENERATE(Strategy::Local, Strategy::Random);

@@ -35,11 +35,6 @@ std::vector<std::string> candidateSizes(const EvalReport &report) {
   return sizes;
 }
 
-DriverOptions singleThread() {
-  DriverOptions options;
-  options.threads = 1;
-  return options;
-}
 
 }  // namespace
 
@@ -67,7 +62,7 @@ TEST_CASE("llvm-aot export: LLVM's ReleaseModeModelRunner runs the generated mod
   auto makeRunner = reinterpret_cast<MakeRunner>(dlsym(handle, "mlgoMakeReleaseModeRunner"));
   REQUIRE(makeRunner);
 
-  CompilerDriver driver(singleThread());
+  CompilerDriver driver(test::driverThreads(1));
   EvalOptions viaPolicy, viaRunner;
   auto ownDecisions = std::make_shared<test::RecordingPolicy>(
       std::make_shared<NeuralInliningPolicy>(std::make_shared<const PolicyModel>(policy)));

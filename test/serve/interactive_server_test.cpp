@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstring>
@@ -74,11 +75,6 @@ std::future<serve::ServeSummary> startServer(const inlining::Policy &policy, ser
   return std::async(std::launch::async, [&policy, options] { return serve::serveInlining(policy, options); });
 }
 
-DriverOptions singleThread() {
-  DriverOptions options;
-  options.threads = 1;
-  return options;
-}
 
 }  // namespace
 
@@ -117,7 +113,7 @@ TEST_CASE("serve: a stock clang-19 compiles with the served policy to the sizes 
   EvalOptions evalOptions;
   auto recorded = std::make_shared<test::RecordingPolicy>(served.policy);
   evalOptions.policy = recorded;
-  const EvalReport report = evaluateCorpus(traced.corpus, CompilerDriver(singleThread()), evalOptions);
+  const EvalReport report = evaluateCorpus(traced.corpus, CompilerDriver(test::driverThreads(1)), evalOptions);
   std::vector<std::string> driverSizes;
   for (const ModuleEvaluation &module : report.modules)
     driverSizes.push_back(module.name + ":" + std::to_string(module.candidate.sizes.text));
@@ -148,7 +144,11 @@ TEST_CASE("serve: a compiler dying mid-observation ends its session only", "[ser
   options.channelBase = traced / "channel";
   options.maxSessions = 2;
   std::vector<serve::SessionReport> sessions;
-  options.onSession = [&sessions](const serve::SessionReport &session) { sessions.push_back(session); };
+  std::atomic<size_t> finished{0};
+  options.onSession = [&](const serve::SessionReport &session) {
+    sessions.push_back(session);
+    ++finished;
+  };
   std::future<serve::ServeSummary> server = startServer(*served.policy, options);
   while (!fs::exists(traced / "channel.out")) std::this_thread::sleep_for(std::chrono::milliseconds(5));
 
@@ -159,6 +159,11 @@ TEST_CASE("serve: a compiler dying mid-observation ends its session only", "[ser
     dying.send(inliningHeader() + "{\"context\":\"\"}\n");
     dying.send(observation(0, features).substr(0, 100));
   }
+  // The next compiler starts once the first is gone, as in a build. (One
+  // that opens the channel within microseconds of the previous compiler's
+  // connection, before the server has swapped in fresh pipes, would join that
+  // session: see interactive_server.h.)
+  while (finished == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   int64_t answer = -1;
   {
     FakeCompiler healthy(options.channelBase);

@@ -131,6 +131,12 @@ PolicyModel randomInliningPolicy(const TracedTestCorpus &traced, unsigned seed, 
   return PolicyModel("inlining", std::move(preprocessor), std::move(layers), Activation::Relu);
 }
 
+DriverOptions driverThreads(unsigned threads) {
+  DriverOptions options;
+  options.threads = threads;
+  return options;
+}
+
 bool RecordingPolicy::decide(const inlining::DecisionInput &input) const {
   const bool inlined = inner_->decide(input);
   decisions.push_back(inlined);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mlgo/corpus/corpus.h"
+#include "mlgo/driver/compiler_driver.h"
 #include "mlgo/policy/policy_model.h"
 #include "mlgo/problems/inlining/inlining_policy.h"
 
@@ -66,6 +67,9 @@ class RecordingPolicy final : public inlining::Policy {
 /// up) and passes one feature through raw, so exporters meet every kind of
 /// input.
 PolicyModel randomInliningPolicy(const TracedTestCorpus &traced, unsigned seed, bool everyPreprocessing = false);
+
+/// Driver options with `threads` compile threads and the other defaults.
+DriverOptions driverThreads(unsigned threads);
 
 /// Writes a module into a corpus directory (bitcode and command line).
 void writeModule(const std::filesystem::path &corpus, const std::string &name, const std::string &bitcode,

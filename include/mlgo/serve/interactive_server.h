@@ -8,10 +8,11 @@
 //
 // One channel carries one compilation at a time: the server answers one
 // compiler until it closes the channel, then waits for the next one (a
-// session each). Once a compiler is connected the server puts fresh pipes
-// under the channel's names, so a compiler that starts meanwhile waits for
-// the next session instead of mixing its messages into this one. Builds that
-// compile in parallel give each job its own channel (and server).
+// session each). As soon as a compiler is connected the server puts fresh
+// pipes under the channel's names, so a compiler that starts meanwhile waits
+// for the next session instead of mixing its messages into this one (only one
+// that opens the channel in the microseconds between the two would join it).
+// Builds that compile in parallel give each job its own channel (and server).
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
