@@ -4,7 +4,9 @@
 // compilations in sequence), then the most frequent winning lists are
 // broadcast to every module, winners go through the correctness gate, and
 // every module keeps -Oz when nothing beats it (the -Oz backup).
+#include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
