@@ -69,7 +69,10 @@ step "mlgo serve: the Debian clang-19 compiles helpers.c with the PPO policy"
 channel="$out/serve-channel"
 "$mlgo" serve --policy "$out/ppo/policy" --channel "$channel" --max-sessions 1 > "$out/serve.txt" &
 server=$!
-while [ ! -p "$channel.out" ]; do sleep 0.1; done
+while [ ! -p "$channel.out" ]; do
+  kill -0 "$server" 2>/dev/null || { wait "$server"; exit 1; }  # the server failed to start
+  sleep 0.1
+done
 clang-19 -Oz -c "$root/test/data/helpers.c" -o "$out/helpers-served.o" \
   -mllvm -enable-ml-inliner=release -mllvm -inliner-interactive-channel-base="$channel"
 wait "$server"
