@@ -1,7 +1,6 @@
 #include "mlgo/autotune/correctness_gate.h"
 
 #include <algorithm>
-#include <atomic>
 
 #include "mlgo/support/errors.h"
 #include "mlgo/support/parallel_for.h"
@@ -92,8 +91,7 @@ GateVerdict CorrectnessGate::check(const std::string &pipeline) {
     auto found = verdicts_.find(pipeline);
     if (found != verdicts_.end()) return found->second;
   }
-  static std::atomic<size_t> slots{0};
-  const size_t slot = slots++;
+  const size_t slot = nextSlot_++;
   std::vector<std::string> failures(programs_.size());
   parallelFor(programs_.size(), options_.threads,
               [&](size_t i) { failures[i] = runOne(programs_[i], pipeline, slot); });

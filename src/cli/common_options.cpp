@@ -1,5 +1,6 @@
 #include "common_options.h"
 
+#include "mlgo/problems/problem.h"
 #include "mlgo/support/errors.h"
 
 namespace mlgo::cli {
@@ -26,6 +27,11 @@ DriverOptions toDriverOptions(const DriverFlags &flags) {
     (kind == "crash" ? options.faults.crashModule : options.faults.hangModule) = module;
   }
   return options;
+}
+
+PolicyModel loadInliningPolicy(const std::string &directory) {
+  const Problem &problem = findProblem("inlining");
+  return PolicyModel::load(directory, problem.name(), problem.featureNames());
 }
 
 }  // namespace mlgo::cli

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "mlgo/driver/compiler_driver.h"
+#include "mlgo/policy/policy_model.h"
 
 namespace mlgo::cli {
 
@@ -16,5 +17,9 @@ struct DriverFlags {
 void addDriverFlags(CLI::App &command, DriverFlags &flags);
 /// Throws UsageError for a malformed --inject-fault.
 DriverOptions toDriverOptions(const DriverFlags &flags);
+
+/// A policy directory checked against the inlining problem's features.
+/// Throws InputError naming the file and what does not match.
+PolicyModel loadInliningPolicy(const std::string &directory);
 
 }  // namespace mlgo::cli

@@ -13,7 +13,6 @@
 #include "mlgo/eval/evaluation.h"
 #include "mlgo/eval/fidelity_check.h"
 #include "mlgo/policy/neural_policy.h"
-#include "mlgo/problems/problem.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/exit_codes.h"
@@ -40,9 +39,7 @@ int runEval(const EvalFlags &flags) {
   options.inlineMode = *parseInlineMode(flags.inlineMode);
   options.passPipeline = flags.passes;
   if (!flags.policy.empty()) {
-    const Problem &inliningProblem = findProblem("inlining");
-    auto model = std::make_shared<const PolicyModel>(
-        PolicyModel::load(flags.policy, inliningProblem.name(), inliningProblem.featureNames()));
+    auto model = std::make_shared<const PolicyModel>(loadInliningPolicy(flags.policy));
     options.policy = std::make_shared<NeuralInliningPolicy>(model);
     options.policyDescription = flags.policy;
   }

@@ -4,9 +4,9 @@
 #include <memory>
 
 #include "commands.h"
+#include "common_options.h"
 #include "mlgo/export/llvm_aot_export.h"
 #include "mlgo/export/torchscript_export.h"
-#include "mlgo/problems/problem.h"
 #include "mlgo/support/exit_codes.h"
 
 namespace mlgo::cli {
@@ -21,8 +21,7 @@ struct ExportFlags {
 };
 
 int runExport(const ExportFlags &flags) {
-  const Problem &problem = findProblem("inlining");
-  const PolicyModel policy = PolicyModel::load(flags.policy, problem.name(), problem.featureNames());
+  const PolicyModel policy = loadInliningPolicy(flags.policy);
   if (flags.format == "llvm-aot") {
     exportLlvmAot(policy, "policy " + flags.policy, flags.output, flags.force);
     std::printf("wrote %s and %s (llvm::InlinerSizeModel, %zu features) to %s\n", kAotHeaderName, kAotSourceName,

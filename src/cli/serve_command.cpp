@@ -8,8 +8,8 @@
 #include <spdlog/spdlog.h>
 
 #include "commands.h"
+#include "common_options.h"
 #include "mlgo/policy/neural_policy.h"
-#include "mlgo/problems/problem.h"
 #include "mlgo/serve/interactive_server.h"
 #include "mlgo/support/exit_codes.h"
 
@@ -41,9 +41,7 @@ void installStopHandlers() {
 }
 
 int runServe(const ServeFlags &flags) {
-  const Problem &problem = findProblem("inlining");
-  auto model = std::make_shared<const PolicyModel>(
-      PolicyModel::load(flags.policy, problem.name(), problem.featureNames()));
+  auto model = std::make_shared<const PolicyModel>(loadInliningPolicy(flags.policy));
   NeuralInliningPolicy policy(model);
   serve::ServeOptions options;
   options.channelBase = flags.channel;

@@ -33,16 +33,6 @@ void writeArray(std::ostringstream &out, const char *type, const std::string &na
   out << "};\n";
 }
 
-/// The inputs x outputs (transposed) weights: the forward pass then adds input
-/// i times row i to every output, a loop compilers vectorize without
-/// reordering any sum, in the order PolicyModel sums (same results).
-std::vector<float> transposedWeights(const DenseLayer &layer) {
-  std::vector<float> transposed(layer.inputs * layer.outputs);
-  for (size_t o = 0; o < layer.outputs; ++o)
-    for (size_t i = 0; i < layer.inputs; ++i) transposed[i * layer.outputs + o] = layer.weights[o * layer.inputs + i];
-  return transposed;
-}
-
 void checkExportable(const PolicyModel &policy) {
   if (policy.problem() != "inlining")
     throw InputError("the llvm-aot format defines llvm::InlinerSizeModel, an inlining model; this policy is for " +
@@ -125,7 +115,9 @@ std::string source(const PolicyModel &policy, const std::string &origin) {
   for (size_t l = 0; l < policy.layers().size(); ++l) {
     const DenseLayer &layer = policy.layers()[l];
     out << "// layer " << l << ": " << layer.inputs << " inputs, " << layer.outputs << " outputs\n";
-    writeArray(out, "float", "kWeights" + std::to_string(l), transposedWeights(layer));
+    // Transposed as PolicyModel runs them: compilers vectorize the loop over
+    // outputs without reordering any sum, so the results are the same.
+    writeArray(out, "float", "kWeights" + std::to_string(l), policy.transposedWeights(l));
     writeArray(out, "float", "kBias" + std::to_string(l), layer.bias);
   }
 

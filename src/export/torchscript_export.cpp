@@ -23,7 +23,7 @@ void checkIdentifier(const std::string &name) {
 }
 
 torch::Tensor floats(const std::vector<float> &values, std::vector<int64_t> shape) {
-  return torch::tensor(values, torch::kFloat32).reshape(shape).clone();
+  return torch::tensor(values, torch::kFloat32).reshape(shape);
 }
 
 }  // namespace

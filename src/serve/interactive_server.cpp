@@ -266,6 +266,7 @@ class Session {
     }
     if (!complete) throw InputError(describeInputProblem(source, "header", "cut short: no end of line"));
     const FeatureLayout layout = layoutFor(parseLogHeader(line, source), source);
+    const std::vector<char> advice[2] = {encodeAdvice(layout.advice, false), encodeAdvice(layout.advice, true)};
     std::vector<char> observation(layout.observationBytes + 1);
     std::vector<int64_t> features(inlining::featureCount());
     while (reader.readLine(line, complete)) {
@@ -294,8 +295,7 @@ class Session {
       ++report_.decisions;
       report_.inlined += inlined;
       if (options_.traceDirectory) trace_.addDecision(features.data(), input.defaultDecision, inlined);
-      const std::vector<char> advice = encodeAdvice(layout.advice, inlined);
-      if (!writeAll(toCompiler, advice.data(), advice.size(), options_)) {
+      if (!writeAll(toCompiler, advice[inlined].data(), advice[inlined].size(), options_)) {
         report_.problem = "the compiler went away before reading decision " + std::to_string(event.id);
         return;
       }

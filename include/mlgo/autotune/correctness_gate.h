@@ -4,6 +4,7 @@
 // (tools/passlisteval/programs, unoptimized bitcode made once), the result is
 // compiled, linked and run. A compiler crash or error, a timeout, or any
 // program that fails its own tests rejects the list.
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -53,6 +54,8 @@ class CorrectnessGate {
   mutable std::mutex mutex_;
   std::map<std::string, GateVerdict> verdicts_;
   size_t runs_ = 0;
+  /// Numbers the scratch files of each check, so concurrent checks never share one.
+  std::atomic<size_t> nextSlot_{0};
 };
 
 /// opt-19 on PATH or in LLVM 19's bin directory; empty when there is none.

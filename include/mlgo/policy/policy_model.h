@@ -48,6 +48,9 @@ class PolicyModel {
   const FeaturePreprocessor &preprocessor() const { return preprocessor_; }
   const std::vector<DenseLayer> &layers() const { return layers_; }
   Activation activation() const { return activation_; }
+  /// Layer `l`'s weights as inputs x outputs (the forward pass's layout: it
+  /// adds input i times row i to all outputs, in this order).
+  const std::vector<float> &transposedWeights(size_t l) const { return transposed_[l]; }
   std::vector<size_t> hiddenSizes() const;
   std::string vocabFingerprint() const;
 
