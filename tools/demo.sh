@@ -1,88 +1,182 @@
 #!/usr/bin/env bash
-# The README's main command: installs dependencies, builds mlgo, makes a corpus,
-# and runs the pipeline stages that exist so far on it:
-#   extract-ir -> eval (default, never, always inlining) -> default-trace -> gen-vocab
-#   -> train-bc (a short run) -> eval --policy -> train-ppo (a short run) -> eval --policy
-#   -> export (llvm-aot, torchscript) -> serve (a stock clang-19 compiles with the policy)
+# The README's main command: the whole MLGO pipeline on real code, from a fresh
+# Debian 12 machine to a table of results.
 #
-# Corpus: the small built-in demo project (C and C++ sources under test/data,
-# compiled here with clang-19 -Oz -Xclang -fembed-bitcode=all). The real-code
-# corpus from pinned Debian source packages is built by
-# tools/demo/build-corpus.sh (see tools/demo/README.md).
-# Outputs go to $MLGO_DEMO_DIR (default: demo-output/ in the repository).
+#   1. installs dependencies and builds mlgo;
+#   2. builds the demo corpus: pinned Debian source packages of real C and C++
+#      projects, each built by its own build system under bear with clang-19
+#      -Oz -Xclang -fembed-bitcode=all, then `mlgo extract-ir` on each
+#      (tools/demo/build-corpus.sh, tools/demo/projects.txt); training and
+#      held-out projects are combined into two corpora (`mlgo combine-corpus`);
+#   3. default-trace, gen-vocab, train-bc and train-ppo on the training projects;
+#   4. export (llvm-aot, torchscript), a stock clang-19 compiling through
+#      `mlgo serve`, eval on the training and the held-out projects, and
+#      `mlgo report` (plots and report/index.html);
+#   5. prints the table: -Oz size, policy size and change, training and held-out.
+#
+# Environment:
+#   MLGO_PPO_ITERATIONS  the demo's training budget: PPO policy iterations
+#                        (default 400, about 40 minutes on 2 cores)
+#   MLGO_DEMO_DIR        where everything goes (default: demo-output/ here)
+#   MLGO_THREADS         compile threads (default 0: one per core)
+# A re-run skips every step whose inputs did not change (stamps in
+# $MLGO_DEMO_DIR/.stamps); a larger MLGO_PPO_ITERATIONS resumes training.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${MLGO_DEMO_DIR:-$root/demo-output}"
 threads="${MLGO_THREADS:-0}"
+ppo_iterations="${MLGO_PPO_ITERATIONS:-400}"
+case "$ppo_iterations" in '' | *[!0-9]* | 0)
+  echo "demo: MLGO_PPO_ITERATIONS must be a positive number, not '$ppo_iterations'" >&2; exit 2 ;;
+esac
 
+mkdir -p "$out/.stamps"
+steps="$out/steps.tsv"
+printf 'step\tseconds\tstatus\n' > "$steps"
 step() { printf '\n== %s\n' "$*" >&2; }
-timed() { local start=$SECONDS; "$@"; echo "   ($((SECONDS - start)) s)" >&2; }
+
+# Content hash of files and directories (names and bytes), for step stamps.
+hash_of() {
+  local path
+  for path in "$@"; do
+    if [ -d "$path" ]; then
+      (cd "$path" && find . -type f ! -path './.stamps/*' -print0 | LC_ALL=C sort -z | xargs -0r sha256sum)
+    elif [ -e "$path" ]; then
+      sha256sum < "$path"
+    else
+      echo "missing $path"
+    fi
+  done | sha256sum | cut -c1-64
+}
+
+# cached NAME OUTPUT INPUT_KEY -- COMMAND...: runs COMMAND unless the stamp of
+# NAME says it already ran with the same inputs, mlgo binary and command and
+# OUTPUT is still there. A run that did not finish leaves no stamp.
+cached() {
+  local name=$1 output=$2 key=$3
+  shift 4
+  local stamp="$out/.stamps/$name" start=$SECONDS
+  key="$(printf '%s\n' "$key" "$mlgo_hash" "$*" | sha256sum | cut -c1-64)"
+  if [ -e "$output" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$key" ]; then
+    echo "   (unchanged inputs: skipped)" >&2
+    printf '%s\t0\tcached\n' "$name" >> "$steps"
+    return 0
+  fi
+  rm -f "$stamp"
+  "$@"
+  echo "$key" > "$stamp"
+  echo "   ($((SECONDS - start)) s)" >&2
+  printf '%s\t%s\tran\n' "$name" "$((SECONDS - start))" >> "$steps"
+}
+# Steps that are not cached (cheap, or resumable on their own).
+timed() {
+  local name=$1 start=$SECONDS
+  shift
+  "$@"
+  echo "   ($((SECONDS - start)) s)" >&2
+  printf '%s\t%s\tran\n' "$name" "$((SECONDS - start))" >> "$steps"
+}
+# eval exits 4 when some modules failed: they are named, the rest is measured.
+eval_ok() { "$@" || [ $? -eq 4 ]; }
 
 step "installing dependencies"
-timed "$root/tools/install-deps.sh"
+timed install-deps "$root/tools/install-deps.sh"
 step "building mlgo"
-build="$(timed "$root/tools/build.sh")"
+build_start=$SECONDS
+build="$("$root/tools/build.sh")"
+printf 'build\t%s\tran\n' "$((SECONDS - build_start))" >> "$steps"
 mlgo="$build/mlgo"
-mkdir -p "$out"
+mlgo_hash="$(sha256sum < "$mlgo" | cut -c1-64)"
 
-step "building the demo project with clang-19 -Oz -Xclang -fembed-bitcode=all"
-timed sh "$root/test/data/make_test_build.sh" "$(command -v clang-19)" "$root/test/data" "$out/project"
-
-step "mlgo extract-ir"
-timed "$mlgo" extract-ir --input "$out/project/compile_commands.json" --output-dir "$out/corpus" --threads "$threads"
-for choice in never always; do
-  step "mlgo eval --inline $choice"
-  timed "$mlgo" eval --corpus "$out/corpus" --inline "$choice" --json "$out/eval-$choice.json" --threads "$threads" \
-    > "$out/eval-$choice.txt" || [ $? -eq 4 ]
+step "demo corpus: pinned Debian source packages built with clang-19 under bear, then mlgo extract-ir"
+timed corpus env MLGO="$mlgo" "$root/tools/demo/build-corpus.sh" --workdir "$out/projects"
+corpus_key="$(cat "$root/tools/demo/projects.txt" "$out"/projects/.stamps/* | sha256sum | cut -c1-64)"
+for split in train heldout; do
+  step "mlgo combine-corpus ($split projects)"
+  cached "combine-$split" "$out/projects/corpus/$split/corpus_description.json" "$corpus_key" -- \
+    "$mlgo" combine-corpus --root "$out/projects/corpus/$split"
 done
-step "mlgo eval --check-fidelity (against clang-19 -cc1 subprocesses)"
-timed "$mlgo" eval --corpus "$out/corpus" --check-fidelity --json "$out/eval-default.json" --threads "$threads" \
-  > "$out/eval-default.txt" || [ $? -eq 4 ]
-step "mlgo default-trace"
-timed "$mlgo" default-trace --corpus "$out/corpus" --output "$out/trace" --threads "$threads" || [ $? -eq 4 ]
+train="$out/projects/corpus/train"
+heldout="$out/projects/corpus/heldout"
+train_key="$(hash_of "$train")"
+
+step "mlgo default-trace (training projects)"
+cached default-trace "$out/trace" "$train_key" -- \
+  eval_ok "$mlgo" default-trace --corpus "$train" --output "$out/trace" --threads "$threads"
 step "mlgo gen-vocab"
-timed "$mlgo" gen-vocab --trace "$out/trace" --output-dir "$out/vocab"
+cached gen-vocab "$out/vocab" "$(hash_of "$out/trace")" -- \
+  "$mlgo" gen-vocab --trace "$out/trace" --output-dir "$out/vocab"
+step "mlgo train-bc (warm start)"
+cached train-bc "$out/warmstart" "$(hash_of "$out/trace" "$out/vocab" "$root/configs/inlining/bc.json")" -- \
+  "$mlgo" train-bc --trace "$out/trace" --vocab "$out/vocab" --output "$out/warmstart" \
+  --config "$root/configs/inlining/bc.json"
 
-step "mlgo train-bc (demo budget: MLGO_BC_ITERATIONS, default 3000)"
-timed "$mlgo" train-bc --trace "$out/trace" --vocab "$out/vocab" --output "$out/warmstart" \
-  --config "$root/configs/inlining/bc.json" --set iterations="${MLGO_BC_ITERATIONS:-3000}" --set report_every=1000 \
-  --set holdout_fraction=0 --set checkpoint_every=0
-step "mlgo eval --policy"
-timed "$mlgo" eval --corpus "$out/corpus" --policy "$out/warmstart" --json "$out/eval-bc.json" --threads "$threads" \
-  > "$out/eval-bc.txt" || [ $? -eq 4 ]
-
-# The demo project has about 125 decisions: 100 gradient steps per iteration are plenty.
-step "mlgo train-ppo (demo budget: MLGO_PPO_ITERATIONS, default 30; a re-run resumes)"
-timed "$mlgo" train-ppo --corpus "$out/corpus" --vocab "$out/vocab" --warmstart "$out/warmstart" \
+# train-ppo resumes on its own: a re-run continues (or finds it finished);
+# other inputs changed -> start over.
+step "mlgo train-ppo (demo budget: MLGO_PPO_ITERATIONS=$ppo_iterations policy iterations)"
+ppo_key="$(printf '%s\n' "$train_key" "$(hash_of "$out/warmstart/policy" "$out/vocab" \
+  "$root/configs/inlining/ppo-demo.json")" "$mlgo_hash" | sha256sum | cut -c1-64)"
+if [ "$(cat "$out/.stamps/train-ppo-inputs" 2>/dev/null)" != "$ppo_key" ]; then
+  rm -rf "$out/ppo"
+  echo "$ppo_key" > "$out/.stamps/train-ppo-inputs"
+fi
+timed train-ppo "$mlgo" train-ppo --corpus "$train" --vocab "$out/vocab" --warmstart "$out/warmstart" \
   --baselines "$out/trace" --config "$root/configs/inlining/ppo-demo.json" --output "$out/ppo" --resume \
-  --set num_policy_iterations="${MLGO_PPO_ITERATIONS:-30}" --set num_modules=7 --set num_iterations=100 \
-  --threads "$threads"
-step "mlgo eval --policy (PPO)"
-timed "$mlgo" eval --corpus "$out/corpus" --policy "$out/ppo/policy" --json "$out/eval-ppo.json" --threads "$threads" \
-  > "$out/eval-ppo.txt" || [ $? -eq 4 ]
+  --set num_policy_iterations="$ppo_iterations" --threads "$threads"
+policy="$out/ppo/policy"
+policy_key="$(hash_of "$policy")"
+
+step "mlgo eval: the PPO policy against -Oz, training and held-out projects"
+# The per-module tables go to eval-*.txt; the JSON is what the report reads.
+evaluate() { eval_ok "$mlgo" eval --corpus "$1" --policy "$policy" --json "$2.json" --threads "$threads" > "$2.txt"; }
+cached eval-train "$out/eval-train.json" "$train_key $policy_key" -- evaluate "$train" "$out/eval-train"
+cached eval-heldout "$out/eval-heldout.json" "$(hash_of "$heldout") $policy_key" -- \
+  evaluate "$heldout" "$out/eval-heldout"
 
 step "mlgo export (llvm-aot and torchscript)"
-timed "$mlgo" export --policy "$out/ppo/policy" --format llvm-aot --output "$out/InlinerSizeModel" --force
-timed "$mlgo" export --policy "$out/ppo/policy" --format torchscript --output "$out/policy.pt" --force
+cached export-aot "$out/InlinerSizeModel" "$policy_key" -- \
+  "$mlgo" export --policy "$policy" --format llvm-aot --output "$out/InlinerSizeModel" --force
+cached export-torchscript "$out/policy.pt" "$policy_key" -- \
+  "$mlgo" export --policy "$policy" --format torchscript --output "$out/policy.pt" --force
 
-step "mlgo serve: the Debian clang-19 compiles helpers.c with the PPO policy"
-channel="$out/serve-channel"
-"$mlgo" serve --policy "$out/ppo/policy" --channel "$channel" --max-sessions 1 > "$out/serve.txt" &
-server=$!
-while [ ! -p "$channel.out" ]; do
-  kill -0 "$server" 2>/dev/null || { wait "$server"; exit 1; }  # the server failed to start
-  sleep 0.1
-done
-clang-19 -Oz -c "$root/test/data/helpers.c" -o "$out/helpers-served.o" \
-  -mllvm -enable-ml-inliner=release -mllvm -inliner-interactive-channel-base="$channel"
-wait "$server"
+step "mlgo serve: the stock clang-19 compiles a file with the PPO policy"
+serve_demo() {
+  local channel="$out/serve-channel"
+  "$mlgo" serve --policy "$policy" --channel "$channel" --max-sessions 1 > "$out/serve.txt" &
+  local server=$!
+  while [ ! -p "$channel.out" ]; do
+    kill -0 "$server" 2>/dev/null || { wait "$server"; return 1; }  # the server failed to start
+    sleep 0.1
+  done
+  clang-19 -Oz -c "$root/test/data/helpers.c" -o "$out/served.o" \
+    -mllvm -enable-ml-inliner=release -mllvm -inliner-interactive-channel-base="$channel"
+  wait "$server"
+}
+timed serve serve_demo
+
+step "mlgo report: plots and one HTML page"
+make_report() {
+  "$mlgo" report --run "$out/ppo" --eval "training=$out/eval-train.json" --eval "held-out=$out/eval-heldout.json" \
+    --output "$out/report" > "$out/report.txt"
+}
+cached report "$out/report.txt" "$(hash_of "$out/ppo/metrics.jsonl" "$out/eval-train.json" \
+  "$out/eval-heldout.json")" -- make_report
 
 step "results"
-tail -n 3 "$out/eval-never.txt"
-tail -n 3 "$out/eval-always.txt"
-grep '^fidelity' "$out/eval-default.txt" | head -n 5
-"$mlgo" trace-info "$out/trace" | head -n 1
-tail -n 3 "$out/eval-bc.txt"
-tail -n 3 "$out/eval-ppo.txt"
-cat "$out/serve.txt"
-echo "outputs in $out: corpus/, eval-*.json, trace/, vocab/, warmstart/, ppo/, InlinerSizeModel/, policy.pt" >&2
+{
+  echo "wall time per step (s):"
+  column -t -s $'\t' "$steps" | sed 's/^/  /'
+  echo
+  cat "$out/serve.txt"
+  echo
+  echo ".text with the PPO policy vs -Oz (the default heuristic):"
+  sed 's/^/  /' "$out/report.txt"
+  echo
+  echo "outputs in $out:"
+  echo "  projects/corpus/{train,heldout}  corpora (projects/projects.tsv lists the projects and their split)"
+  echo "  trace/ vocab/ warmstart/         default trace, vocab, behavioral-cloning warm start"
+  echo "  ppo/                             PPO run: policy/, metrics.jsonl, TensorBoard events (tensorboard --logdir $out/ppo)"
+  echo "  eval-{train,heldout}.json        per-module sizes"
+  echo "  InlinerSizeModel/ policy.pt      the policy for a release-mode LLVM build and for LibTorch/PyTorch"
+  echo "  report/index.html                training curves, size-change distributions and this table"
+} | tee "$out/results.txt"

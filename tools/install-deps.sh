@@ -16,6 +16,9 @@ packages=(
   # an optimized BLAS for LibTorch (Debian's default is the reference BLAS);
   # the serial build, so training stays on one thread and deterministic
   libopenblas0-serial
+  # TensorBoard event files (protobuf messages; protoc generates the C++ and
+  # decodes written files in the tests) and the report's plots
+  libprotobuf-dev protobuf-compiler gnuplot-nox
 )
 
 missing=()

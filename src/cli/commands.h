@@ -20,5 +20,7 @@ void addTrainPPOCommand(CLI::App &root, CommandRunner &runner);
 void addExportCommand(CLI::App &root, CommandRunner &runner);
 void addServeCommand(CLI::App &root, CommandRunner &runner);
 void addAutotuneCommand(CLI::App &root, CommandRunner &runner);
+void addCombineCorpusCommand(CLI::App &root, CommandRunner &runner);
+void addReportCommand(CLI::App &root, CommandRunner &runner);
 
 }  // namespace mlgo::cli

@@ -26,6 +26,7 @@ int main(int argc, char **argv) {
 
   mlgo::cli::CommandRunner runner;
   mlgo::cli::addExtractIRCommand(app, runner);
+  mlgo::cli::addCombineCorpusCommand(app, runner);
   mlgo::cli::addEvalCommand(app, runner);
   mlgo::cli::addDefaultTraceCommand(app, runner);
   mlgo::cli::addTraceInfoCommand(app, runner);
@@ -35,6 +36,7 @@ int main(int argc, char **argv) {
   mlgo::cli::addExportCommand(app, runner);
   mlgo::cli::addServeCommand(app, runner);
   mlgo::cli::addAutotuneCommand(app, runner);
+  mlgo::cli::addReportCommand(app, runner);
 
   try {
     app.parse(argc, argv);

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <spawn.h>
@@ -80,6 +81,24 @@ ProcessOutcome runProcess(const std::vector<std::string> &argv, std::chrono::mil
   const ssize_t got = ::pread(errors.get(), buffer, sizeof buffer, 0);
   if (got > 0) outcome.stderrText.assign(buffer, static_cast<size_t>(got));
   return outcome;
+}
+
+std::optional<std::string> findProgramOnPath(const std::string &name) {
+  if (name.empty()) return std::nullopt;
+  if (name.find('/') != std::string::npos)
+    return ::access(name.c_str(), X_OK) == 0 ? std::optional<std::string>(name) : std::nullopt;
+  const char *path = std::getenv("PATH");
+  std::string directories = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  size_t begin = 0;
+  while (begin <= directories.size()) {
+    size_t end = directories.find(':', begin);
+    if (end == std::string::npos) end = directories.size();
+    const std::string directory = end > begin ? directories.substr(begin, end - begin) : ".";
+    const std::string candidate = directory + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    begin = end + 1;
+  }
+  return std::nullopt;
 }
 
 }  // namespace mlgo

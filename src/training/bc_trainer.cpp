@@ -9,6 +9,7 @@
 
 #include "mlgo/policy/policy_model.h"
 #include "mlgo/problems/problem.h"
+#include "mlgo/report/event_file_writer.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/trace/sampling.h"
@@ -153,9 +154,14 @@ BCSummary trainBehavioralCloning(const BCOptions &options) {
   const fs::path metricsPath = options.output / "metrics.jsonl";
   std::FILE *metricsFile = std::fopen(metricsPath.c_str(), "w");
   if (!metricsFile) throw std::runtime_error("cannot write " + metricsPath.string());
+  EventFileWriter events(options.output);
   auto record = [&](const json &metrics) {
     std::fprintf(metricsFile, "%s\n", metrics.dump().c_str());
     std::fflush(metricsFile);
+    json scalars = metrics;
+    scalars.erase("iteration");
+    events.addScalars(scalars, metrics["iteration"].get<int64_t>());
+    events.flush();
     if (options.onMetrics) options.onMetrics(metrics);
   };
   auto policyAt = [&](int64_t iteration) {

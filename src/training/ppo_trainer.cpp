@@ -11,6 +11,7 @@
 
 #include "mlgo/policy/policy_model.h"
 #include "mlgo/problems/problem.h"
+#include "mlgo/report/event_file_writer.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/parallel_for.h"
@@ -386,6 +387,8 @@ PPOSummary trainPPO(const PPOOptions &options) {
   }
   std::ofstream metricsFile(metricsPath, std::ios::app);
   if (!metricsFile) throw std::runtime_error("cannot write " + metricsPath.string());
+  // A new event file per start: TensorBoard reads every file of the directory.
+  EventFileWriter events(options.output);
 
   auto currentPolicy = [&](int64_t iteration) {
     PolicyModel model = toPolicyModel(network, problem.name(), preprocessor, settings.activation);
@@ -531,6 +534,11 @@ PPOSummary trainPPO(const PPOOptions &options) {
       metrics["failures"] = list;
     }
     metricsFile << metrics.dump() << "\n" << std::flush;
+    json scalars = metrics;
+    scalars.erase("iteration");
+    events.addScalars(scalars, iteration);
+    events.addHistogram("reward_distribution", iteration, vsDefault);
+    events.flush();
     state.iteration = iteration;
     resumeDirectory.save(state, options.config, options.seed, baselines, policy, network, optimizer);
     if (options.onMetrics) options.onMetrics(metrics);

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <random>
+#include <regex>
 
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include "mlgo/trace/trace_reader.h"
 #include "mlgo/vocab/gen_vocab.h"
 #include "mlgo/support/atomic_file.h"
+#include "mlgo/support/record_io.h"
 #include "mlgo/support/subprocess.h"
 
 namespace mlgo::test {
@@ -147,6 +149,34 @@ bool RecordingPolicy::decide(const inlining::DecisionInput &input) const {
 TracedTestCorpus::TracedTestCorpus() {
   corpus = extractTestCorpus(scratch / "corpus");
   traceCorpus(corpus, scratch / "trace", scratch / "vocab");
+}
+
+std::vector<std::string> decodeTensorBoardEvents(const fs::path &file, const fs::path &scratch) {
+  std::vector<std::string> decoded;
+  RecordReader reader(file);
+  while (std::optional<std::string> record = reader.next()) {
+    const fs::path payload = scratch / ("event-record-" + std::to_string(decoded.size()));
+    const fs::path text = payload.string() + ".txt";
+    writeFileAtomically(payload, *record);
+    const fs::path proto = MLGO_EVENT_PROTO;
+    const ProcessOutcome outcome =
+        runProcess({"/bin/sh", "-c", "exec \"$1\" --proto_path=\"$2\" --decode=tensorboard.Event \"$3\" < \"$4\"",
+                    "sh", MLGO_PROTOC, proto.parent_path().string(), proto.filename().string(), payload.string()},
+                   std::chrono::seconds(60), text.string());
+    if (!outcome.succeeded())
+      throw std::runtime_error("protoc could not decode record " + std::to_string(decoded.size()) + " of " +
+                               file.string() + ": " + outcome.error + outcome.stderrText);
+    decoded.push_back(readFile(text));
+  }
+  return decoded;
+}
+
+std::vector<double> protoNumbers(const std::string &text, const std::string &field) {
+  std::vector<double> values;
+  const std::regex pattern("(^|\\s)" + field + ": ([-0-9.e+]+)");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), pattern); it != std::sregex_iterator(); ++it)
+    values.push_back(std::stod((*it)[2]));
+  return values;
 }
 
 }  // namespace mlgo::test

@@ -85,4 +85,12 @@ struct CommandOutcome {
 /// Runs a program with arguments, capturing stdout and stderr.
 CommandOutcome runProgram(const std::string &program, const std::vector<std::string> &args);
 
+/// `protoc --decode=tensorboard.Event` (against mlgo's schema) of each record
+/// of a TensorBoard event file, read with the TFRecord reader (which checks
+/// lengths and CRCs). `scratch` holds the intermediate files.
+std::vector<std::string> decodeTensorBoardEvents(const std::filesystem::path &file,
+                                                 const std::filesystem::path &scratch);
+/// The numbers of every `field: value` line of protoc's text format.
+std::vector<double> protoNumbers(const std::string &text, const std::string &field);
+
 }  // namespace mlgo::test

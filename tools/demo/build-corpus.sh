@@ -19,7 +19,7 @@
 #      and the objects in place;
 #   4. if $MLGO is set and executable, runs
 #      "$MLGO" extract-ir --input DIR/NAME/compile_commands.json
-#                         --output-dir DIR/corpus/NAME
+#                         --output-dir DIR/corpus/SPLIT/NAME
 #
 # A project whose build finished is skipped on re-run: its stamp file
 # DIR/.stamps/NAME records a hash of name, version, compiler, flags and the
@@ -625,14 +625,25 @@ if [[ ${#OK[@]} -eq 0 ]]; then
     die "no project was built successfully (logs in $LOGS)"
 fi
 
-# Optional IR extraction with mlgo.
+# Optional IR extraction with mlgo, into DIR/corpus/<split>/<name> so that
+# `mlgo combine-corpus --root DIR/corpus/<split>` makes one corpus per split.
+# Skipped when the project's build stamp and the mlgo binary are unchanged.
 if [[ -n "${MLGO:-}" && -x "${MLGO:-}" ]]; then
+    mlgo_hash=$(sha256sum < "$MLGO" | cut -c1-64)
     for i in "${OK[@]}"; do
         name=${P_NAME[$i]}
-        log "$name: $MLGO extract-ir"
-        mkdir -p "$WORK/corpus"
-        if ! "$MLGO" extract-ir --input "$WORK/$name/compile_commands.json" \
-                --output-dir "$WORK/corpus/$name" > "$LOGS/$name.extract.log" 2>&1; then
+        target="$WORK/corpus/${P_SPLIT[$i]}/$name"
+        key="$(cat "$STAMPS/$name") $mlgo_hash"
+        if [[ -f "$target/corpus_description.json" && "$(cat "$target/.extract-stamp" 2>/dev/null)" == "$key" ]]; then
+            continue
+        fi
+        log "$name: mlgo extract-ir -> $target"
+        rm -rf "$target"
+        mkdir -p "$target"
+        if "$MLGO" extract-ir --input "$WORK/$name/compile_commands.json" \
+                --output-dir "$target" > "$LOGS/$name.extract.log" 2>&1; then
+            echo "$key" > "$target/.extract-stamp"
+        else
             tail -n 10 "$LOGS/$name.extract.log" >&2
             warn "$name: mlgo extract-ir failed (log: $LOGS/$name.extract.log)"
         fi

@@ -4,6 +4,7 @@
 // the parent and handed over as descriptors, and the wait polls instead of
 // using process-wide alarms.
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,5 +24,9 @@ struct ProcessOutcome {
 /// `stdoutPath` names a file to write. `timeout` of zero waits forever.
 ProcessOutcome runProcess(const std::vector<std::string> &argv, std::chrono::milliseconds timeout,
                           const std::string &stdoutPath = "");
+
+/// The full path of `name` as the shell would find it on PATH (a name with a
+/// '/' is taken as a path), if it is an executable file.
+std::optional<std::string> findProgramOnPath(const std::string &name);
 
 }  // namespace mlgo

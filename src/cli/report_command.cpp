@@ -1,0 +1,62 @@
+// mlgo report: plots and one HTML page for a training run and its evaluations.
+#include <cstdio>
+#include <memory>
+
+#include "commands.h"
+#include "mlgo/report/training_report.h"
+#include "mlgo/support/errors.h"
+#include "mlgo/support/exit_codes.h"
+
+namespace mlgo::cli {
+
+namespace {
+
+struct ReportFlags {
+  std::string run;
+  std::vector<std::string> evaluations;
+  std::string metric = "text";
+  std::string output;
+  std::string gnuplot = "gnuplot";
+};
+
+int runReport(const ReportFlags &flags) {
+  ReportOptions options;
+  if (!flags.run.empty()) options.run = flags.run;
+  for (const std::string &evaluation : flags.evaluations) {
+    const size_t equals = evaluation.find('=');
+    if (equals == std::string::npos || equals == 0 || equals + 1 == evaluation.size())
+      throw UsageError("--eval \"" + evaluation + "\": expected LABEL=FILE, e.g. --eval held-out=heldout-eval.json");
+    options.evaluations.emplace_back(evaluation.substr(0, equals), evaluation.substr(equals + 1));
+  }
+  options.metric = flags.metric;
+  options.output = flags.output;
+  options.gnuplot = flags.gnuplot;
+  const ReportSummary summary = writeTrainingReport(options);
+  for (const EvaluationRow &row : summary.rows)
+    std::printf("%-12s %5zu modules  -Oz %10.0f  policy %10.0f  %+7.2f%%  (%zu smaller, %zu larger, %zu failed)\n",
+                row.label.c_str(), row.modules, row.baselineTotal, row.candidateTotal, 100 * row.change(),
+                row.smaller, row.larger, row.failed);
+  std::printf("report: %s (%zu plots", summary.html.c_str(), summary.plots.size());
+  if (options.run) std::printf(", %zu policy iterations", summary.iterations);
+  std::printf(")\n");
+  return exit_code::kSuccess;
+}
+
+}  // namespace
+
+void addReportCommand(CLI::App &root, CommandRunner &runner) {
+  auto flags = std::make_shared<ReportFlags>();
+  CLI::App *command = root.add_subcommand(
+      "report", "Plot a training run and its evaluations (PNG, gnuplot) and write one HTML page with the table");
+  command->add_option("--run", flags->run, "train-ppo output directory (its metrics.jsonl is plotted)");
+  command->add_option("--eval", flags->evaluations,
+                      "LABEL=FILE: an `mlgo eval --json` result to tabulate and plot (repeatable, in table order)");
+  command->add_option("--metric", flags->metric, "Size the table and plots compare")
+      ->check(CLI::IsMember({"text", "text+data"}))
+      ->capture_default_str();
+  command->add_option("--output", flags->output, "Directory to write index.html, *.png and data/ into")->required();
+  command->add_option("--gnuplot", flags->gnuplot, "gnuplot program")->capture_default_str();
+  command->callback([flags, &runner] { runner = [flags] { return runReport(*flags); }; });
+}
+
+}  // namespace mlgo::cli
