@@ -1,4 +1,5 @@
 // mlgo train-ppo: reinforcement learning with in-process collection.
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -26,13 +27,31 @@ struct TrainPPOFlags {
   DriverFlags driver;
 };
 
-void logIteration(const nlohmann::json &m, int64_t total) {
+/// Per-iteration lines with the time left at this run's pace: the progress
+/// display of a run that lasts hours, readable on a terminal and in CI logs.
+class IterationLog {
+ public:
+  explicit IterationLog(int64_t total) : total_(total), start_(std::chrono::steady_clock::now()) {}
+  void operator()(const nlohmann::json &m);
+
+ private:
+  int64_t total_;
+  std::chrono::steady_clock::time_point start_;
+  int64_t first_ = -1;
+};
+
+void IterationLog::operator()(const nlohmann::json &m) {
+  const int64_t iteration = m["iteration"].get<int64_t>();
+  if (first_ < 0) first_ = iteration;
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const auto left = static_cast<int64_t>(elapsed / double(iteration - first_ + 1) * double(total_ - iteration));
   const auto &reward = m["reward_distribution"];
   const auto &seconds = m["seconds"];
-  spdlog::info("iteration {}/{}: reward vs -Oz mean {:+.4f} p10 {:+.4f} p50 {:+.4f} p90 {:+.4f}; size vs -Oz "
-               "{:+.3f}%; entropy {:.4f}, KL {:.5f} (beta {:.3g}), loss {:.5f}; {} modules ({} failed), {} decisions; "
-               "collect {:.1f} s ({:.0f} decisions/s), train {:.1f} s",
-               m["iteration"].get<int64_t>(), total, reward["mean"].get<double>(), reward["p10"].get<double>(),
+  spdlog::info("iteration {}/{} ({}:{:02d}:{:02d} left): reward vs -Oz mean {:+.4f} p10 {:+.4f} p50 {:+.4f} p90 "
+               "{:+.4f}; size vs -Oz {:+.3f}%; entropy {:.4f}, KL {:.5f} (beta {:.3g}), loss {:.5f}; {} modules ({} "
+               "failed), {} decisions; collect {:.1f} s ({:.0f} decisions/s), train {:.1f} s",
+               iteration, total_, left / 3600, left / 60 % 60, left % 60, reward["mean"].get<double>(),
+               reward["p10"].get<double>(),
                reward["p50"].get<double>(), reward["p90"].get<double>(), 100 * m["size"]["change"].get<double>(),
                m["entropy"].get<double>(), m["kl"].get<double>(), m["kl_beta"].get<double>(),
                m["loss"]["total"].get<double>(), m["modules"].get<size_t>(), m["failed"].get<size_t>(),
@@ -64,7 +83,7 @@ int runTrainPPO(const TrainPPOFlags &flags) {
   options.resume = flags.resume;
   options.driver = toDriverOptions(flags.driver);
   const int64_t total = options.config["num_policy_iterations"].get<int64_t>();
-  options.onMetrics = [total](const nlohmann::json &m) { logIteration(m, total); };
+  options.onMetrics = IterationLog(total);
   if (flags.progress) options.onCollectProgress = ProgressReporter::callback("collect");
 
   PPOSummary summary = trainPPO(options);

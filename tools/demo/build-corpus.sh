@@ -563,10 +563,18 @@ if [[ ${#TODO[@]} -gt 0 ]]; then
     # shellcheck disable=SC2086
     install_packages $deps
 
+    done_count=0
     for i in "${TODO[@]}"; do
         name=${P_NAME[$i]}
         t0=$(date +%s)
-        log "$name ${P_VERSION[$i]}: fetching"
+        # Progress: projects done, and the time left at the pace so far.
+        if [[ $done_count -gt 0 ]]; then
+            left=$(( (t0 - T_START) * (${#TODO[@]} - done_count) / done_count ))
+            log "[$((done_count + 1))/${#TODO[@]}, about $((left / 60)) min $((left % 60)) s left] $name ${P_VERSION[$i]}: fetching"
+        else
+            log "[1/${#TODO[@]}] $name ${P_VERSION[$i]}: fetching"
+        fi
+        done_count=$((done_count + 1))
         if ! fetch_project "$i"; then
             warn "$name: apt-get source $name=${P_VERSION[$i]} failed (log: $LOGS/$name.fetch.log)"
             FAILED+=("$i"); continue
