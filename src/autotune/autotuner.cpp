@@ -65,7 +65,10 @@ AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver
     const CorpusModule &module = corpus.modules[i];
     ModuleTuning &tuning = report.modules[i];
     tuning.name = module.name;
-    evaluators[i] = std::make_unique<ModuleEvaluator>(module, driver, space, options.metric, options.budget);
+    evaluators[i] = options.compile ? std::make_unique<ModuleEvaluator>(module, options.compile, space,
+                                                                         options.metric, options.budget)
+                                    : std::make_unique<ModuleEvaluator>(module, driver, space, options.metric,
+                                                                         options.budget);
     ModuleEvaluator &evaluator = *evaluators[i];
     const std::optional<uint64_t> ozSize = evaluator.size({});
     if (!ozSize) {

@@ -88,9 +88,16 @@ std::optional<Strategy> parseStrategy(const std::string &name) {
 
 const char *strategyName(Strategy strategy) { return strategy == Strategy::Random ? "random" : "local"; }
 
+ModuleEvaluator::ModuleEvaluator(const CorpusModule &module, CandidateCompile compile, const SearchSpace &space,
+                                 SizeMetric metric, size_t budget)
+    : module_(module), compile_(std::move(compile)), space_(space), metric_(metric), budget_(budget) {}
+
 ModuleEvaluator::ModuleEvaluator(const CorpusModule &module, const CompilerDriver &driver, const SearchSpace &space,
                                  SizeMetric metric, size_t budget)
-    : module_(module), driver_(driver), space_(space), metric_(metric), budget_(budget) {}
+    : ModuleEvaluator(
+          module,
+          [&driver](const CorpusModule &m, const std::string &pipeline) { return driver.compile({&m, pipeline, {}}); },
+          space, metric, budget) {}
 
 std::optional<uint64_t> ModuleEvaluator::size(const std::vector<int> &list) {
   // An empty list stands for the recorded pipeline (the -Oz reference).
@@ -99,7 +106,7 @@ std::optional<uint64_t> ModuleEvaluator::size(const std::vector<int> &list) {
   if (cached == cache_.end()) {
     if (exhausted()) return std::nullopt;
     ++used_;
-    const CompileResult result = driver_.compile({&module_, pipeline, {}});
+    const CompileResult result = compile_(module_, pipeline);
     if (!result.ok()) ++failed_;
     cached = cache_.emplace(pipeline, result.ok() ? std::optional<SectionSizes>(result.sizes) : std::nullopt).first;
   }

@@ -9,6 +9,7 @@
 #include "common_options.h"
 #include "mlgo/autotune/autotuner.h"
 #include "mlgo/autotune/dataset.h"
+#include "mlgo/driver/isolated_compiler.h"
 #include "mlgo/eval/clang_subprocess.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
@@ -32,6 +33,7 @@ struct AutotuneFlags {
   std::string passesFile;
   std::string dataset;
   bool listPasses = false;
+  std::string isolation = "process";
   DriverFlags driver;
 };
 
@@ -63,6 +65,19 @@ int runAutotune(const AutotuneFlags &flags) {
   Corpus corpus = Corpus::load(flags.corpus);
   if (corpus.modules.empty()) throw InputError(flags.corpus + ": the corpus lists no modules");
   applyCorpusBackendOptions(corpus);
+
+  // Random pass lists can make LLVM corrupt its heap; only a separate
+  // process contains that (see mlgo/driver/isolated_compiler.h).
+  std::unique_ptr<IsolatedCompiler> isolated;
+  if (flags.isolation == "process") {
+    const auto timeout = toDriverOptions(flags.driver).timeout;
+    isolated = std::make_unique<IsolatedCompiler>(compileWorkerCommand(flags.corpus, flags.driver),
+                                                  timeout.count() > 0 ? timeout + std::chrono::seconds(30)
+                                                                      : std::chrono::milliseconds(0));
+    options.compile = [&isolated](const CorpusModule &module, const std::string &pipeline) {
+      return isolated->compile(module, pipeline);
+    };
+  }
 
   std::unique_ptr<autotune::CorrectnessGate> gate;
   const std::filesystem::path gateWork = std::filesystem::path(flags.output) / "gate-work";
@@ -96,6 +111,8 @@ int runAutotune(const AutotuneFlags &flags) {
       report.seconds);
   for (const autotune::ModuleTuning &tuning : report.modules)
     if (!tuning.ok) spdlog::warn("{}: {}", tuning.name, tuning.failure);
+  if (isolated && isolated->workersLost() > 0)
+    spdlog::info("{} compile workers were lost to crashes or hangs and replaced", isolated->workersLost());
   return report.modules.size() == summary["tuned"].get<size_t>() ? exit_code::kSuccess : exit_code::kPartialFailure;
 }
 
@@ -126,6 +143,12 @@ void addAutotuneCommand(CLI::App &root, CommandRunner &runner) {
   command->add_option("--passes-file", flags->passesFile, "Search space (default: configs/autotune/passes.txt)");
   command->add_option("--dataset", flags->dataset, "Also write one JSON line per module: IR, best list, sizes");
   command->add_flag("--list-passes", flags->listPasses, "Print the search space with reasons and exit");
+  command
+      ->add_option("--isolation", flags->isolation,
+                   "process: candidates compile in worker processes (survives any crash, even heap corruption); "
+                   "thread: in this process (contains crashes that leave the heap intact)")
+      ->check(CLI::IsMember({"process", "thread"}))
+      ->capture_default_str();
   addDriverFlags(*command, flags->driver);
   command->callback([flags, &runner] { runner = [flags] { return runAutotune(*flags); }; });
 }

@@ -22,5 +22,6 @@ void addServeCommand(CLI::App &root, CommandRunner &runner);
 void addAutotuneCommand(CLI::App &root, CommandRunner &runner);
 void addCombineCorpusCommand(CLI::App &root, CommandRunner &runner);
 void addReportCommand(CLI::App &root, CommandRunner &runner);
+void addCompileWorkerCommand(CLI::App &root, CommandRunner &runner);
 
 }  // namespace mlgo::cli

@@ -22,9 +22,10 @@ DriverOptions toDriverOptions(const DriverFlags &flags) {
     const auto colon = flags.injectFault.find(':');
     const std::string kind = flags.injectFault.substr(0, colon);
     const std::string module = colon == std::string::npos ? "" : flags.injectFault.substr(colon + 1);
-    if (module.empty() || (kind != "crash" && kind != "hang"))
-      throw UsageError("--inject-fault takes crash:MODULE or hang:MODULE");
-    (kind == "crash" ? options.faults.crashModule : options.faults.hangModule) = module;
+    if (module.empty() || (kind != "crash" && kind != "hang" && kind != "heap"))
+      throw UsageError("--inject-fault takes crash:MODULE, hang:MODULE or heap:MODULE");
+    (kind == "crash" ? options.faults.crashModule
+                     : kind == "hang" ? options.faults.hangModule : options.faults.heapCorruptionModule) = module;
   }
   return options;
 }

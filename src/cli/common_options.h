@@ -10,13 +10,17 @@ namespace mlgo::cli {
 struct DriverFlags {
   unsigned threads = 0;
   double timeoutSeconds = 60;
-  std::string injectFault;  ///< test-only: "crash:MODULE" or "hang:MODULE"
+  std::string injectFault;  ///< test-only: "crash:MODULE", "hang:MODULE" or "heap:MODULE"
 };
 
 /// --threads, --timeout and the hidden --inject-fault.
 void addDriverFlags(CLI::App &command, DriverFlags &flags);
 /// Throws UsageError for a malformed --inject-fault.
 DriverOptions toDriverOptions(const DriverFlags &flags);
+
+/// The command line that starts `mlgo compile-worker` on `corpus` with the
+/// same timeout and injected faults (compile_worker_command.cpp).
+std::vector<std::string> compileWorkerCommand(const std::string &corpus, const DriverFlags &driver);
 
 /// A policy directory checked against the inlining problem's features.
 /// Throws InputError naming the file and what does not match.

@@ -37,6 +37,7 @@ int main(int argc, char **argv) {
   mlgo::cli::addServeCommand(app, runner);
   mlgo::cli::addAutotuneCommand(app, runner);
   mlgo::cli::addReportCommand(app, runner);
+  mlgo::cli::addCompileWorkerCommand(app, runner);
 
   try {
     app.parse(argc, argv);

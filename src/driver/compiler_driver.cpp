@@ -1,5 +1,7 @@
 #include "mlgo/driver/compiler_driver.h"
 
+#include <cstdlib>
+
 #include <map>
 #include <mutex>
 
@@ -175,6 +177,15 @@ void compileContained(const CompileRequest &request, const FaultInjection &fault
   if (!faults.hangModule.empty() && module.name == faults.hangModule) {
     for (volatile bool spin = true; spin;) {
     }
+  }
+  if (!faults.heapCorruptionModule.empty() && module.name == faults.heapCorruptionModule) {
+    // Large enough to skip glibc's tcache and fast bins: the second free is
+    // caught in _int_free with the arena locked, and glibc aborts.
+    char *volatile first = static_cast<char *>(std::malloc(4096));
+    char *volatile second = static_cast<char *>(std::malloc(4096));
+    std::free(first);
+    std::free(first);
+    std::free(second);
   }
 
   // What clang's CodeGenAction does to an IR input before its backend runs.

@@ -166,6 +166,11 @@ ContainedOutcome runContained(const std::function<void()> &body, std::chrono::mi
   return outcome;
 }
 
+void makeCrashSignalsFatal() {
+  initializeOnce();  // CrashRecoveryContext::Enable() installs its handlers once; undo them after
+  for (int signal : {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGTRAP}) std::signal(signal, SIG_DFL);
+}
+
 void checkContainedDeadline() {
   if (!tlsInContainedRun || !tlsSlot) return;
   int64_t deadline = tlsSlot->deadlineNanos.load();

@@ -61,3 +61,45 @@ TEST_CASE("cli autotune: list, tune, dataset, eval --pass-lists; usage errors", 
   CHECK(bad.exitCode == exit_code::kBadInput);
   CHECK_THAT(bad.err, Catch::Contains("bad.json"));
 }
+
+TEST_CASE("cli autotune: worker processes give the in-process result and survive heap corruption",
+          "[cli][autotune][isolation]") {
+  test::ScratchDirectory scratch;
+  const std::string corpus = (scratch / "corpus").string();
+  test::extractTestCorpus(corpus);
+  auto tune = [&](const std::string &name, std::vector<std::string> extra) {
+    std::vector<std::string> args{"autotune", "--corpus", corpus, "--output", (scratch / name).string(),
+                                  "--budget", "16", "--no-gate", "--threads", "2"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return test::runProgram(test::mlgoBinary(), args);
+  };
+  auto modules = [&](const std::string &name) {
+    nlohmann::json best = nlohmann::json::parse(readFile(scratch / name / "best.json"));
+    return best["modules"];
+  };
+
+  const test::CommandOutcome inProcess = tune("thread", {"--isolation", "thread"});
+  const test::CommandOutcome inWorkers = tune("process", {});  // the default
+  INFO(inProcess.err << inWorkers.err);
+  REQUIRE(inProcess.exitCode == exit_code::kSuccess);
+  REQUIRE(inWorkers.exitCode == exit_code::kSuccess);
+  CHECK(modules("thread") == modules("process"));
+
+  // Every compile of helpers.o double-frees: in-process that leaves glibc's
+  // arena lock held (the next allocation would wait forever); in workers the
+  // module fails and the run finishes.
+  const test::CommandOutcome corrupted = tune("heap", {"--inject-fault", "heap:helpers.o"});
+  INFO(corrupted.err);
+  CHECK(corrupted.exitCode == exit_code::kPartialFailure);
+  CHECK_THAT(corrupted.err, Catch::Contains("helpers.o") && Catch::Contains("lost to crashes"));
+  size_t tuned = 0;
+  for (const nlohmann::json &module : modules("heap")) {
+    if (module["name"] == "helpers.o") {
+      CHECK(module["status"] != "ok");
+    } else {
+      CHECK(module["status"] == "ok");
+      ++tuned;
+    }
+  }
+  CHECK(tuned == 6);
+}

@@ -28,6 +28,8 @@ struct AutotuneOptions {
   size_t broadcastLists = 10;
   /// Called after each module's search, serialized.
   std::function<void(size_t done, size_t total)> progress;
+  /// Where candidates compile; empty: in-process on the driver's threads.
+  CandidateCompile compile;
 };
 
 struct ModuleTuning {

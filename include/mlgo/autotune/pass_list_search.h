@@ -4,8 +4,8 @@
 // not contribute, put commuting passes into one canonical order (bubble sort
 // by the pass's index in the search space), and insertion search (before each
 // pass, try each searchable pass; keep improvements). Compilations run on the
-// calling thread through the shared driver, so crashes and hangs of a
-// candidate are contained and count as a failed candidate.
+// calling thread through the shared driver or in a worker process, so crashes
+// and hangs of a candidate are contained and count as a failed candidate.
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -27,10 +27,18 @@ enum class Strategy {
 std::optional<Strategy> parseStrategy(const std::string &name);
 const char *strategyName(Strategy strategy);
 
+/// Runs one candidate compile: `pipeline` is an opt pipeline, "" the
+/// module's recorded -Oz. In-process (CompilerDriver::compile) or in a worker
+/// process (IsolatedCompiler).
+using CandidateCompile = std::function<CompileResult(const CorpusModule &module, const std::string &pipeline)>;
+
 /// Compiles a module under pass lists, with a cache (repeats are free) and a
 /// budget of real compilations.
 class ModuleEvaluator {
  public:
+  ModuleEvaluator(const CorpusModule &module, CandidateCompile compile, const SearchSpace &space, SizeMetric metric,
+                  size_t budget);
+  /// In-process, on the calling thread.
   ModuleEvaluator(const CorpusModule &module, const CompilerDriver &driver, const SearchSpace &space,
                   SizeMetric metric, size_t budget);
 
@@ -49,7 +57,7 @@ class ModuleEvaluator {
 
  private:
   const CorpusModule &module_;
-  const CompilerDriver &driver_;
+  CandidateCompile compile_;
   const SearchSpace &space_;
   SizeMetric metric_;
   size_t budget_, used_ = 0, failed_ = 0;

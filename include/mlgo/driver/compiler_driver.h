@@ -25,11 +25,13 @@ struct CompileRequest {
   PipelineHooks hooks;
 };
 
-/// Test-only: makes the compile of one module crash or hang, to prove the run
-/// survives both.
+/// Test-only: makes the compile of one module crash, hang or corrupt the heap
+/// (a double free glibc catches while it holds its arena lock, as some LLVM
+/// crashes do), to prove the run survives each.
 struct FaultInjection {
   std::string crashModule;
   std::string hangModule;
+  std::string heapCorruptionModule;
 };
 
 struct DriverOptions {

@@ -33,6 +33,12 @@ void checkContainedDeadline();
 /// does nothing and returns.
 void failContainedRun(const std::string &message);
 
+/// For worker processes (compile_worker.h): crash signals end the process
+/// instead of being contained, because a crash inside malloc can leave the
+/// heap's locks held and the next allocation would wait forever. Fatal errors
+/// and timeouts stay contained (they leave the heap intact).
+void makeCrashSignalsFatal();
+
 /// How long after its deadline a run that did not reach a safe point is
 /// interrupted by a signal.
 inline constexpr std::chrono::milliseconds kHardTimeoutGrace{1000};

@@ -1,0 +1,33 @@
+#pragma once
+// Compile workers: a process that compiles corpus modules on request, so that
+// whatever a compile does to its process (a crash that corrupts the heap, a
+// hang no signal ends) stays in that process. The parent
+// (isolated_compiler.h) sends one request line and reads one reply line per
+// compile; both are JSON objects:
+//   request  {"module": NAME, "pipeline": OPT_PIPELINE}   ("" = recorded -Oz)
+//   reply    {"failure": KIND, "message": ..., "text": N, "data": N,
+//             "rodata": N, "bss": N, "ir_instructions": N, "seconds": S}
+// A worker whose compile crashes dies with it (crash signals are fatal in a
+// worker: after heap corruption nothing in the process can be trusted); the
+// parent reports the crash and starts a new worker.
+#include <iosfwd>
+#include <string>
+
+#include "mlgo/corpus/corpus.h"
+#include "mlgo/driver/compiler_driver.h"
+
+namespace mlgo {
+
+std::string encodeCompileRequest(const std::string &module, const std::string &pipeline);
+std::string encodeCompileReply(const CompileResult &result);
+/// Throws std::runtime_error for a line that is not a reply.
+CompileResult decodeCompileReply(const std::string &line);
+
+/// The worker's loop: answers every request line of `requests` on `replies`
+/// (flushed per reply) until end of input. Makes crash signals fatal for this
+/// process first. A request for a module the corpus does not have, or a
+/// malformed request, gets an invalid-input reply.
+void serveCompileRequests(const Corpus &corpus, const CompilerDriver &driver, std::istream &requests,
+                          std::ostream &replies);
+
+}  // namespace mlgo

@@ -1,0 +1,56 @@
+#pragma once
+// Compiles in worker processes (compile_worker.h) instead of in this one: the
+// containment for compiles that may corrupt the heap, such as the random pass
+// lists of autotuning. Each calling thread gets its own long-lived worker, so
+// compiles stay concurrent and each pays only a pipe round trip. A worker
+// that dies (crash) or does not answer in time (hang) is reported as that
+// compile's failure, killed if needed, and replaced on the next compile.
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "mlgo/corpus/corpus.h"
+#include "mlgo/driver/compile_result.h"
+
+namespace mlgo {
+
+class IsolatedCompiler {
+ public:
+  /// `workerCommand`: the program (a path) and arguments that start a worker
+  /// on the same corpus, e.g. {"/proc/self/exe", "compile-worker", "--corpus",
+  /// DIR, "--timeout", "60"}. `replyTimeout` bounds one compile as seen from
+  /// here (the worker's own timeout should end it sooner); 0: no bound.
+  /// Ignores SIGPIPE for the process: a write to a worker that died must come
+  /// back as an error, not end the run.
+  IsolatedCompiler(std::vector<std::string> workerCommand, std::chrono::milliseconds replyTimeout);
+  ~IsolatedCompiler();  ///< ends every worker
+  IsolatedCompiler(const IsolatedCompiler &) = delete;
+  IsolatedCompiler &operator=(const IsolatedCompiler &) = delete;
+
+  /// Compiles `module` under `pipeline` ("" = its recorded -Oz) in this
+  /// thread's worker. Never throws for a problem of the compile or the worker.
+  CompileResult compile(const CorpusModule &module, const std::string &pipeline);
+
+  /// Workers started so far (the first ones and the replacements).
+  size_t workersStarted() const;
+  /// Workers that crashed, hung or answered garbage (each was replaced).
+  size_t workersLost() const;
+
+ private:
+  struct Worker;
+  Worker *workerForThisThread(std::string &error);
+  void retire(Worker &worker);
+  void lose(Worker &worker);
+
+  std::vector<std::string> command_;
+  std::chrono::milliseconds replyTimeout_;
+  mutable std::mutex mutex_;
+  std::map<std::thread::id, std::unique_ptr<Worker>> workers_;
+  size_t started_ = 0, lost_ = 0;
+};
+
+}  // namespace mlgo

@@ -1,0 +1,50 @@
+// mlgo compile-worker (internal): the worker process of an isolated compile
+// (see mlgo/driver/compile_worker.h). Started by mlgo itself, one per compile
+// thread; requests on stdin, replies on stdout.
+#include <iostream>
+#include <memory>
+
+#include "commands.h"
+#include "common_options.h"
+#include "mlgo/driver/compile_worker.h"
+#include "mlgo/support/exit_codes.h"
+
+namespace mlgo::cli {
+
+namespace {
+
+struct CompileWorkerFlags {
+  std::string corpus;
+  DriverFlags driver;
+};
+
+}  // namespace
+
+void addCompileWorkerCommand(CLI::App &root, CommandRunner &runner) {
+  auto flags = std::make_shared<CompileWorkerFlags>();
+  CLI::App *command = root.add_subcommand("compile-worker", "Internal: compiles modules of a corpus on request");
+  command->group("");  // not for users: hidden from --help
+  command->add_option("--corpus", flags->corpus, "Corpus directory")->required();
+  addDriverFlags(*command, flags->driver);
+  command->callback([flags, &runner] {
+    runner = [flags] {
+      Corpus corpus = Corpus::load(flags->corpus);
+      applyCorpusBackendOptions(corpus);
+      DriverOptions options = toDriverOptions(flags->driver);
+      options.threads = 1;
+      const CompilerDriver driver(options);
+      serveCompileRequests(corpus, driver, std::cin, std::cout);
+      return exit_code::kSuccess;
+    };
+  });
+}
+
+/// The command line of a worker for `corpus` with the same driver settings.
+std::vector<std::string> compileWorkerCommand(const std::string &corpus, const DriverFlags &driver) {
+  std::vector<std::string> command{"/proc/self/exe", "--log-level", "warn", "compile-worker", "--corpus", corpus,
+                                   "--timeout", std::to_string(driver.timeoutSeconds)};
+  if (!driver.injectFault.empty()) command.insert(command.end(), {"--inject-fault", driver.injectFault});
+  return command;
+}
+
+}  // namespace mlgo::cli

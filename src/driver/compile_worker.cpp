@@ -1,0 +1,85 @@
+#include "mlgo/driver/compile_worker.h"
+
+#include <istream>
+#include <map>
+#include <ostream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "mlgo/driver/crash_guard.h"
+
+namespace mlgo {
+
+using nlohmann::json;
+
+namespace {
+
+FailureKind parseFailureKind(const std::string &name) {
+  for (FailureKind kind : {FailureKind::None, FailureKind::InvalidInput, FailureKind::VerifierError,
+                           FailureKind::CompileError, FailureKind::FatalError, FailureKind::Crash,
+                           FailureKind::Timeout})
+    if (name == failureKindName(kind)) return kind;
+  throw std::runtime_error("unknown failure kind \"" + name + "\"");
+}
+
+}  // namespace
+
+std::string encodeCompileRequest(const std::string &module, const std::string &pipeline) {
+  return json{{"module", module}, {"pipeline", pipeline}}.dump();
+}
+
+std::string encodeCompileReply(const CompileResult &result) {
+  return json{{"failure", failureKindName(result.failure)},
+              {"message", result.message},
+              {"text", result.sizes.text},
+              {"data", result.sizes.data},
+              {"rodata", result.sizes.rodata},
+              {"bss", result.sizes.bss},
+              {"ir_instructions", result.irInstructions},
+              {"seconds", result.seconds}}
+      .dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+CompileResult decodeCompileReply(const std::string &line) {
+  const json reply = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (!reply.is_object()) throw std::runtime_error("not a compile reply: " + line.substr(0, 200));
+  try {
+    CompileResult result;
+    result.failure = parseFailureKind(reply.at("failure").get<std::string>());
+    result.message = reply.at("message").get<std::string>();
+    result.sizes.text = reply.at("text").get<uint64_t>();
+    result.sizes.data = reply.at("data").get<uint64_t>();
+    result.sizes.rodata = reply.at("rodata").get<uint64_t>();
+    result.sizes.bss = reply.at("bss").get<uint64_t>();
+    result.irInstructions = reply.at("ir_instructions").get<uint64_t>();
+    result.seconds = reply.at("seconds").get<double>();
+    return result;
+  } catch (const json::exception &e) {
+    throw std::runtime_error(std::string("malformed compile reply: ") + e.what());
+  }
+}
+
+void serveCompileRequests(const Corpus &corpus, const CompilerDriver &driver, std::istream &requests,
+                          std::ostream &replies) {
+  makeCrashSignalsFatal();
+  std::map<std::string, const CorpusModule *> byName;
+  for (const CorpusModule &module : corpus.modules) byName.emplace(module.name, &module);
+  for (std::string line; std::getline(requests, line);) {
+    CompileResult result;
+    const json request = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!request.is_object() || !request.contains("module") || !request["module"].is_string() ||
+        !request.contains("pipeline") || !request["pipeline"].is_string()) {
+      result.failure = FailureKind::InvalidInput;
+      result.message = "malformed compile request";
+    } else if (auto found = byName.find(request["module"].get<std::string>()); found == byName.end()) {
+      result.failure = FailureKind::InvalidInput;
+      result.message = "the worker's corpus has no module " + request["module"].get<std::string>();
+    } else {
+      result = driver.compile({found->second, request["pipeline"].get<std::string>(), {}});
+    }
+    replies << encodeCompileReply(result) << '\n' << std::flush;
+  }
+}
+
+}  // namespace mlgo

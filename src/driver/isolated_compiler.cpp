@@ -1,0 +1,197 @@
+#include "mlgo/driver/isolated_compiler.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mlgo/driver/compile_worker.h"
+
+extern char **environ;
+
+namespace mlgo {
+
+namespace {
+
+std::string describeExit(int status) {
+  if (WIFSIGNALED(status)) {
+    const int signal = WTERMSIG(status);
+    return std::string("died with signal ") + std::to_string(signal) + " (" + strsignal(signal) + ")";
+  }
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  return "ended";
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+struct IsolatedCompiler::Worker {
+  pid_t pid = -1;
+  int requests = -1;  ///< our end of the worker's stdin
+  int replies = -1;   ///< our end of the worker's stdout
+  std::string buffered;  ///< bytes read past the last reply line
+  bool alive = false;
+};
+
+IsolatedCompiler::IsolatedCompiler(std::vector<std::string> workerCommand, std::chrono::milliseconds replyTimeout)
+    : command_(std::move(workerCommand)), replyTimeout_(replyTimeout) {
+  std::signal(SIGPIPE, SIG_IGN);
+}
+
+IsolatedCompiler::~IsolatedCompiler() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto &[thread, worker] : workers_) retire(*worker);
+}
+
+size_t IsolatedCompiler::workersStarted() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return started_;
+}
+
+size_t IsolatedCompiler::workersLost() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return lost_;
+}
+
+void IsolatedCompiler::lose(Worker &worker) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  retire(worker);
+  ++lost_;
+}
+
+void IsolatedCompiler::retire(Worker &worker) {
+  if (!worker.alive) return;
+  ::close(worker.requests);  // end of input: a healthy worker exits on its own
+  ::close(worker.replies);
+  ::kill(worker.pid, SIGKILL);
+  int status = 0;
+  ::waitpid(worker.pid, &status, 0);
+  worker = Worker{};
+}
+
+IsolatedCompiler::Worker *IsolatedCompiler::workerForThisThread(std::string &error) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::unique_ptr<Worker> &slot = workers_[std::this_thread::get_id()];
+  if (!slot) slot = std::make_unique<Worker>();
+  if (slot->alive) return slot.get();
+
+  // Pipes with close-on-exec on every end: a worker must not inherit another
+  // worker's pipes, or that worker's death would never show as end of file.
+  int toWorker[2], fromWorker[2];
+  if (::pipe2(toWorker, O_CLOEXEC) != 0) {
+    error = std::string("cannot create a pipe: ") + std::strerror(errno);
+    return nullptr;
+  }
+  if (::pipe2(fromWorker, O_CLOEXEC) != 0) {
+    error = std::string("cannot create a pipe: ") + std::strerror(errno);
+    ::close(toWorker[0]);
+    ::close(toWorker[1]);
+    return nullptr;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, toWorker[0], 0);  // dup2 clears close-on-exec
+  posix_spawn_file_actions_adddup2(&actions, fromWorker[1], 1);
+  std::vector<char *> argv;
+  for (const std::string &arg : command_) argv.push_back(const_cast<char *>(arg.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  const int spawned = ::posix_spawn(&pid, command_.front().c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(toWorker[0]);
+  ::close(fromWorker[1]);
+  if (spawned != 0) {
+    error = "cannot start the compile worker " + command_.front() + ": " + std::strerror(spawned);
+    ::close(toWorker[1]);
+    ::close(fromWorker[0]);
+    return nullptr;
+  }
+  slot->pid = pid;
+  slot->requests = toWorker[1];
+  slot->replies = fromWorker[0];
+  slot->buffered.clear();
+  slot->alive = true;
+  ++started_;
+  return slot.get();
+}
+
+CompileResult IsolatedCompiler::compile(const CorpusModule &module, const std::string &pipeline) {
+  const auto start = std::chrono::steady_clock::now();
+  CompileResult result;
+  auto fail = [&](FailureKind kind, std::string message) {
+    result = CompileResult{};
+    result.failure = kind;
+    result.message = std::move(message);
+    result.seconds = secondsSince(start);
+    return result;
+  };
+  std::string error;
+  Worker *worker = workerForThisThread(error);
+  if (!worker) return fail(FailureKind::Crash, error);
+
+  // A worker that died answers nothing: collect its status for the message.
+  auto workerDied = [&](const std::string &what) {
+    ::close(worker->requests);
+    ::close(worker->replies);
+    int status = 0;
+    ::waitpid(worker->pid, &status, 0);
+    *worker = Worker{};
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++lost_;
+    }
+    return fail(FailureKind::Crash, "the compile worker " + describeExit(status) + " " + what +
+                                        " (a crash in LLVM; a new worker takes the next compile)");
+  };
+
+  const std::string request = encodeCompileRequest(module.name, pipeline) + "\n";
+  for (size_t written = 0; written < request.size();) {
+    const ssize_t n = ::write(worker->requests, request.data() + written, request.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return workerDied("before it took the request");
+    written += static_cast<size_t>(n);
+  }
+
+  const auto deadline = start + replyTimeout_;
+  for (;;) {
+    const size_t newline = worker->buffered.find('\n');
+    if (newline != std::string::npos) {
+      const std::string line = worker->buffered.substr(0, newline);
+      worker->buffered.erase(0, newline + 1);
+      try {
+        return decodeCompileReply(line);
+      } catch (const std::exception &e) {
+        lose(*worker);
+        return fail(FailureKind::Crash, std::string("the compile worker answered garbage: ") + e.what());
+      }
+    }
+    int waitMs = -1;
+    if (replyTimeout_.count() > 0) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) {
+        lose(*worker);
+        return fail(FailureKind::Timeout, "the compile worker did not answer within " +
+                                              std::to_string(replyTimeout_.count()) + " ms; killed");
+      }
+      waitMs = static_cast<int>(std::min<int64_t>(left.count(), 1000));
+    }
+    pollfd readable{worker->replies, POLLIN, 0};
+    const int ready = ::poll(&readable, 1, waitMs);
+    if (ready < 0 && errno != EINTR) return workerDied("while compiling");
+    if (ready <= 0) continue;
+    char chunk[4096];
+    const ssize_t n = ::read(worker->replies, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return workerDied("while compiling " + module.name);
+    worker->buffered.append(chunk, static_cast<size_t>(n));
+  }
+}
+
+}  // namespace mlgo
