@@ -392,9 +392,13 @@ install_packages() {  # install_packages PKG...
         [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" == "install ok installed" ]] || missing+=("$p")
     done
     [[ ${#missing[@]} -eq 0 ]] && return 0
-    [[ $EUID -eq 0 ]] || die "missing packages (install them as root): ${missing[*]}"
+    local sudo=()
+    if [[ $EUID -ne 0 ]]; then
+        command -v sudo > /dev/null || die "missing packages (install them as root): ${missing[*]}"
+        sudo=(sudo env DEBIAN_FRONTEND=noninteractive)
+    fi
     log "apt-get install ${missing[*]}"
-    DEBIAN_FRONTEND=noninteractive apt-get "${APT_OPTS[@]}" -q -y \
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get "${APT_OPTS[@]}" -q -y \
         --no-install-recommends install "${missing[@]}" > "$LOGS/apt-install.log" 2>&1 ||
         { tail -n 20 "$LOGS/apt-install.log" >&2; die "apt-get install ${missing[*]} failed (log: $LOGS/apt-install.log)"; }
 }
