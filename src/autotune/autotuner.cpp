@@ -167,9 +167,9 @@ json autotuneReportToJson(const AutotuneReport &report, const SearchSpace &space
       entry["from_broadcast"] = tuning.fromBroadcast;
       entry["oz"] = sizesToJson(tuning.ozSizes);
       entry["best"] = sizesToJson(tuning.bestSizes);
-      entry["change"] = double(measure(tuning.bestSizes, options.metric)) /
-                            double(std::max<uint64_t>(1, measure(tuning.ozSizes, options.metric))) -
-                        1;
+      // A module with no code or data under -Oz counts as unchanged (as in the geomean).
+      const uint64_t oz = measure(tuning.ozSizes, options.metric);
+      entry["change"] = oz > 0 ? double(measure(tuning.bestSizes, options.metric)) / double(oz) - 1 : 0.0;
       if (tuning.gatePassed) entry["gate"] = *tuning.gatePassed ? "passed" : "rejected: " + tuning.gateFailure;
     }
     entry["compilations"] = tuning.compilations;

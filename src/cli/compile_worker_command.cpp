@@ -3,6 +3,7 @@
 // thread; requests on stdin, replies on stdout.
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "commands.h"
 #include "common_options.h"
@@ -41,8 +42,10 @@ void addCompileWorkerCommand(CLI::App &root, CommandRunner &runner) {
 
 /// The command line of a worker for `corpus` with the same driver settings.
 std::vector<std::string> compileWorkerCommand(const std::string &corpus, const DriverFlags &driver) {
+  std::ostringstream timeout;  // "60", not std::to_string's "60.000000"
+  timeout << driver.timeoutSeconds;
   std::vector<std::string> command{"/proc/self/exe", "--log-level", "warn", "compile-worker", "--corpus", corpus,
-                                   "--timeout", std::to_string(driver.timeoutSeconds)};
+                                   "--timeout", timeout.str()};
   if (!driver.injectFault.empty()) command.insert(command.end(), {"--inject-fault", driver.injectFault});
   return command;
 }

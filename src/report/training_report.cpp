@@ -107,7 +107,7 @@ std::string base64(const std::string &bytes) {
   return out;
 }
 
-/// gnuplot reads a quoted file name; keep it to characters that need no escaping.
+/// A gnuplot single-quoted string (a quote inside is doubled).
 std::string gnuplotString(const std::string &text) {
   std::string out = "'";
   for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);

@@ -66,3 +66,23 @@ TEST_CASE("autotune: best.json that is not one is refused naming the entry", "[a
   writeFileAtomically(scratch / "b.json", R"({"format":"mlgo-autotune","modules":[{"name":"x.o","pipeline":3}]})");
   CHECK_THROWS_WITH(readPassLists(scratch / "b.json"), Catch::Contains("modules[0].pipeline"));
 }
+
+TEST_CASE("autotune: a module with nothing under the metric counts as unchanged in best.json", "[autotune]") {
+  const SearchSpace space = SearchSpace::load(defaultSearchSpaceFile());
+  AutotuneReport report;
+  ModuleTuning empty;  // e.g. a file whose code is all #ifdef'd out for this target
+  empty.name = "empty.o";
+  empty.ok = true;
+  ModuleTuning smaller;
+  smaller.name = "smaller.o";
+  smaller.ok = true;
+  smaller.ozSizes.text = 200;
+  smaller.bestSizes.text = 150;
+  smaller.best = {space.find("default<Oz>")};
+  report.modules = {empty, smaller};
+  AutotuneOptions options;
+  options.metric = SizeMetric::Text;
+  const nlohmann::json json = autotuneReportToJson(report, space, options);
+  CHECK(json["modules"][0]["change"] == 0.0);
+  CHECK(json["modules"][1]["change"] == Approx(150.0 / 200.0 - 1));
+}
