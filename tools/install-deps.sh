@@ -19,6 +19,9 @@ packages=(
   # TensorBoard event files (protobuf messages; protoc generates the C++ and
   # decodes written files in the tests) and the report's plots
   libprotobuf-dev protobuf-compiler gnuplot-nox
+  # MPI across machines (mpirun starts remote ranks over ssh; OpenMPI's
+  # launcher also wants an ssh client for runs on this machine)
+  libopenmpi-dev openmpi-bin openssh-client
 )
 
 missing=()

@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 
+#include "mlgo/distributed/rank_share.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/parallel_for.h"
 #include "mlgo/support/text_input.h"
@@ -23,6 +24,15 @@ json sizesToJson(const SectionSizes &sizes) {
           {"rodata", sizes.rodata},
           {"bss", sizes.bss},
           {"text+data", sizes.textPlusData()}};
+}
+
+SectionSizes sizesFromJson(const json &sizes) {
+  SectionSizes out;
+  out.text = sizes["text"].get<uint64_t>();
+  out.data = sizes["data"].get<uint64_t>();
+  out.rodata = sizes["rodata"].get<uint64_t>();
+  out.bss = sizes["bss"].get<uint64_t>();
+  return out;
 }
 
 /// Lists won by the most modules, most frequent first (ties: the shorter,
@@ -50,60 +60,115 @@ std::vector<std::vector<int>> mostFrequentWinners(const std::vector<ModuleTuning
 }  // namespace
 
 AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver, const SearchSpace &space,
-                              const AutotuneOptions &options, CorrectnessGate *gate) {
+                              const AutotuneOptions &options, CorrectnessGate *gate, Cluster &cluster) {
   const auto start = std::chrono::steady_clock::now();
   AutotuneReport report;
   report.modules.resize(corpus.modules.size());
+  // Each module's evaluator (its cache of compiled lists) lives on the rank
+  // that owns the module, through both phases.
   std::vector<std::unique_ptr<ModuleEvaluator>> evaluators(corpus.modules.size());
+  std::vector<std::vector<int>> searchedBest(corpus.modules.size());
   // The broadcast phase spends what the search left, up to this many each.
   const size_t broadcastReserve = std::min(options.broadcastLists, options.budget / 10);
   std::mutex progressMutex;
   size_t done = 0;
+  const size_t modulesOfThisRank = shareOfRank(corpus.modules.size(), cluster.rank(), cluster.size()).size();
   const unsigned threads = resolveThreadCount(driver.options().threads);
-  // One module per thread; its compilations run in sequence on that thread.
-  parallelFor(corpus.modules.size(), threads, [&](size_t i) {
+  // Runs `body` on each of this rank's modules (one per thread, its
+  // compilations in sequence on that thread); rank 0 gets every module's
+  // encoded outcome back in corpus order.
+  auto onEveryRank = [&](const std::function<json(size_t)> &body) {
+    const std::vector<std::string> outcomes =
+        gatherShares(cluster, corpus.modules.size(), [&](const std::vector<size_t> &mine) {
+          std::vector<std::string> encoded(mine.size());
+          parallelFor(mine.size(), threads, [&](size_t k) { encoded[k] = body(mine[k]).dump(); });
+          return encoded;
+        });
+    std::vector<json> decoded;
+    for (const std::string &outcome : outcomes) decoded.push_back(json::parse(outcome));
+    return decoded;
+  };
+
+  // Phase 1: every module's own search.
+  const std::vector<json> searched = onEveryRank([&](size_t i) {
     const CorpusModule &module = corpus.modules[i];
-    ModuleTuning &tuning = report.modules[i];
-    tuning.name = module.name;
     evaluators[i] = options.compile ? std::make_unique<ModuleEvaluator>(module, options.compile, space,
                                                                          options.metric, options.budget)
                                     : std::make_unique<ModuleEvaluator>(module, driver, space, options.metric,
                                                                          options.budget);
     ModuleEvaluator &evaluator = *evaluators[i];
+    json outcome{{"ok", false}, {"best", json::array()}};
     const std::optional<uint64_t> ozSize = evaluator.size({});
-    if (!ozSize) {
-      tuning.failure = "the -Oz compile failed";
-    } else {
-      tuning.ok = true;
-      tuning.ozSizes = *evaluator.sections({});
+    if (ozSize) {
+      outcome["ok"] = true;
       // The search leaves the broadcast phase its share of the budget.
       evaluator.setBudget(options.budget - broadcastReserve);
-      const SearchOutcome outcome = searchModule(evaluator, space, options.search, module.name);
+      const SearchOutcome found = searchModule(evaluator, space, options.search, module.name);
       evaluator.setBudget(options.budget);
-      if (!outcome.best.empty() && outcome.bestSize < *ozSize) tuning.best = outcome.best;
+      if (!found.best.empty() && found.bestSize < *ozSize) searchedBest[i] = found.best;
+      outcome["best"] = searchedBest[i];
     }
     std::lock_guard<std::mutex> lock(progressMutex);
-    if (options.progress) options.progress(++done, corpus.modules.size());
+    if (options.progress) options.progress(++done, modulesOfThisRank);
+    return outcome;
   });
+  std::string broadcastMessage;
+  if (cluster.isLeader()) {
+    for (size_t i = 0; i < searched.size(); ++i) {
+      ModuleTuning &tuning = report.modules[i];
+      tuning.name = corpus.modules[i].name;
+      tuning.ok = searched[i]["ok"].get<bool>();
+      if (!tuning.ok) tuning.failure = "the -Oz compile failed";
+      tuning.best = searched[i]["best"].get<std::vector<int>>();
+    }
+    // Broadcasting: every module tries the lists that won most often and
+    // keeps any that beats its own best.
+    broadcastMessage = json(mostFrequentWinners(report.modules, space, options.broadcastLists)).dump();
+    sendToAll(cluster, broadcastMessage);
+  } else {
+    broadcastMessage = cluster.receive(0);
+  }
+  const auto broadcast = json::parse(broadcastMessage).get<std::vector<std::vector<int>>>();
 
-  // Broadcasting: every module tries the lists that won most often and keeps
-  // any that beats its own best.
-  const std::vector<std::vector<int>> broadcast = mostFrequentWinners(report.modules, space, options.broadcastLists);
-  parallelFor(corpus.modules.size(), threads, [&](size_t i) {
-    ModuleTuning &tuning = report.modules[i];
-    if (!tuning.ok) return;
+  // Phase 2: broadcasting, then what each module's evaluator measured.
+  const std::vector<json> finished = onEveryRank([&](size_t i) {
     ModuleEvaluator &evaluator = *evaluators[i];
-    uint64_t bestSize = *evaluator.size(tuning.best);
+    json outcome{{"compilations", evaluator.used()}, {"failed", evaluator.failed()}};
+    if (!evaluator.size({})) return outcome;  // the -Oz compile failed (cached, no new compile)
+    const SectionSizes *oz = evaluator.sections({});
+    std::vector<int> best = searchedBest[i];
+    bool fromBroadcast = false;
+    uint64_t bestSize = *evaluator.size(best);
     for (const std::vector<int> &list : broadcast) {
       const std::optional<uint64_t> size = evaluator.size(list);
-      if (size &&
-          (*size < bestSize || (*size == bestSize && !tuning.best.empty() && list.size() < tuning.best.size()))) {
-        tuning.best = list;
-        tuning.fromBroadcast = true;
+      if (size && (*size < bestSize || (*size == bestSize && !best.empty() && list.size() < best.size()))) {
+        best = list;
+        fromBroadcast = true;
         bestSize = *size;
       }
     }
+    return json{{"compilations", evaluator.used()},
+                {"failed", evaluator.failed()},
+                {"oz", sizesToJson(*oz)},
+                {"best", best},
+                {"from_broadcast", fromBroadcast},
+                {"best_sizes", sizesToJson(*evaluator.sections(best))}};
   });
+  if (!cluster.isLeader()) return report;
+  std::vector<SectionSizes> bestSizes(report.modules.size());
+  for (size_t i = 0; i < finished.size(); ++i) {
+    ModuleTuning &tuning = report.modules[i];
+    const json &outcome = finished[i];
+    tuning.compilations = outcome["compilations"].get<size_t>();
+    tuning.failedCandidates = outcome["failed"].get<size_t>();
+    report.compilations += tuning.compilations;
+    report.failedCandidates += tuning.failedCandidates;
+    if (!tuning.ok) continue;
+    tuning.ozSizes = sizesFromJson(outcome["oz"]);
+    tuning.best = outcome["best"].get<std::vector<int>>();
+    tuning.fromBroadcast = outcome["from_broadcast"].get<bool>();
+    bestSizes[i] = sizesFromJson(outcome["best_sizes"]);
+  }
 
   // The gate checks each distinct winner once; a module whose winner fails
   // keeps -Oz.
@@ -131,12 +196,8 @@ AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver
   size_t tuned = 0;
   for (size_t i = 0; i < report.modules.size(); ++i) {
     ModuleTuning &tuning = report.modules[i];
-    tuning.compilations = evaluators[i] ? evaluators[i]->used() : 0;
-    tuning.failedCandidates = evaluators[i] ? evaluators[i]->failed() : 0;
-    report.compilations += tuning.compilations;
-    report.failedCandidates += tuning.failedCandidates;
     if (!tuning.ok) continue;
-    tuning.bestSizes = tuning.best.empty() ? tuning.ozSizes : *evaluators[i]->sections(tuning.best);
+    tuning.bestSizes = tuning.best.empty() ? tuning.ozSizes : bestSizes[i];
     const double oz = double(measure(tuning.ozSizes, options.metric));
     const double best = double(measure(tuning.bestSizes, options.metric));
     // As mlgo eval does: a module with no code or data counts as unchanged.
@@ -147,6 +208,12 @@ AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver
   report.geomeanChange = tuned ? std::exp(logSum / double(tuned)) - 1 : 0;
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
+}
+
+AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver, const SearchSpace &space,
+                              const AutotuneOptions &options, CorrectnessGate *gate) {
+  const std::unique_ptr<Cluster> single = singleProcessCluster();
+  return autotuneCorpus(corpus, driver, space, options, gate, *single);
 }
 
 json autotuneReportToJson(const AutotuneReport &report, const SearchSpace &space, const AutotuneOptions &options) {
@@ -203,8 +270,7 @@ json autotuneReportToJson(const AutotuneReport &report, const SearchSpace &space
             {"lists_gated", report.listsGated},
             {"lists_rejected", report.listsRejected},
             {"list_lengths", lengthDistribution},
-            {"mean_list_length", lists ? lengthSum / double(lists) : 0.0},
-            {"seconds", report.seconds}}},
+            {"mean_list_length", lists ? lengthSum / double(lists) : 0.0}}},
           {"modules", modules}};
 }
 

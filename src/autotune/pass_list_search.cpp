@@ -19,7 +19,7 @@ const std::vector<std::vector<std::string>> &knownGoodLists() {
       {"default<Oz>", "default<Oz>"},
       {"default<Oz>", "mergefunc", "default<Oz>"},
       {"default<Os>"},
-      {"default<Oz>", "gvn-hoist", "gvn-sink", "default<Oz>"},
+      {"default<Oz>", "gvn-hoist", "default<Oz>"},
       {"mergefunc", "default<Oz>"},
   };
   return lists;

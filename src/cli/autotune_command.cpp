@@ -79,9 +79,11 @@ int runAutotune(const AutotuneFlags &flags) {
     };
   }
 
+  // Rank 0 gates the winners and writes the outputs.
+  Cluster &cluster = runCluster();
   std::unique_ptr<autotune::CorrectnessGate> gate;
   const std::filesystem::path gateWork = std::filesystem::path(flags.output) / "gate-work";
-  if (!flags.noGate) {
+  if (!flags.noGate && cluster.isLeader()) {
     autotune::GateOptions gateOptions;
     gateOptions.programs =
         flags.gatePrograms.empty() ? autotune::defaultGatePrograms() : std::filesystem::path(flags.gatePrograms);
@@ -95,7 +97,8 @@ int runAutotune(const AutotuneFlags &flags) {
     spdlog::info("correctness gate: {} programs", gate->programCount());
   }
 
-  const autotune::AutotuneReport report = autotuneCorpus(corpus, driver, space, options, gate.get());
+  const autotune::AutotuneReport report = autotuneCorpus(corpus, driver, space, options, gate.get(), cluster);
+  if (!cluster.isLeader()) return exit_code::kSuccess;
   std::error_code ignored;
   std::filesystem::remove_all(gateWork, ignored);
   const nlohmann::json json = autotune::autotuneReportToJson(report, space, options);

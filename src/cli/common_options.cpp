@@ -5,6 +5,17 @@
 
 namespace mlgo::cli {
 
+namespace {
+Cluster *currentCluster = nullptr;
+}  // namespace
+
+Cluster &runCluster() {
+  static const std::unique_ptr<Cluster> single = singleProcessCluster();
+  return currentCluster ? *currentCluster : *single;
+}
+
+void setRunCluster(Cluster *cluster) { currentCluster = cluster; }
+
 void addDriverFlags(CLI::App &command, DriverFlags &flags) {
   command.add_option("--threads", flags.threads, "Compile threads (0: one per core)")->capture_default_str();
   command.add_option("--timeout", flags.timeoutSeconds, "Seconds one module may compile before it is skipped (0: no limit)")

@@ -2,6 +2,7 @@
 // Options several subcommands share, spelled the same everywhere.
 #include <CLI/CLI.hpp>
 
+#include "mlgo/distributed/cluster.h"
 #include "mlgo/driver/compiler_driver.h"
 #include "mlgo/policy/policy_model.h"
 
@@ -12,6 +13,11 @@ struct DriverFlags {
   double timeoutSeconds = 60;
   std::string injectFault;  ///< test-only: "crash:MODULE", "hang:MODULE" or "heap:MODULE"
 };
+
+/// The ranks of this run: main() joins them before it runs a command (a
+/// cluster of one without mpirun).
+Cluster &runCluster();
+void setRunCluster(Cluster *cluster);
 
 /// --threads, --timeout and the hidden --inject-fault.
 void addDriverFlags(CLI::App &command, DriverFlags &flags);

@@ -40,8 +40,10 @@ int runDefaultTraceCommand(const DefaultTraceFlags &flags) {
   options.seed = flags.seed;
   options.shards = flags.shards;
 
+  Cluster &cluster = runCluster();
   DefaultTraceSummary summary =
-      runDefaultTrace(corpus, driver, problem, options, ProgressReporter::callback("default-trace"));
+      runDefaultTrace(corpus, driver, problem, options, ProgressReporter::callback("default-trace"), cluster);
+  if (!cluster.isLeader()) return exit_code::kSuccess;  // rank 0 reports and writes
   for (const TracedFailure &failure : summary.failures)
     spdlog::warn("left out {}: {}: {}", failure.module, failureKindName(failure.failure), failure.message);
   std::printf("traced %zu of %zu sampled modules (%zu in the corpus), %zu failed; %llu decisions, %llu bytes "

@@ -82,9 +82,14 @@ int runTrainPPO(const TrainPPOFlags &flags) {
   options.seed = flags.seed;
   options.resume = flags.resume;
   options.driver = toDriverOptions(flags.driver);
+  options.cluster = &runCluster();
+  if (flags.progress) options.onCollectProgress = ProgressReporter::callback("collect");
+  if (!options.cluster->isLeader()) {
+    serveCollectionForPPO(options, *options.cluster);
+    return exit_code::kSuccess;
+  }
   const int64_t total = options.config["num_policy_iterations"].get<int64_t>();
   options.onMetrics = IterationLog(total);
-  if (flags.progress) options.onCollectProgress = ProgressReporter::callback("collect");
 
   PPOSummary summary = trainPPO(options);
   if (summary.lastIteration < summary.firstIteration) {

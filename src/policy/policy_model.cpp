@@ -229,6 +229,54 @@ PolicyModel PolicyModel::load(const fs::path &given, const std::string &problem,
   return model;
 }
 
+std::string PolicyModel::serialize() const {
+  json layers = json::array();
+  for (const DenseLayer &layer : layers_)
+    layers.push_back({{"inputs", layer.inputs}, {"outputs", layer.outputs}, {"weights", layer.weights},
+                      {"bias", layer.bias}});
+  const json whole{{"metadata", metadata()}, {"vocab", preprocessor_.vocab()}, {"layers", layers}};
+  // CBOR keeps every float and double exactly (JSON text would too, slower).
+  const std::vector<uint8_t> bytes = json::to_cbor(whole);
+  return std::string(bytes.begin(), bytes.end());
+}
+
+PolicyModel PolicyModel::deserialize(std::string_view bytes) {
+  try {
+    const json whole = json::from_cbor(bytes.begin(), bytes.end());
+    const json &metadata = whole.at("metadata");
+    const json &pre = metadata.at("preprocessing");
+    PreprocessingConfig config;
+    config.withSqrt = pre.at("with_sqrt").get<bool>();
+    config.withZScore = pre.at("with_z_score").get<bool>();
+    config.passthrough = pre.at("passthrough").get<std::vector<std::string>>();
+    FeaturePreprocessor preprocessor(metadata.at("feature_names").get<std::vector<std::string>>(),
+                                     whole.at("vocab").get<std::map<std::string, std::vector<double>>>(), config);
+    preprocessor.setZScoreStatistics(pre.at("z_score_means").get<std::vector<double>>(),
+                                     pre.at("z_score_stddevs").get<std::vector<double>>());
+    std::vector<DenseLayer> layers;
+    size_t expectedInputs = preprocessor.outputCount();
+    for (const json &entry : whole.at("layers")) {
+      DenseLayer layer;
+      layer.inputs = entry.at("inputs").get<size_t>();
+      layer.outputs = entry.at("outputs").get<size_t>();
+      layer.weights = entry.at("weights").get<std::vector<float>>();
+      layer.bias = entry.at("bias").get<std::vector<float>>();
+      if (layer.inputs != expectedInputs || layer.weights.size() != layer.inputs * layer.outputs ||
+          layer.bias.size() != layer.outputs)
+        throw std::runtime_error("not a serialized policy: layer shapes do not chain");
+      expectedInputs = layer.outputs;
+      layers.push_back(std::move(layer));
+    }
+    if (expectedInputs != 2) throw std::runtime_error("not a serialized policy: the network does not end in 2 logits");
+    PolicyModel model(metadata.at("problem").get<std::string>(), std::move(preprocessor), std::move(layers),
+                      parseActivation(metadata.at("network").at("activation").get<std::string>()));
+    model.training = metadata.value("training", json::object());
+    return model;
+  } catch (const json::exception &e) {
+    throw std::runtime_error(std::string("not a serialized policy: ") + e.what());
+  }
+}
+
 void PolicyModel::checkVocab(const fs::path &vocabDirectory) const {
   std::vector<std::string> normalized;
   for (const auto &[name, boundaries] : preprocessor_.vocab()) normalized.push_back(name);

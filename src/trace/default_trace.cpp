@@ -5,6 +5,8 @@
 #include <mutex>
 #include <regex>
 
+#include "mlgo/distributed/rank_share.h"
+#include "mlgo/driver/compile_worker.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/parallel_for.h"
@@ -12,6 +14,7 @@
 #include "mlgo/trace/sampling.h"
 #include "mlgo/trace/trace_format.h"
 #include "mlgo/trace/trace_writer.h"
+#include "mlgo/support/varint.h"
 
 namespace mlgo {
 
@@ -43,10 +46,37 @@ class CompletionWindow {
   size_t oldestPending_ = 0;
 };
 
+/// What tracing one module gave: its compile, and its record when it worked.
+struct SlotOutcome {
+  CompileResult result;
+  uint64_t decisions = 0;
+  std::optional<std::string> record;
+};
+
+std::string encodeSlotOutcome(const SlotOutcome &outcome) {
+  std::string bytes;
+  putBytes(bytes, encodeCompileReply(outcome.result));
+  putVarint(bytes, outcome.decisions);
+  putVarint(bytes, outcome.record.has_value());
+  if (outcome.record) putBytes(bytes, *outcome.record);
+  return bytes;
+}
+
+SlotOutcome decodeSlotOutcome(std::string_view bytes) {
+  ByteReader reader(bytes);
+  SlotOutcome outcome;
+  outcome.result = decodeCompileReply(std::string(reader.bytes()));
+  outcome.decisions = reader.varint();
+  if (reader.varint()) outcome.record = std::string(reader.bytes());
+  return outcome;
+}
+
 }  // namespace
 
 DefaultTraceSummary runDefaultTrace(const Corpus &corpus, const CompilerDriver &driver, const Problem &problem,
-                                    const DefaultTraceOptions &options, const CompilerDriver::Progress &progress) {
+                                    const DefaultTraceOptions &options, const CompilerDriver::Progress &progress,
+                                    Cluster &cluster) {
+  const bool leader = cluster.isLeader();
   if (!(options.samplingRate > 0 && options.samplingRate <= 1))
     throw UsageError("--sampling-rate must be in (0, 1]");
   if (options.shards == 0) throw UsageError("--shards must be at least 1");
@@ -67,34 +97,60 @@ DefaultTraceSummary runDefaultTrace(const Corpus &corpus, const CompilerDriver &
               {"version", trace::kFormatVersion},
               {"problem", problem.name()},
               {"feature_names", problem.featureNames()}};
-  trace::TraceWriter writer(options.output, problem.name(), header, options.shards);
+  trace::TraceWriter *writer = nullptr;
+  std::optional<trace::TraceWriter> ownWriter;
+  if (leader) writer = &ownWriter.emplace(options.output, problem.name(), header, options.shards);
 
   const unsigned threads = resolveThreadCount(driver.options().threads);
-  CompletionWindow window(sampled.size(), 4 * size_t(threads) + options.shards);
   std::vector<CompileResult> results(sampled.size());
   std::vector<uint64_t> decisionCounts(sampled.size(), 0);
   std::mutex progressMutex;
   size_t done = 0;
-  parallelFor(sampled.size(), threads, [&](size_t slot) {
-    window.waitForTurn(slot);
+  auto traceSlot = [&](size_t slot, size_t total) {
     const CorpusModule &module = corpus.modules[sampled[slot]];
     trace::ModuleTrace moduleTrace;
     moduleTrace.position = sampled[slot];
     moduleTrace.name = module.name;
-    results[slot] = driver.compile({&module, "", {problem.defaultTracingHook(moduleTrace)}});
-    if (results[slot].ok()) {
-      moduleTrace.nativeSize = results[slot].sizes.text;
-      decisionCounts[slot] = moduleTrace.decisions();
-      writer.submit(slot, trace::encodeModule(moduleTrace));
-    } else {
-      writer.submit(slot, std::nullopt);
+    SlotOutcome outcome;
+    outcome.result = driver.compile({&module, "", {problem.defaultTracingHook(moduleTrace)}});
+    if (outcome.result.ok()) {
+      moduleTrace.nativeSize = outcome.result.sizes.text;
+      outcome.decisions = moduleTrace.decisions();
+      outcome.record = trace::encodeModule(moduleTrace);
     }
-    window.complete(slot);
     if (progress) {
       std::lock_guard<std::mutex> lock(progressMutex);
-      progress(++done, sampled.size());
+      progress(++done, total);
     }
-  });
+    return outcome;
+  };
+  auto keep = [&](size_t slot, SlotOutcome outcome) {
+    results[slot] = std::move(outcome.result);
+    decisionCounts[slot] = outcome.decisions;
+    writer->submit(slot, std::move(outcome.record));
+  };
+  if (!cluster.distributed()) {
+    CompletionWindow window(sampled.size(), 4 * size_t(threads) + options.shards);
+    parallelFor(sampled.size(), threads, [&](size_t slot) {
+      window.waitForTurn(slot);
+      keep(slot, traceSlot(slot, sampled.size()));
+      window.complete(slot);
+    });
+  } else {
+    // Each rank traces its share; rank 0 writes every record in slot order.
+    const std::vector<std::string> outcomes =
+        gatherShares(cluster, sampled.size(), [&](const std::vector<size_t> &slots) {
+          std::vector<std::string> encoded(slots.size());
+          parallelFor(slots.size(), threads,
+                      [&](size_t k) { encoded[k] = encodeSlotOutcome(traceSlot(slots[k], slots.size())); });
+          return encoded;
+        });
+    if (!leader) {
+      summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      return summary;
+    }
+    for (size_t slot = 0; slot < sampled.size(); ++slot) keep(slot, decodeSlotOutcome(outcomes[slot]));
+  }
 
   json sizes = json::object();
   json failures = json::array();
@@ -112,7 +168,7 @@ DefaultTraceSummary runDefaultTrace(const Corpus &corpus, const CompilerDriver &
                           {"message", result.message}});
     }
   }
-  summary.recordBytes = writer.recordBytes();
+  summary.recordBytes = writer->recordBytes();
   json description{{"format", trace::kFormatName},
                    {"version", trace::kFormatVersion},
                    {"problem", problem.name()},
@@ -129,9 +185,15 @@ DefaultTraceSummary runDefaultTrace(const Corpus &corpus, const CompilerDriver &
                    {"decisions", summary.decisions},
                    {"record_bytes", summary.recordBytes},
                    {"mlgo_version", MLGO_VERSION}};
-  summary.traceBytes = writer.finish(description, json{{"metric", "text"}, {"policy", "default"}, {"sizes", sizes}});
+  summary.traceBytes = writer->finish(description, json{{"metric", "text"}, {"policy", "default"}, {"sizes", sizes}});
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return summary;
+}
+
+DefaultTraceSummary runDefaultTrace(const Corpus &corpus, const CompilerDriver &driver, const Problem &problem,
+                                    const DefaultTraceOptions &options, const CompilerDriver::Progress &progress) {
+  const std::unique_ptr<Cluster> single = singleProcessCluster();
+  return runDefaultTrace(corpus, driver, problem, options, progress, *single);
 }
 
 }  // namespace mlgo

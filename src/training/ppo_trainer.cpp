@@ -18,6 +18,7 @@
 #include "mlgo/support/text_input.h"
 #include "mlgo/trace/sampling.h"
 #include "mlgo/training/collector.h"
+#include "mlgo/training/distributed_collection.h"
 #include "mlgo/training/ppo_loss.h"
 #include "mlgo/training/reward.h"
 #include "mlgo/training/torch_network.h"
@@ -296,6 +297,9 @@ std::string describeFailures(const std::vector<std::pair<std::string, std::strin
 
 PPOSummary trainPPO(const PPOOptions &options) {
   const auto start = std::chrono::steady_clock::now();
+  const bool distributed = options.cluster && options.cluster->distributed();
+  if (options.cluster && !options.cluster->isLeader())
+    throw std::logic_error("trainPPO runs on rank 0; the other ranks run serveCollectionForPPO");
   const Settings settings(options.config);
   const Problem &problem = findProblem(options.problem);
   const Corpus corpus = Corpus::load(options.corpus);
@@ -419,8 +423,11 @@ PPOSummary trainPPO(const PPOOptions &options) {
     plan.modules = sampleModules(corpus.modules.size(), static_cast<size_t>(settings.modulesPerIteration),
                                  options.seed, plan.iteration);
     for (size_t index : plan.modules) plan.needsDefault.push_back(!baselines.has(corpus.modules[index].name));
+    CollectionTraffic traffic;
     std::vector<CollectedModule> collected =
-        collectTrajectories(driver, corpus, problem, policy, plan, options.onCollectProgress);
+        distributed ? collectAcrossRanks(*options.cluster, driver, corpus, problem, policy, plan,
+                                         options.onCollectProgress, &traffic)
+                    : collectTrajectories(driver, corpus, problem, policy, plan, options.onCollectProgress);
     const double collectSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - collectStart).count();
 
@@ -528,6 +535,10 @@ PPOSummary trainPPO(const PPOOptions &options) {
                  {"decisions_per_second", collectSeconds > 0 ? decisions / collectSeconds : 0.0},
                  {"modules_per_second", collectSeconds > 0 ? collected.size() / collectSeconds : 0.0}};
     metrics.update(training.toJson(state.klBeta));
+    if (distributed)
+      metrics["ranks"] = {{"count", options.cluster->size()},
+                          {"sent_bytes", traffic.sentBytes},
+                          {"received_bytes", traffic.receivedBytes}};
     if (!failures.empty()) {
       json list = json::array();
       for (const auto &[name, reason] : failures) list.push_back({{"module", name}, {"reason", reason}});
@@ -545,8 +556,17 @@ PPOSummary trainPPO(const PPOOptions &options) {
     summary.lastIteration = iteration;
     summary.lastMetrics = std::move(metrics);
   }
+  if (distributed) endCollection(*options.cluster);
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return summary;
+}
+
+void serveCollectionForPPO(const PPOOptions &options, Cluster &cluster) {
+  const Problem &problem = findProblem(options.problem);
+  const Corpus corpus = Corpus::load(options.corpus);
+  applyCorpusBackendOptions(corpus);
+  const CompilerDriver driver(options.driver);
+  serveCollection(cluster, driver, corpus, problem, options.onCollectProgress);
 }
 
 }  // namespace mlgo

@@ -29,7 +29,7 @@ GateOptions smallGate(const test::ScratchDirectory &scratch, const std::string &
 
 }  // namespace
 
-TEST_CASE("correctness gate: -Oz passes; a crashing compiler or a failing program rejects", "[autotune][gate]") {
+TEST_CASE("correctness gate: -Oz passes, a crashing compiler or a failing program rejects", "[autotune][gate]") {
   test::ScratchDirectory scratch;
   REQUIRE_FALSE(findOpt().empty());
   CorrectnessGate gate(smallGate(scratch));

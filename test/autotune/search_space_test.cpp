@@ -13,7 +13,7 @@ using namespace mlgo::autotune;
 TEST_CASE("search space: the shipped pass list loads and every element is a valid opt pipeline", "[autotune]") {
   const SearchSpace space = SearchSpace::load(defaultSearchSpaceFile());
   CHECK(space.all().size() > 300);
-  CHECK(space.passes().size() == 124);
+  CHECK(space.passes().size() == 123);
   for (const PassElement &pass : space.all()) CHECK_FALSE(pass.reason.empty());
   // Every searchable element, wrapped for its level, parses as opt would.
   for (const PassElement &pass : space.passes())

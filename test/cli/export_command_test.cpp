@@ -8,7 +8,7 @@
 using namespace mlgo;
 namespace fs = std::filesystem;
 
-TEST_CASE("cli export: both formats from a policy directory; bad policies and existing outputs refused",
+TEST_CASE("cli export: both formats from a policy directory, bad policies and existing outputs refused",
           "[cli][export]") {
   test::TracedTestCorpus traced;
   test::randomInliningPolicy(traced, 2).save(traced / "policy");

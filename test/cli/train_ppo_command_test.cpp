@@ -24,11 +24,7 @@ namespace {
 /// The test corpus with its default trace and vocab, and train-ppo's arguments.
 struct CliCorpus : test::TracedTestCorpus {
   std::vector<std::string> args(const std::string &output, int iterations) const {
-    return {"train-ppo", "--corpus", (scratch / "corpus").string(), "--vocab", (scratch / "vocab").string(),
-            "--baselines", (scratch / "trace").string(), "--output", (scratch / output).string(), "--threads", "2",
-            "--set", "num_policy_iterations=" + std::to_string(iterations), "--set", "num_modules=5",
-            "--set", "num_iterations=40", "--set", "batch_size=8", "--set", "train_sequence_length=4",
-            "--set", "learning_rate=0.01"};
+    return test::trainPPOArguments(*this, output, iterations, 2);
   }
 };
 

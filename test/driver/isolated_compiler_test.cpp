@@ -103,7 +103,7 @@ TEST_CASE("isolated compiler: a crash, heap corruption and a hang each fail one 
   CHECK_THAT(notStarted.message, Contains("no-such-program"));
 }
 
-TEST_CASE("compile worker protocol: replies round-trip; garbage is an error", "[driver][isolation]") {
+TEST_CASE("compile worker protocol: replies round-trip, garbage is an error", "[driver][isolation]") {
   CompileResult result;
   result.failure = FailureKind::FatalError;
   result.message = "Instruction Combining did not reach a fixpoint\n\"quoted\"";

@@ -110,7 +110,7 @@ TEST_CASE("llvm-aot export: Run() allocates nothing and decides like the policy 
   CHECK(result["allocations"] == 0);
 }
 
-TEST_CASE("llvm-aot export: an existing output is refused unless replaced; no partial output", "[export][errors]") {
+TEST_CASE("llvm-aot export: an existing output is refused unless replaced, no partial output", "[export][errors]") {
   test::ScratchDirectory scratch;
   test::TracedTestCorpus traced;
   const PolicyModel policy = test::randomInliningPolicy(traced, 3);

@@ -84,6 +84,15 @@ CommandOutcome runProgram(const std::string &program, const std::vector<std::str
   return outcome;
 }
 
+std::vector<std::string> trainPPOArguments(const TracedTestCorpus &traced, const std::string &output, int iterations,
+                                           unsigned threads) {
+  return {"train-ppo", "--corpus", (traced / "corpus").string(), "--vocab", (traced / "vocab").string(),
+          "--baselines", (traced / "trace").string(), "--output", (traced / output).string(), "--threads",
+          std::to_string(threads), "--set", "num_policy_iterations=" + std::to_string(iterations), "--set",
+          "num_modules=5", "--set", "num_iterations=40", "--set", "batch_size=8", "--set",
+          "train_sequence_length=4", "--set", "learning_rate=0.01"};
+}
+
 PolicyModel randomInliningPolicy(const TracedTestCorpus &traced, unsigned seed, bool everyPreprocessing) {
   const std::vector<std::string> &names = inlining::featureNames();
   PreprocessingConfig config;

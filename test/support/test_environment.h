@@ -47,6 +47,11 @@ struct TracedTestCorpus {
   std::filesystem::path operator/(const std::string &name) const { return scratch / name; }
 };
 
+/// `mlgo train-ppo` arguments for a small, quick run on the traced test
+/// corpus (5 modules per iteration, 40 gradient steps) into scratch/output.
+std::vector<std::string> trainPPOArguments(const TracedTestCorpus &traced, const std::string &output, int iterations,
+                                           unsigned threads);
+
 /// Passes decisions through to another policy and records each (features and
 /// decision) in order: compare two ways of deciding with one compile thread.
 class RecordingPolicy final : public inlining::Policy {

@@ -211,7 +211,7 @@ TEST_CASE("train-ppo: without baselines the default sizes are compiled once per 
   CHECK(metrics[0]["training_reward_mean"].get<double>() != 0.0);
 }
 
-TEST_CASE("train-ppo: failed modules are skipped and counted; many in a row stop the run",
+TEST_CASE("train-ppo: failed modules are skipped and counted, many in a row stop the run",
           "[training][rl][containment]") {
   TracedCorpus traced;
   PPOOptions options = traced.options("ppo", {"num_modules=7", "num_policy_iterations=2"});

@@ -17,6 +17,7 @@
 #include "mlgo/autotune/correctness_gate.h"
 #include "mlgo/autotune/pass_list_search.h"
 #include "mlgo/autotune/search_space.h"
+#include "mlgo/distributed/cluster.h"
 
 namespace mlgo::autotune {
 
@@ -26,7 +27,8 @@ struct AutotuneOptions {
   SearchOptions search;
   /// How many of the most frequent winning lists every module tries.
   size_t broadcastLists = 10;
-  /// Called after each module's search, serialized.
+  /// Called after each module's search on this rank (done, modules of this
+  /// rank), serialized.
   std::function<void(size_t done, size_t total)> progress;
   /// Where candidates compile; empty: in-process on the driver's threads.
   CandidateCompile compile;
@@ -57,6 +59,12 @@ struct AutotuneReport {
   double seconds = 0;
 };
 
+/// With ranks, each searches its share of the modules (round-robin) and rank
+/// 0 gates and returns the report, the same as a single-process run's; the
+/// other ranks return an empty report.
+AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver, const SearchSpace &space,
+                              const AutotuneOptions &options, CorrectnessGate *gate, Cluster &cluster);
+/// The same, in a cluster of one.
 AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver, const SearchSpace &space,
                               const AutotuneOptions &options, CorrectnessGate *gate);
 

@@ -10,6 +10,7 @@
 //   vocab/        the <feature>.buckets files it was trained with
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -65,6 +66,12 @@ class PolicyModel {
   /// Throws InputError naming the file and what does not match.
   static PolicyModel load(const std::filesystem::path &directory, const std::string &problem,
                           const std::vector<std::string> &expectedFeatures);
+  /// The whole policy (preprocessing, vocab, weights, training record) as
+  /// bytes, for sending it to other ranks; deserialize gives back an equal
+  /// model, every float bit for bit. deserialize throws std::runtime_error
+  /// for bytes that are not a serialized policy.
+  std::string serialize() const;
+  static PolicyModel deserialize(std::string_view bytes);
   /// Throws InputError when `vocabDirectory` does not preprocess like this policy.
   void checkVocab(const std::filesystem::path &vocabDirectory) const;
 

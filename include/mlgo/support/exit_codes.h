@@ -7,4 +7,5 @@ constexpr int kUsage = 2;           ///< Bad flags or flag values.
 constexpr int kBadInput = 3;        ///< An input file is missing or malformed.
 constexpr int kPartialFailure = 4;  ///< Results written, but some modules failed.
 constexpr int kStopped = 5;         ///< A long run stopped early (too many failures); its last state is saved.
+constexpr int kRankLost = 6;        ///< Under mpirun: a rank died or went silent; train-ppo's last state is saved.
 }  // namespace mlgo::exit_code

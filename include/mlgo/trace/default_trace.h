@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "mlgo/corpus/corpus.h"
+#include "mlgo/distributed/cluster.h"
 #include "mlgo/driver/compiler_driver.h"
 
 namespace mlgo {
@@ -42,7 +43,13 @@ struct DefaultTraceSummary {
 };
 
 /// Throws UsageError for a bad --module-filter or rate, InputError when the
-/// output cannot be written.
+/// output cannot be written. With ranks, each traces its share and rank 0
+/// writes the same files as a single-process run; the other ranks return the
+/// summary of their share and write nothing.
+DefaultTraceSummary runDefaultTrace(const Corpus &corpus, const CompilerDriver &driver, const Problem &problem,
+                                    const DefaultTraceOptions &options, const CompilerDriver::Progress &progress,
+                                    Cluster &cluster);
+/// The same, in a cluster of one.
 DefaultTraceSummary runDefaultTrace(const Corpus &corpus, const CompilerDriver &driver, const Problem &problem,
                                     const DefaultTraceOptions &options,
                                     const CompilerDriver::Progress &progress = nullptr);

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mlgo/corpus/corpus.h"
+#include "mlgo/distributed/cluster.h"
 #include "mlgo/driver/compiler_driver.h"
 #include "mlgo/training/config_schema.h"
 
@@ -43,8 +44,11 @@ struct PPOOptions {
   std::string problem = "inlining";
   /// Called with every iteration's metrics record (also in metrics.jsonl).
   std::function<void(const nlohmann::json &)> onMetrics;
-  /// Called during collection with modules done and total.
+  /// Called during collection with modules done and total (of this rank).
   CompilerDriver::Progress onCollectProgress;
+  /// The ranks of an MPI run (none: this process alone). Rank 0 runs
+  /// trainPPO, the others serveCollectionForPPO.
+  Cluster *cluster = nullptr;
 };
 
 struct PPOSummary {
@@ -59,5 +63,9 @@ struct PPOSummary {
 /// too many modules fail for too long (the last good state stays saved for
 /// --resume).
 PPOSummary trainPPO(const PPOOptions &options);
+
+/// Ranks other than 0: compile rank 0's collection requests with the corpus
+/// and driver settings of `options` until rank 0 is done.
+void serveCollectionForPPO(const PPOOptions &options, Cluster &cluster);
 
 }  // namespace mlgo

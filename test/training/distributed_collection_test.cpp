@@ -1,0 +1,64 @@
+#include <catch2/catch.hpp>
+
+#include <cstring>
+
+#include "mlgo/problems/problem.h"
+#include "mlgo/training/distributed_collection.h"
+#include "support/test_environment.h"
+
+using namespace mlgo;
+
+namespace {
+
+bool sameBits(const std::vector<float> &a, const std::vector<float> &b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("distributed collection: a policy and real collected modules survive the trip between ranks bit for bit",
+          "[training][rl][mpi]") {
+  const test::TracedTestCorpus traced;
+  const Problem &problem = findProblem("inlining");
+  const PolicyModel model = test::randomInliningPolicy(traced, 11, /*everyPreprocessing=*/true);
+
+  const PolicyModel received = PolicyModel::deserialize(model.serialize());
+  REQUIRE(received.layers().size() == model.layers().size());
+  for (size_t l = 0; l < model.layers().size(); ++l) {
+    CHECK(sameBits(received.layers()[l].weights, model.layers()[l].weights));
+    CHECK(sameBits(received.layers()[l].bias, model.layers()[l].bias));
+  }
+  CHECK(received.vocabFingerprint() == model.vocabFingerprint());
+  CHECK(received.metadata() == model.metadata());
+  CHECK_THROWS_WITH(PolicyModel::deserialize("not cbor"), Catch::Contains("not a serialized policy"));
+
+  // A real stochastic collection, one module with its default compile too.
+  CollectionPlan plan;
+  plan.modules = sampleModules(traced.corpus.modules.size(), traced.corpus.modules.size(), 2, 1);
+  plan.needsDefault.assign(plan.modules.size(), false);
+  plan.needsDefault[1] = true;
+  plan.seed = 2;
+  plan.iteration = 1;
+  const auto collected =
+      collectTrajectories(CompilerDriver(test::driverThreads(2)), traced.corpus, problem, received, plan);
+  size_t decisions = 0;
+  for (const CollectedModule &module : collected) {
+    const CollectedModule back = decodeCollectedModule(encodeCollectedModule(module));
+    CHECK(back.module == module.module);
+    CHECK(back.result.sizes.text == module.result.sizes.text);
+    CHECK(back.result.seconds == module.result.seconds);
+    CHECK(back.trajectory.featureCount == module.trajectory.featureCount);
+    CHECK(back.trajectory.features == module.trajectory.features);
+    CHECK(back.trajectory.actions == module.trajectory.actions);
+    CHECK(sameBits(back.trajectory.logits, module.trajectory.logits));
+    REQUIRE(back.defaultResult.has_value() == module.defaultResult.has_value());
+    if (module.defaultResult) CHECK(back.defaultResult->sizes.text == module.defaultResult->sizes.text);
+    decisions += module.trajectory.decisions();
+  }
+  CHECK(decisions > 20);
+  CHECK(collected[1].defaultResult.has_value());
+
+  std::string truncated = encodeCollectedModule(collected[0]);
+  truncated.resize(truncated.size() / 2);
+  CHECK_THROWS(decodeCollectedModule(truncated));
+}
