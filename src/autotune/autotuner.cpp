@@ -60,7 +60,7 @@ std::vector<std::vector<int>> mostFrequentWinners(const std::vector<ModuleTuning
 }  // namespace
 
 AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver, const SearchSpace &space,
-                              const AutotuneOptions &options, CorrectnessGate *gate, Cluster &cluster) {
+                              const AutotuneOptions &options, PassListGate *gate, Cluster &cluster) {
   const auto start = std::chrono::steady_clock::now();
   AutotuneReport report;
   report.modules.resize(corpus.modules.size());
@@ -147,12 +147,16 @@ AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver
         bestSize = *size;
       }
     }
+    json runnersUp = json::array();
+    for (const std::vector<int> &list : evaluator.runnersUp(best, options.gateFallbacks))
+      runnersUp.push_back({{"list", list}, {"sizes", sizesToJson(*evaluator.sections(list))}});
     return json{{"compilations", evaluator.used()},
                 {"failed", evaluator.failed()},
                 {"oz", sizesToJson(*oz)},
                 {"best", best},
                 {"from_broadcast", fromBroadcast},
-                {"best_sizes", sizesToJson(*evaluator.sections(best))}};
+                {"best_sizes", sizesToJson(*evaluator.sections(best))},
+                {"runners_up", runnersUp}};
   });
   if (!cluster.isLeader()) return report;
   std::vector<SectionSizes> bestSizes(report.modules.size());
@@ -170,24 +174,40 @@ AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver
     bestSizes[i] = sizesFromJson(outcome["best_sizes"]);
   }
 
-  // The gate checks each distinct winner once; a module whose winner fails
-  // keeps -Oz.
+  // The gate checks each distinct list once. A module whose best list is
+  // rejected falls back to its runners-up, in order, and keeps -Oz when none
+  // passes.
   if (gate) {
     std::map<std::string, GateVerdict> verdicts;
+    auto verdictOf = [&](const std::vector<int> &list) -> const GateVerdict & {
+      auto [found, isNew] = verdicts.emplace(space.pipeline(list), GateVerdict{});
+      if (isNew) {
+        found->second = gate->check(found->first);
+        ++report.listsGated;
+        report.listsRejected += !found->second.passed;
+      }
+      return found->second;
+    };
+    // Winners first, in corpus order, then the fallbacks they need.
     for (const ModuleTuning &tuning : report.modules)
-      if (!tuning.best.empty()) verdicts.emplace(space.pipeline(tuning.best), GateVerdict{});
-    for (auto &[pipeline, verdict] : verdicts) {
-      verdict = gate->check(pipeline);
-      ++report.listsGated;
-      report.listsRejected += !verdict.passed;
-    }
-    for (ModuleTuning &tuning : report.modules) {
+      if (!tuning.best.empty()) verdictOf(tuning.best);
+    for (size_t i = 0; i < report.modules.size(); ++i) {
+      ModuleTuning &tuning = report.modules[i];
       if (tuning.best.empty()) continue;
-      const GateVerdict &verdict = verdicts.at(space.pipeline(tuning.best));
+      const GateVerdict &verdict = verdictOf(tuning.best);
       tuning.gatePassed = verdict.passed;
-      if (!verdict.passed) {
-        tuning.gateFailure = verdict.failure + " (list " + space.describe(tuning.best) + ")";
-        tuning.best.clear();
+      if (verdict.passed) continue;
+      tuning.gateFailure = verdict.failure + " (list " + space.describe(tuning.best) + ")";
+      tuning.best.clear();
+      for (const json &runnerUp : finished[i].value("runners_up", json::array())) {
+        const auto list = runnerUp["list"].get<std::vector<int>>();
+        if (!verdictOf(list).passed) continue;
+        tuning.best = list;
+        tuning.gatePassed = true;
+        tuning.gateFallback = true;
+        tuning.fromBroadcast = false;
+        bestSizes[i] = sizesFromJson(runnerUp["sizes"]);
+        break;
       }
     }
   }
@@ -211,7 +231,7 @@ AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver
 }
 
 AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver, const SearchSpace &space,
-                              const AutotuneOptions &options, CorrectnessGate *gate) {
+                              const AutotuneOptions &options, PassListGate *gate) {
   const std::unique_ptr<Cluster> single = singleProcessCluster();
   return autotuneCorpus(corpus, driver, space, options, gate, *single);
 }
@@ -237,7 +257,10 @@ json autotuneReportToJson(const AutotuneReport &report, const SearchSpace &space
       // A module with no code or data under -Oz counts as unchanged (as in the geomean).
       const uint64_t oz = measure(tuning.ozSizes, options.metric);
       entry["change"] = oz > 0 ? double(measure(tuning.bestSizes, options.metric)) / double(oz) - 1 : 0.0;
-      if (tuning.gatePassed) entry["gate"] = *tuning.gatePassed ? "passed" : "rejected: " + tuning.gateFailure;
+      if (tuning.gatePassed)
+        entry["gate"] = !*tuning.gatePassed ? "rejected: " + tuning.gateFailure
+                        : tuning.gateFallback ? "passed (a runner-up: the best list was rejected: " + tuning.gateFailure + ")"
+                                              : std::string("passed");
     }
     entry["compilations"] = tuning.compilations;
     entry["failed_candidates"] = tuning.failedCandidates;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <random>
+#include <tuple>
 
 #include "mlgo/support/crc32c.h"
 
@@ -83,10 +84,21 @@ uint64_t moduleSeed(uint64_t seed, const std::string &name) {
 std::optional<Strategy> parseStrategy(const std::string &name) {
   if (name == "random") return Strategy::Random;
   if (name == "local") return Strategy::Local;
+  if (name == "hybrid") return Strategy::Hybrid;
   return std::nullopt;
 }
 
-const char *strategyName(Strategy strategy) { return strategy == Strategy::Random ? "random" : "local"; }
+const char *strategyName(Strategy strategy) {
+  switch (strategy) {
+    case Strategy::Random:
+      return "random";
+    case Strategy::Local:
+      return "local";
+    case Strategy::Hybrid:
+      return "hybrid";
+  }
+  return "local";
+}
 
 ModuleEvaluator::ModuleEvaluator(const CorpusModule &module, CandidateCompile compile, const SearchSpace &space,
                                  SizeMetric metric, size_t budget)
@@ -108,15 +120,37 @@ std::optional<uint64_t> ModuleEvaluator::size(const std::vector<int> &list) {
     ++used_;
     const CompileResult result = compile_(module_, pipeline);
     if (!result.ok()) ++failed_;
-    cached = cache_.emplace(pipeline, result.ok() ? std::optional<SectionSizes>(result.sizes) : std::nullopt).first;
+    cached =
+        cache_.emplace(pipeline, Compiled{list, result.ok() ? std::optional<SectionSizes>(result.sizes) : std::nullopt})
+            .first;
   }
-  if (!cached->second) return std::nullopt;
-  return measure(*cached->second, metric_);
+  if (!cached->second.sizes) return std::nullopt;
+  return measure(*cached->second.sizes, metric_);
 }
 
 const SectionSizes *ModuleEvaluator::sections(const std::vector<int> &list) const {
   auto found = cache_.find(list.empty() ? "" : space_.pipeline(list));
-  return found != cache_.end() && found->second ? &*found->second : nullptr;
+  return found != cache_.end() && found->second.sizes ? &*found->second.sizes : nullptr;
+}
+
+std::vector<std::vector<int>> ModuleEvaluator::runnersUp(const std::vector<int> &except, size_t count) const {
+  const SectionSizes *oz = sections({});
+  if (!oz) return {};
+  const std::string skipped = except.empty() ? "" : space_.pipeline(except);
+  // (size, length, pipeline): the map's order makes ties deterministic.
+  std::vector<std::tuple<uint64_t, size_t, const std::string *, const std::vector<int> *>> ranked;
+  for (const auto &[pipeline, compiled] : cache_)
+    if (!pipeline.empty() && pipeline != skipped && compiled.sizes &&
+        measure(*compiled.sizes, metric_) < measure(*oz, metric_))
+      ranked.emplace_back(measure(*compiled.sizes, metric_), compiled.list.size(), &pipeline, &compiled.list);
+  std::sort(ranked.begin(), ranked.end(), [](const auto &a, const auto &b) {
+    if (std::get<0>(a) != std::get<0>(b)) return std::get<0>(a) < std::get<0>(b);
+    if (std::get<1>(a) != std::get<1>(b)) return std::get<1>(a) < std::get<1>(b);
+    return *std::get<2>(a) < *std::get<2>(b);
+  });
+  std::vector<std::vector<int>> lists;
+  for (size_t i = 0; i < ranked.size() && i < count; ++i) lists.push_back(*std::get<3>(ranked[i]));
+  return lists;
 }
 
 SearchOutcome searchModule(ModuleEvaluator &evaluator, const SearchSpace &space, const SearchOptions &options,
@@ -140,6 +174,10 @@ SearchOutcome searchModule(ModuleEvaluator &evaluator, const SearchSpace &space,
       for (const std::string &name : names)
         if (space.find(name) >= 0) list.push_back(space.find(name));
       if (list.size() == names.size() && evaluator.used() < searchBudget) search.consider(list, best);
+    }
+    if (options.strategy == Strategy::Hybrid) {
+      const size_t randomUntil = evaluator.used() + (searchBudget - std::min(searchBudget, evaluator.used())) / 3;
+      while (evaluator.used() < randomUntil && ++attempts < maxAttempts) search.consider(search.randomList(), best);
     }
     while (evaluator.used() < searchBudget && ++attempts < maxAttempts) {
       // Mostly edits of the best, sometimes two in a row to leave a plateau.

@@ -28,6 +28,7 @@ struct AutotuneFlags {
   std::string strategy = "local";
   uint64_t seed = 0;
   size_t broadcast = 10;
+  size_t gateFallbacks = 3;
   bool noGate = false;
   std::string gatePrograms;
   std::string passesFile;
@@ -59,6 +60,7 @@ int runAutotune(const AutotuneFlags &flags) {
   options.search.strategy = *autotune::parseStrategy(flags.strategy);
   options.search.seed = flags.seed;
   options.broadcastLists = flags.broadcast;
+  options.gateFallbacks = flags.gateFallbacks;
   options.progress = ProgressReporter::callback("autotune");
 
   CompilerDriver driver(toDriverOptions(flags.driver));
@@ -134,13 +136,18 @@ void addAutotuneCommand(CLI::App &root, CommandRunner &runner) {
       ->capture_default_str();
   command
       ->add_option("--strategy", flags->strategy,
-                   "local (-Oz and known good variants, then local edits) or random (LLM Compiler's baseline)")
-      ->check(CLI::IsMember({"local", "random"}))
+                   "local (-Oz and known good variants, then local edits), random (LLM Compiler's baseline) or "
+                   "hybrid (local's start, a third of the search on random lists, then local edits)")
+      ->check(CLI::IsMember({"local", "random", "hybrid"}))
       ->capture_default_str();
   command->add_option("--seed", flags->seed, "Seed of the search")->capture_default_str();
   command->add_option("--broadcast", flags->broadcast, "Most frequent winning lists every module tries")
       ->capture_default_str();
   command->add_flag("--no-gate", flags->noGate, "Skip the correctness gate (winners are not checked)");
+  command
+      ->add_option("--gate-fallbacks", flags->gateFallbacks,
+                   "Runners-up a module tries, in order of size, when the gate rejects its best list")
+      ->capture_default_str();
   command->add_option("--gate-programs", flags->gatePrograms,
                       "Directory of self-checking C/C++ programs (default: tools/passlisteval/programs)");
   command->add_option("--passes-file", flags->passesFile, "Search space (default: configs/autotune/passes.txt)");

@@ -96,10 +96,17 @@ MpiCluster::~MpiCluster() {
   stopSignal_.notify_all();
   heartbeat_.join();
   std::lock_guard<std::mutex> lock(mpi_);
-  // Heartbeats still in flight are matched here, so none is left pending at
-  // MPI_Finalize; then every rank leaves together.
-  MPI_Barrier(MPI_COMM_WORLD);
-  drainHeartbeats();
+  // Every rank leaves together. A rank done early (rank 0 may still be
+  // gating or writing) waits here without spinning on a core the others
+  // need, and keeps draining heartbeats so none is pending at MPI_Finalize.
+  MPI_Request barrier;
+  MPI_Ibarrier(MPI_COMM_WORLD, &barrier);
+  for (int done = 0;;) {
+    MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
+    drainHeartbeats();
+    if (done) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   MPI_Finalize();
 }
 

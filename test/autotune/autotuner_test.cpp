@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include "mlgo/autotune/autotuner.h"
 #include "mlgo/eval/evaluation.h"
 #include "mlgo/support/atomic_file.h"
@@ -50,6 +52,80 @@ TEST_CASE("autotune: never worse than -Oz, within budget, same at any thread cou
     INFO(corpus.modules[i].name);
     CHECK(eval.modules[i].candidate.sizes.textPlusData() == report.modules[i].bestSizes.textPlusData());
   }
+}
+
+namespace {
+
+/// A gate that rejects a fixed set of pipelines and passes the rest (the real
+/// gate runs programs; here the point is what the autotuner does with a
+/// verdict).
+class RejectingGate final : public PassListGate {
+ public:
+  explicit RejectingGate(std::set<std::string> rejected) : rejected_(std::move(rejected)) {}
+  GateVerdict check(const std::string &pipeline) override {
+    checked.push_back(pipeline);
+    if (rejected_.count(pipeline)) return {false, "rejected by the test"};
+    return {true, ""};
+  }
+  std::vector<std::string> checked;
+
+ private:
+  std::set<std::string> rejected_;
+};
+
+}  // namespace
+
+TEST_CASE("autotune: a module whose best list the gate rejects keeps its best runner-up that passes",
+          "[autotune][gate]") {
+  test::ScratchDirectory scratch;
+  const Corpus corpus = test::extractTestCorpus(scratch / "corpus");
+  const SearchSpace space = SearchSpace::load(defaultSearchSpaceFile());
+  AutotuneOptions options;
+  options.budget = 40;
+  options.search.seed = 1;
+  options.search.strategy = Strategy::Hybrid;
+  const CompilerDriver driver(test::driverThreads(2));
+  RejectingGate passAll({});
+  const AutotuneReport open = autotuneCorpus(corpus, driver, space, options, &passAll);
+  std::set<std::string> winners;
+  for (const ModuleTuning &tuning : open.modules)
+    if (!tuning.best.empty()) winners.insert(space.pipeline(tuning.best));
+  REQUIRE_FALSE(winners.empty());
+
+  RejectingGate rejectWinners(winners);
+  const AutotuneReport gated = autotuneCorpus(corpus, driver, space, options, &rejectWinners);
+  options.gateFallbacks = 0;
+  RejectingGate rejectWinnersNoFallback(winners);
+  const AutotuneReport strict = autotuneCorpus(corpus, driver, space, options, &rejectWinnersNoFallback);
+  size_t fellBack = 0;
+  for (size_t i = 0; i < corpus.modules.size(); ++i) {
+    const ModuleTuning &before = open.modules[i], &after = gated.modules[i];
+    INFO(after.name);
+    CHECK(after.bestSizes.textPlusData() <= after.ozSizes.textPlusData());
+    if (before.best.empty()) continue;
+    // Without fallbacks a rejected winner means -Oz.
+    CHECK(strict.modules[i].best.empty());
+    CHECK(strict.modules[i].gatePassed == std::optional<bool>(false));
+    if (after.gateFallback) {
+      ++fellBack;
+      CHECK(winners.count(space.pipeline(after.best)) == 0);
+      CHECK(after.gatePassed == std::optional<bool>(true));
+      // Smaller than -Oz, not smaller than the rejected best.
+      CHECK(after.bestSizes.textPlusData() < after.ozSizes.textPlusData());
+      CHECK(after.bestSizes.textPlusData() >= before.bestSizes.textPlusData());
+    } else {
+      CHECK(after.best.empty());
+    }
+  }
+  CHECK(fellBack > 0);
+  CHECK(gated.listsGated > winners.size());  // the runners-up were gated too
+  CHECK(rejectWinnersNoFallback.checked.size() == winners.size());
+  const nlohmann::json json = autotuneReportToJson(gated, space, options);
+  CHECK(json["strategy"] == "hybrid");
+  bool reported = false;
+  for (const auto &module : json["modules"])
+    reported = reported || module.value("gate", "").rfind("passed (a runner-up", 0) == 0;
+  CHECK(reported);
 }
 
 TEST_CASE("autotune: best.json that is not one is refused naming the entry", "[autotune][errors]") {

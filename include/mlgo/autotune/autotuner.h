@@ -2,7 +2,8 @@
 // `mlgo autotune`: per-module pass-list search for code size over a corpus.
 // Every module is searched on the driver's pool (one module per thread, its
 // compilations in sequence), then the most frequent winning lists are
-// broadcast to every module, winners go through the correctness gate, and
+// broadcast to every module, winners go through the correctness gate (a
+// module whose best list is rejected falls back to its runners-up), and
 // every module keeps -Oz when nothing beats it (the -Oz backup).
 #include <filesystem>
 #include <functional>
@@ -27,6 +28,9 @@ struct AutotuneOptions {
   SearchOptions search;
   /// How many of the most frequent winning lists every module tries.
   size_t broadcastLists = 10;
+  /// How many runners-up a module whose best list the gate rejects tries
+  /// before it falls back to -Oz.
+  size_t gateFallbacks = 3;
   /// Called after each module's search on this rank (done, modules of this
   /// rank), serialized.
   std::function<void(size_t done, size_t total)> progress;
@@ -45,7 +49,8 @@ struct ModuleTuning {
   size_t failedCandidates = 0;
   bool fromBroadcast = false;
   std::optional<bool> gatePassed;  ///< unset: no list to gate (-Oz kept)
-  std::string gateFailure;
+  std::string gateFailure;         ///< why the best list was rejected
+  bool gateFallback = false;       ///< the best was rejected; a runner-up passed
 };
 
 struct AutotuneReport {
@@ -63,10 +68,10 @@ struct AutotuneReport {
 /// 0 gates and returns the report, the same as a single-process run's; the
 /// other ranks return an empty report.
 AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver, const SearchSpace &space,
-                              const AutotuneOptions &options, CorrectnessGate *gate, Cluster &cluster);
+                              const AutotuneOptions &options, PassListGate *gate, Cluster &cluster);
 /// The same, in a cluster of one.
 AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver, const SearchSpace &space,
-                              const AutotuneOptions &options, CorrectnessGate *gate);
+                              const AutotuneOptions &options, PassListGate *gate);
 
 /// best.json: per module the list, sizes under every metric, -Oz's, the
 /// compilations used and the gate's verdict; a summary (geometric-mean change,

@@ -28,7 +28,14 @@ struct GateVerdict {
   std::string failure;  ///< the first failing program and why
 };
 
-class CorrectnessGate {
+/// What the autotuner asks of a gate: a verdict per pipeline.
+class PassListGate {
+ public:
+  virtual ~PassListGate() = default;
+  virtual GateVerdict check(const std::string &pipeline) = 0;
+};
+
+class CorrectnessGate final : public PassListGate {
  public:
   /// Compiles every program to unoptimized bitcode. Throws InputError when the
   /// directory holds no program or one does not compile.
@@ -36,7 +43,7 @@ class CorrectnessGate {
 
   /// Applies `pipeline` (opt -passes= text) to every program and runs them.
   /// Verdicts are cached per pipeline. Thread-safe.
-  GateVerdict check(const std::string &pipeline);
+  GateVerdict check(const std::string &pipeline) override;
 
   size_t programCount() const { return programs_.size(); }
   size_t listsChecked() const;

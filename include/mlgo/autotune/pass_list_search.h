@@ -23,6 +23,9 @@ namespace mlgo::autotune {
 enum class Strategy {
   Random,  ///< LLM Compiler's baseline: lengths uniform in 1..50, passes uniform
   Local,   ///< mlgo's: -Oz and known good variants first, then local edits of the best
+  /// Local's start, then a third of the search budget on random lists (far
+  /// from -Oz, where local edits do not reach), then local edits of the best.
+  Hybrid,
 };
 std::optional<Strategy> parseStrategy(const std::string &name);
 const char *strategyName(Strategy strategy);
@@ -47,6 +50,10 @@ class ModuleEvaluator {
   std::optional<uint64_t> size(const std::vector<int> &list);
   /// All sections of the last successful compile of `list` (after size()).
   const SectionSizes *sections(const std::vector<int> &list) const;
+  /// Up to `count` compiled lists other than `except` that are smaller than
+  /// -Oz, smallest first (ties: shorter, then pipeline text): what a module
+  /// falls back to when the correctness gate rejects its best list.
+  std::vector<std::vector<int>> runnersUp(const std::vector<int> &except, size_t count) const;
 
   size_t used() const { return used_; }
   size_t failed() const { return failed_; }
@@ -61,7 +68,11 @@ class ModuleEvaluator {
   const SearchSpace &space_;
   SizeMetric metric_;
   size_t budget_, used_ = 0, failed_ = 0;
-  std::map<std::string, std::optional<SectionSizes>> cache_;
+  struct Compiled {
+    std::vector<int> list;
+    std::optional<SectionSizes> sizes;  ///< nullopt: the compile failed
+  };
+  std::map<std::string, Compiled> cache_;  ///< by pipeline text ("" = -Oz)
 };
 
 struct SearchOptions {
