@@ -60,20 +60,21 @@ size_t IsolatedCompiler::workersLost() const {
   return lost_;
 }
 
-void IsolatedCompiler::lose(Worker &worker) {
+int IsolatedCompiler::lose(Worker &worker) {
   std::lock_guard<std::mutex> lock(mutex_);
-  retire(worker);
   ++lost_;
+  return retire(worker);
 }
 
-void IsolatedCompiler::retire(Worker &worker) {
-  if (!worker.alive) return;
+int IsolatedCompiler::retire(Worker &worker) {
+  if (!worker.alive) return 0;
   ::close(worker.requests);  // end of input: a healthy worker exits on its own
   ::close(worker.replies);
-  ::kill(worker.pid, SIGKILL);
+  ::kill(worker.pid, SIGKILL);  // harmless when it already died (not yet reaped)
   int status = 0;
   ::waitpid(worker.pid, &status, 0);
   worker = Worker{};
+  return status;
 }
 
 IsolatedCompiler::Worker *IsolatedCompiler::workerForThisThread(std::string &error) {
@@ -138,15 +139,7 @@ CompileResult IsolatedCompiler::compile(const CorpusModule &module, const std::s
 
   // A worker that died answers nothing: collect its status for the message.
   auto workerDied = [&](const std::string &what) {
-    ::close(worker->requests);
-    ::close(worker->replies);
-    int status = 0;
-    ::waitpid(worker->pid, &status, 0);
-    *worker = Worker{};
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      ++lost_;
-    }
+    const int status = lose(*worker);
     return fail(FailureKind::Crash, "the compile worker " + describeExit(status) + " " + what +
                                         " (a crash in LLVM; a new worker takes the next compile)");
   };

@@ -43,8 +43,10 @@ class IsolatedCompiler {
  private:
   struct Worker;
   Worker *workerForThisThread(std::string &error);
-  void retire(Worker &worker);
-  void lose(Worker &worker);
+  /// Ends a worker (closes its pipes, kills it, reaps it): its wait status.
+  int retire(Worker &worker);
+  /// retire, counted as a lost worker.
+  int lose(Worker &worker);
 
   std::vector<std::string> command_;
   std::chrono::milliseconds replyTimeout_;
