@@ -167,7 +167,7 @@ void MpiCluster::send(int to, std::string_view bytes) {
     std::lock_guard<std::mutex> lock(mpi_);
     MPI_Isend(bytes.data(), int(bytes.size()), MPI_BYTE, to, kDataTag, MPI_COMM_WORLD, &request);
   }
-  waitOn(to, "send it results", [&] {
+  waitOn(to, "send to it", [&] {
     int done = 0;
     MPI_Test(&request, &done, MPI_STATUS_IGNORE);
     return done != 0;
