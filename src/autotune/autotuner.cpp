@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 
+#include "mlgo/autotune/culprit_isolation.h"
 #include "mlgo/distributed/rank_share.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/parallel_for.h"
@@ -55,6 +56,15 @@ std::vector<std::vector<int>> mostFrequentWinners(const std::vector<ModuleTuning
   std::vector<std::vector<int>> lists;
   for (size_t i = 0; i < ranked.size() && i < count; ++i) lists.push_back(ranked[i].second.second);
   return lists;
+}
+
+json culpritsToJson(const std::vector<Culprit> &culprits, const SearchSpace &space) {
+  json out = json::array();
+  for (const Culprit &culprit : culprits)
+    out.push_back({{"pipeline", space.pipeline(culprit.passes)},
+                   {"program", culprit.program},
+                   {"isolated_from", space.pipeline(culprit.rejectedList)}});
+  return out;
 }
 
 }  // namespace
@@ -148,7 +158,7 @@ AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver
       }
     }
     json runnersUp = json::array();
-    for (const std::vector<int> &list : evaluator.runnersUp(best, options.gateFallbacks))
+    for (const std::vector<int> &list : evaluator.runnersUp(best, options.gateFallbacks ? options.runnerUpPool : 0))
       runnersUp.push_back({{"list", list}, {"sizes", sizesToJson(*evaluator.sections(list))}});
     return json{{"compilations", evaluator.used()},
                 {"failed", evaluator.failed()},
@@ -176,17 +186,34 @@ AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver
 
   // The gate checks each distinct list once. A module whose best list is
   // rejected falls back to its runners-up, in order, and keeps -Oz when none
-  // passes.
+  // passes. Each rejection is narrowed down to its culprit, and runners-up
+  // holding a known culprit are passed over: they are mostly near-copies of
+  // the rejected list and would only spend gate checks.
   if (gate) {
     std::map<std::string, GateVerdict> verdicts;
     auto verdictOf = [&](const std::vector<int> &list) -> const GateVerdict & {
       auto [found, isNew] = verdicts.emplace(space.pipeline(list), GateVerdict{});
-      if (isNew) {
-        found->second = gate->check(found->first);
-        ++report.listsGated;
-        report.listsRejected += !found->second.passed;
+      if (!isNew) return found->second;
+      found->second = gate->check(found->first);
+      ++report.listsGated;
+      if (found->second.passed) return found->second;
+      ++report.listsRejected;
+      if (!found->second.program.empty()) {
+        const std::string &program = found->second.program;
+        const std::vector<int> passes = isolateCulprit(
+            list,
+            [&](const std::vector<int> &part) {
+              ++report.culpritChecks;
+              return gate->breaks(space.pipeline(part), program);
+            },
+            options.culpritChecks);
+        report.culprits.push_back({passes, program, list});
       }
       return found->second;
+    };
+    auto holdsCulprit = [&](const std::vector<int> &list) {
+      return std::any_of(report.culprits.begin(), report.culprits.end(),
+                         [&](const Culprit &culprit) { return containsSubsequence(list, culprit.passes); });
     };
     // Winners first, in corpus order, then the fallbacks they need.
     for (const ModuleTuning &tuning : report.modules)
@@ -199,8 +226,15 @@ AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver
       if (verdict.passed) continue;
       tuning.gateFailure = verdict.failure + " (list " + space.describe(tuning.best) + ")";
       tuning.best.clear();
+      size_t tried = 0;
       for (const json &runnerUp : finished[i].value("runners_up", json::array())) {
+        if (tried == options.gateFallbacks) break;
         const auto list = runnerUp["list"].get<std::vector<int>>();
+        if (holdsCulprit(list)) {
+          ++report.fallbacksPassedOver;
+          continue;
+        }
+        ++tried;
         if (!verdictOf(list).passed) continue;
         tuning.best = list;
         tuning.gatePassed = true;
@@ -292,6 +326,9 @@ json autotuneReportToJson(const AutotuneReport &report, const SearchSpace &space
             {"failed_candidates", report.failedCandidates},
             {"lists_gated", report.listsGated},
             {"lists_rejected", report.listsRejected},
+            {"culprits", culpritsToJson(report.culprits, space)},
+            {"culprit_checks", report.culpritChecks},
+            {"fallbacks_passed_over", report.fallbacksPassedOver},
             {"list_lengths", lengthDistribution},
             {"mean_list_length", lists ? lengthSum / double(lists) : 0.0}}},
           {"modules", modules}};

@@ -95,15 +95,21 @@ GateVerdict CorrectnessGate::check(const std::string &pipeline) {
   std::vector<std::string> failures(programs_.size());
   parallelFor(programs_.size(), options_.threads,
               [&](size_t i) { failures[i] = runOne(programs_[i], pipeline, slot); });
-  GateVerdict verdict{true, ""};
+  GateVerdict verdict{true, "", ""};
   for (size_t i = 0; i < programs_.size(); ++i)
     if (!failures[i].empty()) {
-      verdict = {false, programs_[i].name + ": " + failures[i]};
+      verdict = {false, programs_[i].name + ": " + failures[i], programs_[i].name};
       break;
     }
   std::lock_guard<std::mutex> lock(mutex_);
   ++runs_;
   return verdicts_.emplace(pipeline, verdict).first->second;
+}
+
+bool CorrectnessGate::breaks(const std::string &pipeline, const std::string &program) {
+  for (const Program &candidate : programs_)
+    if (candidate.name == program) return !runOne(candidate, pipeline, nextSlot_++).empty();
+  return false;
 }
 
 size_t CorrectnessGate::listsChecked() const {

@@ -1,8 +1,11 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <map>
 #include <set>
 
 #include "mlgo/autotune/autotuner.h"
+#include "mlgo/autotune/culprit_isolation.h"
 #include "mlgo/eval/evaluation.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
@@ -64,9 +67,11 @@ class RejectingGate final : public PassListGate {
   explicit RejectingGate(std::set<std::string> rejected) : rejected_(std::move(rejected)) {}
   GateVerdict check(const std::string &pipeline) override {
     checked.push_back(pipeline);
-    if (rejected_.count(pipeline)) return {false, "rejected by the test"};
-    return {true, ""};
+    if (rejected_.count(pipeline)) return {false, "rejected by the test", ""};
+    return {true, "", ""};
   }
+  // Its verdicts name no program, so no culprit is ever isolated.
+  bool breaks(const std::string &, const std::string &) override { return false; }
   std::vector<std::string> checked;
 
  private:
@@ -126,6 +131,87 @@ TEST_CASE("autotune: a module whose best list the gate rejects keeps its best ru
   for (const auto &module : json["modules"])
     reported = reported || module.value("gate", "").rfind("passed (a runner-up", 0) == 0;
   CHECK(reported);
+}
+
+namespace {
+
+/// A gate whose program "victim" breaks under any pipeline that runs
+/// `element` (as a miscompiling pass would), and only then.
+class PassBreakingGate final : public PassListGate {
+ public:
+  explicit PassBreakingGate(std::string element) : element_(std::move(element)) {}
+  GateVerdict check(const std::string &pipeline) override {
+    checked.push_back(pipeline);
+    if (runs(pipeline)) return {false, "victim: wrong answer", "victim"};
+    return {true, "", ""};
+  }
+  bool breaks(const std::string &pipeline, const std::string &program) override {
+    ++singleRuns;
+    return program == "victim" && runs(pipeline);
+  }
+  bool runs(const std::string &pipeline) const { return pipeline.find(element_) != std::string::npos; }
+  std::vector<std::string> checked;
+  size_t singleRuns = 0;
+
+ private:
+  std::string element_;
+};
+
+}  // namespace
+
+TEST_CASE("autotune: a rejected list's culprit is isolated and fallbacks holding it are passed over",
+          "[autotune][gate][culprit]") {
+  test::ScratchDirectory scratch;
+  const Corpus corpus = test::extractTestCorpus(scratch / "corpus");
+  const SearchSpace space = SearchSpace::load(defaultSearchSpaceFile());
+  AutotuneOptions options;
+  options.budget = 40;
+  options.search.seed = 1;
+  options.search.strategy = Strategy::Hybrid;
+  options.gateFallbacks = 5;
+  const CompilerDriver driver(test::driverThreads(2));
+  const AutotuneReport open = autotuneCorpus(corpus, driver, space, options, nullptr);
+  // The pass that the most winners run is the one that "miscompiles".
+  std::map<std::string, size_t> runs;
+  for (const ModuleTuning &tuning : open.modules)
+    for (int pass : std::set<int>(tuning.best.begin(), tuning.best.end())) ++runs[space.passes()[pass].element];
+  REQUIRE_FALSE(runs.empty());
+  const std::string culprit =
+      std::max_element(runs.begin(), runs.end(), [](const auto &a, const auto &b) { return a.second < b.second; })
+          ->first;
+  INFO("culprit " << culprit);
+  PassBreakingGate gate(culprit);
+  REQUIRE(gate.runs(space.pipeline({space.find(culprit)})));
+  const AutotuneReport gated = autotuneCorpus(corpus, driver, space, options, &gate);
+
+  // Every rejection was narrowed down to the one pass, from the list it broke.
+  REQUIRE(gated.listsRejected > 0);
+  REQUIRE(gated.culprits.size() == gated.listsRejected);
+  for (const Culprit &found : gated.culprits) {
+    CHECK(found.passes == std::vector<int>{space.find(culprit)});
+    CHECK(found.program == "victim");
+    CHECK(containsSubsequence(found.rejectedList, found.passes));
+  }
+  CHECK(gated.culpritChecks == gate.singleRuns);
+  // Once the culprit is known, no runner-up running it costs a gate check:
+  // the only lists with the culprit that were gated are the modules' winners.
+  std::set<std::string> winners;
+  for (const ModuleTuning &tuning : open.modules)
+    if (!tuning.best.empty()) winners.insert(space.pipeline(tuning.best));
+  for (const std::string &pipeline : gate.checked)
+    if (gate.runs(pipeline)) CHECK(winners.count(pipeline) == 1);
+  for (size_t i = 0; i < gated.modules.size(); ++i) {
+    const ModuleTuning &before = open.modules[i], &after = gated.modules[i];
+    INFO(after.name);
+    CHECK_FALSE(gate.runs(space.pipeline(after.best)));
+    CHECK(after.bestSizes.textPlusData() <= after.ozSizes.textPlusData());
+    if (!gate.runs(space.pipeline(before.best))) CHECK(after.best == before.best);  // untouched
+  }
+  const nlohmann::json summary = autotuneReportToJson(gated, space, options)["summary"];
+  CHECK(summary["culprits"].size() == gated.culprits.size());
+  CHECK(summary["culprits"][0]["pipeline"] == space.pipeline({space.find(culprit)}));
+  CHECK(summary["culprits"][0]["program"] == "victim");
+  CHECK(summary["fallbacks_passed_over"] == gated.fallbacksPassedOver);
 }
 
 TEST_CASE("autotune: best.json that is not one is refused naming the entry", "[autotune][errors]") {

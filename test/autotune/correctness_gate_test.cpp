@@ -43,6 +43,13 @@ TEST_CASE("correctness gate: -Oz passes, a crashing compiler or a failing progra
   CHECK(gate.listsChecked() == 3);
   CHECK_FALSE(gate.check("function(codegenprepare)").passed);  // cached
   CHECK(gate.listsChecked() == 3);
+  // The verdict names the program, which culprit isolation then runs alone.
+  REQUIRE(crash.program == "ast_interpreter");  // the first in name order
+  CHECK_THAT(crash.failure, Catch::StartsWith("ast_interpreter: "));
+  CHECK(gate.breaks("function(codegenprepare)", crash.program));
+  CHECK_FALSE(gate.breaks("default<Oz>", crash.program));
+  CHECK_FALSE(gate.breaks("function(codegenprepare)", "no_such_program"));
+  CHECK(gate.check("default<Oz>").program.empty());
 
   // A program that fails its own test rejects every list, naming itself.
   test::ScratchDirectory other;
@@ -50,6 +57,8 @@ TEST_CASE("correctness gate: -Oz passes, a crashing compiler or a failing progra
   const GateVerdict verdict = failing.check("default<Oz>");
   CHECK_FALSE(verdict.passed);
   CHECK_THAT(verdict.failure, Catch::Contains("extra: the program exited with status 3"));
+  CHECK(verdict.program == "extra");
+  CHECK(failing.breaks("default<Oz>", "extra"));
 }
 
 TEST_CASE("correctness gate: a program that does not compile is bad input", "[autotune][gate][errors]") {

@@ -3,7 +3,8 @@
 // Every module is searched on the driver's pool (one module per thread, its
 // compilations in sequence), then the most frequent winning lists are
 // broadcast to every module, winners go through the correctness gate (a
-// module whose best list is rejected falls back to its runners-up), and
+// module whose best list is rejected falls back to its runners-up, passing
+// over those that hold the culprit isolated from a rejected list), and
 // every module keeps -Oz when nothing beats it (the -Oz backup).
 #include <filesystem>
 #include <functional>
@@ -28,9 +29,15 @@ struct AutotuneOptions {
   SearchOptions search;
   /// How many of the most frequent winning lists every module tries.
   size_t broadcastLists = 10;
-  /// How many runners-up a module whose best list the gate rejects tries
-  /// before it falls back to -Oz.
+  /// How many runners-up a module whose best list the gate rejects has
+  /// gated before it falls back to -Oz. Runners-up that contain a known
+  /// culprit (see culprit_isolation.h) are passed over without a check.
   size_t gateFallbacks = 3;
+  /// How many of a module's compiled lists smaller than -Oz (smallest first)
+  /// its fallbacks are looked for in.
+  size_t runnerUpPool = 100;
+  /// Single-program gate runs spent isolating the culprit of one rejected list.
+  size_t culpritChecks = 64;
   /// Called after each module's search on this rank (done, modules of this
   /// rank), serialized.
   std::function<void(size_t done, size_t total)> progress;
@@ -53,6 +60,13 @@ struct ModuleTuning {
   bool gateFallback = false;       ///< the best was rejected; a runner-up passed
 };
 
+/// A smallest part of a rejected list that still breaks a gate program.
+struct Culprit {
+  std::vector<int> passes;
+  std::string program;
+  std::vector<int> rejectedList;  ///< the list it was isolated from
+};
+
 struct AutotuneReport {
   std::vector<ModuleTuning> modules;
   size_t improved = 0;
@@ -61,6 +75,9 @@ struct AutotuneReport {
   size_t compilations = 0;
   size_t failedCandidates = 0;
   size_t listsGated = 0, listsRejected = 0;
+  std::vector<Culprit> culprits;  ///< in the order they were found
+  size_t culpritChecks = 0;       ///< single-program gate runs spent isolating them
+  size_t fallbacksPassedOver = 0;  ///< runners-up skipped for holding a culprit
   double seconds = 0;
 };
 

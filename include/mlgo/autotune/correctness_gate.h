@@ -26,6 +26,7 @@ struct GateOptions {
 struct GateVerdict {
   bool passed = false;
   std::string failure;  ///< the first failing program and why
+  std::string program;  ///< that program's name (empty when passed)
 };
 
 /// What the autotuner asks of a gate: a verdict per pipeline.
@@ -33,6 +34,9 @@ class PassListGate {
  public:
   virtual ~PassListGate() = default;
   virtual GateVerdict check(const std::string &pipeline) = 0;
+  /// Whether `pipeline` breaks `program` (a name from a failed verdict),
+  /// running that program alone: what culprit isolation asks, many times.
+  virtual bool breaks(const std::string &pipeline, const std::string &program) = 0;
 };
 
 class CorrectnessGate final : public PassListGate {
@@ -44,6 +48,8 @@ class CorrectnessGate final : public PassListGate {
   /// Applies `pipeline` (opt -passes= text) to every program and runs them.
   /// Verdicts are cached per pipeline. Thread-safe.
   GateVerdict check(const std::string &pipeline) override;
+  /// Not cached (each subsequence is asked once); false for an unknown program.
+  bool breaks(const std::string &pipeline, const std::string &program) override;
 
   size_t programCount() const { return programs_.size(); }
   size_t listsChecked() const;

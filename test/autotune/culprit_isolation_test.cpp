@@ -1,0 +1,68 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "mlgo/autotune/culprit_isolation.h"
+
+using namespace mlgo::autotune;
+
+namespace {
+
+/// Counts the checks and records every part asked about.
+struct CountingPredicate {
+  std::function<bool(const std::vector<int> &)> rule;
+  std::vector<std::vector<int>> asked;
+  bool operator()(const std::vector<int> &part) {
+    asked.push_back(part);
+    return rule(part);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("culprit isolation: finds the one pass or the ordered pair that breaks a program", "[autotune][culprit]") {
+  const std::vector<int> list{10, 11, 12, 13, 14, 15, 16, 17, 18, 19};
+  CountingPredicate single{[](const std::vector<int> &part) { return containsSubsequence(part, {15}); }, {}};
+  CHECK(isolateCulprit(list, std::ref(single), 64) == std::vector<int>{15});
+  // Each part is asked once, the whole list never (it is known to break).
+  std::vector<std::vector<int>> asked = single.asked;
+  std::sort(asked.begin(), asked.end());
+  CHECK(std::adjacent_find(asked.begin(), asked.end()) == asked.end());
+  CHECK(std::find(asked.begin(), asked.end(), list) == asked.end());
+  CHECK(single.asked.size() < list.size());  // bisection, not one pass at a time
+
+  // Two passes that break only together and only in this order (a pass that
+  // leaves IR another one mishandles).
+  CountingPredicate pair{[](const std::vector<int> &part) { return containsSubsequence(part, {12, 18}); }, {}};
+  CHECK(isolateCulprit(list, std::ref(pair), 64) == std::vector<int>{12, 18});
+
+  // A repeated pass: the culprit is a pass run twice.
+  CountingPredicate twice{[](const std::vector<int> &part) { return containsSubsequence(part, {7, 7}); }, {}};
+  CHECK(isolateCulprit({7, 3, 7, 4}, std::ref(twice), 64) == std::vector<int>{7, 7});
+}
+
+TEST_CASE("culprit isolation: a flaky failure or no checks left keeps a part that broke", "[autotune][culprit]") {
+  const std::vector<int> list{1, 2, 3, 4, 5, 6};
+  // The failure does not come back on any part (a flaky program): the whole list.
+  CHECK(isolateCulprit(list, [](const std::vector<int> &) { return false; }, 64) == list);
+  CHECK(isolateCulprit(list, [](const std::vector<int> &) { return true; }, 0) == list);
+  // Out of checks part way: what it returns was seen to break.
+  CountingPredicate breaksWith5{[](const std::vector<int> &part) { return containsSubsequence(part, {5}); }, {}};
+  const std::vector<int> partial = isolateCulprit(list, std::ref(breaksWith5), 2);
+  CHECK(breaksWith5.asked.size() <= 2);
+  CHECK(containsSubsequence(partial, {5}));
+  CHECK(partial.size() < list.size());
+  // A one-pass list is already minimal: nothing to ask.
+  CountingPredicate never{[](const std::vector<int> &) { return true; }, {}};
+  CHECK(isolateCulprit({9}, std::ref(never), 64) == std::vector<int>{9});
+  CHECK(never.asked.empty());
+}
+
+TEST_CASE("culprit isolation: subsequences keep order and allow gaps", "[autotune][culprit]") {
+  CHECK(containsSubsequence({1, 2, 3, 4}, {2, 4}));
+  CHECK(containsSubsequence({1, 2, 3, 4}, {}));
+  CHECK(containsSubsequence({5, 5}, {5, 5}));
+  CHECK_FALSE(containsSubsequence({1, 2, 3, 4}, {4, 2}));
+  CHECK_FALSE(containsSubsequence({5}, {5, 5}));
+  CHECK_FALSE(containsSubsequence({}, {1}));
+}
