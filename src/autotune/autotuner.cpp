@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "mlgo/autotune/culprit_isolation.h"
 #include "mlgo/distributed/rank_share.h"
@@ -186,11 +187,18 @@ AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver
 
   // The gate checks each distinct list once. A module whose best list is
   // rejected falls back to its runners-up, in order, and keeps -Oz when none
-  // passes. Each rejection is narrowed down to its culprit, and runners-up
-  // holding a known culprit are passed over: they are mostly near-copies of
-  // the rejected list and would only spend gate checks.
+  // passes. Runners-up are mostly near-copies of the rejected list and break
+  // the same programs, so each is first run on the programs that have failed
+  // so far (a few seconds) and only then, if none breaks, through the whole
+  // gate. Each rejection is narrowed down to its culprit for the report.
   if (gate) {
     std::map<std::string, GateVerdict> verdicts;
+    std::vector<std::string> failedPrograms;  // most recent failure first
+    auto noteFailure = [&](const std::string &program) {
+      if (program.empty()) return;
+      failedPrograms.erase(std::remove(failedPrograms.begin(), failedPrograms.end(), program), failedPrograms.end());
+      failedPrograms.insert(failedPrograms.begin(), program);
+    };
     auto verdictOf = [&](const std::vector<int> &list) -> const GateVerdict & {
       auto [found, isNew] = verdicts.emplace(space.pipeline(list), GateVerdict{});
       if (!isNew) return found->second;
@@ -198,22 +206,27 @@ AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver
       ++report.listsGated;
       if (found->second.passed) return found->second;
       ++report.listsRejected;
-      if (!found->second.program.empty()) {
-        const std::string &program = found->second.program;
-        const std::vector<int> passes = isolateCulprit(
-            list,
-            [&](const std::vector<int> &part) {
-              ++report.culpritChecks;
-              return gate->breaks(space.pipeline(part), program);
-            },
-            options.culpritChecks);
-        report.culprits.push_back({passes, program, list});
-      }
+      const std::string program = found->second.program;
+      if (program.empty()) return found->second;
+      noteFailure(program);
+      const std::vector<int> passes = isolateCulprit(
+          list,
+          [&](const std::vector<int> &part) {
+            ++report.culpritChecks;
+            return gate->breaks(space.pipeline(part), program);
+          },
+          options.culpritChecks);
+      report.culprits.push_back({passes, program, list});
       return found->second;
     };
-    auto holdsCulprit = [&](const std::vector<int> &list) {
-      return std::any_of(report.culprits.begin(), report.culprits.end(),
-                         [&](const Culprit &culprit) { return containsSubsequence(list, culprit.passes); });
+    // The first program that has failed before and breaks under `list`.
+    auto prescreen = [&](const std::vector<int> &list) -> std::optional<std::string> {
+      const std::string pipeline = space.pipeline(list);
+      for (const std::string &program : std::vector<std::string>(failedPrograms)) {
+        ++report.prescreenRuns;
+        if (gate->breaks(pipeline, program)) return program;
+      }
+      return std::nullopt;
     };
     // Winners first, in corpus order, then the fallbacks they need.
     for (const ModuleTuning &tuning : report.modules)
@@ -225,16 +238,21 @@ AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver
       tuning.gatePassed = verdict.passed;
       if (verdict.passed) continue;
       tuning.gateFailure = verdict.failure + " (list " + space.describe(tuning.best) + ")";
+      noteFailure(verdict.program);  // this module's near-copies most likely break it too
       tuning.best.clear();
-      size_t tried = 0;
+      size_t gated = 0;
       for (const json &runnerUp : finished[i].value("runners_up", json::array())) {
-        if (tried == options.gateFallbacks) break;
+        if (gated == options.gateFallbacks) break;
         const auto list = runnerUp["list"].get<std::vector<int>>();
-        if (holdsCulprit(list)) {
-          ++report.fallbacksPassedOver;
-          continue;
+        const auto known = verdicts.find(space.pipeline(list));
+        if (known == verdicts.end()) {
+          if (const std::optional<std::string> broken = prescreen(list)) {
+            ++report.fallbacksScreenedOut;
+            verdicts.emplace(space.pipeline(list), GateVerdict{false, *broken + ": broke in the prescreen", *broken});
+            continue;
+          }
+          ++gated;
         }
-        ++tried;
         if (!verdictOf(list).passed) continue;
         tuning.best = list;
         tuning.gatePassed = true;
@@ -328,7 +346,8 @@ json autotuneReportToJson(const AutotuneReport &report, const SearchSpace &space
             {"lists_rejected", report.listsRejected},
             {"culprits", culpritsToJson(report.culprits, space)},
             {"culprit_checks", report.culpritChecks},
-            {"fallbacks_passed_over", report.fallbacksPassedOver},
+            {"fallbacks_screened_out", report.fallbacksScreenedOut},
+            {"prescreen_runs", report.prescreenRuns},
             {"list_lengths", lengthDistribution},
             {"mean_list_length", lists ? lengthSum / double(lists) : 0.0}}},
           {"modules", modules}};

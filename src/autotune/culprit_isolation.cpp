@@ -54,10 +54,4 @@ std::vector<int> isolateCulprit(const std::vector<int> &list,
   return current;
 }
 
-bool containsSubsequence(const std::vector<int> &list, const std::vector<int> &pattern) {
-  size_t matched = 0;
-  for (size_t i = 0; i < list.size() && matched < pattern.size(); ++i) matched += list[i] == pattern[matched];
-  return matched == pattern.size();
-}
-
 }  // namespace mlgo::autotune

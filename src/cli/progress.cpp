@@ -2,9 +2,23 @@
 
 #include <cstdio>
 #include <memory>
+#include <string>
 #include <unistd.h>
 
 namespace mlgo::cli {
+
+namespace {
+
+/// Items per second, or per minute when slower (an autotuned module takes
+/// minutes, and "0.0/s" says nothing).
+std::string rateText(double perSecond) {
+  char text[32];
+  if (perSecond >= 1 || perSecond == 0) std::snprintf(text, sizeof text, "%.1f/s", perSecond);
+  else std::snprintf(text, sizeof text, "%.1f/min", 60 * perSecond);
+  return text;
+}
+
+}  // namespace
 
 ProgressReporter::ProgressReporter(std::string label, size_t total)
     : label_(std::move(label)),
@@ -35,8 +49,8 @@ void ProgressReporter::update(size_t done) {
   if (terminal_) {
     constexpr int kWidth = 30;
     const int filled = total_ ? static_cast<int>(kWidth * done / total_) : kWidth;
-    std::fprintf(stderr, "\r%s [%.*s%*s] %zu/%zu %.1f/s %02d:%02d left ", label_.c_str(), filled,
-                 "==============================", kWidth - filled, "", done, total_, rate,
+    std::fprintf(stderr, "\r%s [%.*s%*s] %zu/%zu %s %02d:%02d left ", label_.c_str(), filled,
+                 "==============================", kWidth - filled, "", done, total_, rateText(rate).c_str(),
                  static_cast<int>(left) / 60, static_cast<int>(left) % 60);
     if (done == total_) {
       std::fputc('\n', stderr);
@@ -48,7 +62,8 @@ void ProgressReporter::update(size_t done) {
   if (decile > lastDecile_ || now - lastLine_ > std::chrono::seconds(30) || (done == total_ && !finished_)) {
     lastDecile_ = decile;
     lastLine_ = now;
-    std::fprintf(stderr, "%s: %zu/%zu (%.1f/s, %.0f s left)\n", label_.c_str(), done, total_, rate, left);
+    std::fprintf(stderr, "%s: %zu/%zu (%s, %.0f s left)\n", label_.c_str(), done, total_, rateText(rate).c_str(),
+                 left);
     finished_ = done == total_;
   }
 }

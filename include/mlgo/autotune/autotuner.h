@@ -3,8 +3,8 @@
 // Every module is searched on the driver's pool (one module per thread, its
 // compilations in sequence), then the most frequent winning lists are
 // broadcast to every module, winners go through the correctness gate (a
-// module whose best list is rejected falls back to its runners-up, passing
-// over those that hold the culprit isolated from a rejected list), and
+// module whose best list is rejected falls back to its runners-up, each
+// first run on the gate programs that have failed so far), and
 // every module keeps -Oz when nothing beats it (the -Oz backup).
 #include <filesystem>
 #include <functional>
@@ -29,13 +29,13 @@ struct AutotuneOptions {
   SearchOptions search;
   /// How many of the most frequent winning lists every module tries.
   size_t broadcastLists = 10;
-  /// How many runners-up a module whose best list the gate rejects has
-  /// gated before it falls back to -Oz. Runners-up that contain a known
-  /// culprit (see culprit_isolation.h) are passed over without a check.
+  /// How many runners-up a module whose best list the gate rejects puts
+  /// through the whole gate before it falls back to -Oz. Runners-up that
+  /// break a program that failed before (the prescreen) do not count.
   size_t gateFallbacks = 3;
   /// How many of a module's compiled lists smaller than -Oz (smallest first)
   /// its fallbacks are looked for in.
-  size_t runnerUpPool = 100;
+  size_t runnerUpPool = 50;
   /// Single-program gate runs spent isolating the culprit of one rejected list.
   size_t culpritChecks = 64;
   /// Called after each module's search on this rank (done, modules of this
@@ -75,9 +75,10 @@ struct AutotuneReport {
   size_t compilations = 0;
   size_t failedCandidates = 0;
   size_t listsGated = 0, listsRejected = 0;
-  std::vector<Culprit> culprits;  ///< in the order they were found
-  size_t culpritChecks = 0;       ///< single-program gate runs spent isolating them
-  size_t fallbacksPassedOver = 0;  ///< runners-up skipped for holding a culprit
+  std::vector<Culprit> culprits;     ///< one per rejection with a failing program, in order
+  size_t culpritChecks = 0;          ///< single-program gate runs spent isolating them
+  size_t fallbacksScreenedOut = 0;   ///< runners-up that broke a program in the prescreen
+  size_t prescreenRuns = 0;          ///< single-program gate runs spent prescreening
   double seconds = 0;
 };
 

@@ -2,10 +2,10 @@
 // When the correctness gate rejects a pass list, the passes that break the
 // program are usually a few of many. Delta debugging (Zeller's ddmin) over
 // the list, re-running only the program that failed, finds a smallest
-// subsequence that still breaks it: the culprit. Lists containing a known
-// culprit are then passed over when a module looks for a fallback, instead of
-// spending full gate checks on near-copies of a broken list. Culprits are also
-// what one files as an LLVM miscompilation report.
+// subsequence that still breaks it: the culprit, what one files as an LLVM
+// miscompilation report. (A culprit is not a rule: a list holding it may still
+// pass, e.g. when a later inliner removes the call a lone instcombine left
+// unlinkable, so the autotuner reports culprits and never rejects by them.)
 #include <cstddef>
 #include <functional>
 #include <vector>
@@ -19,9 +19,5 @@ namespace mlgo::autotune {
 /// what was reached so far, at worst `list`.
 std::vector<int> isolateCulprit(const std::vector<int> &list,
                                 const std::function<bool(const std::vector<int> &)> &breaks, size_t maxChecks);
-
-/// Whether `pattern` occurs in `list` as a subsequence (in order, gaps
-/// allowed): such a list holds every pass of the culprit in the same order.
-bool containsSubsequence(const std::vector<int> &list, const std::vector<int> &pattern);
 
 }  // namespace mlgo::autotune
