@@ -25,10 +25,10 @@ struct AutotuneFlags {
   std::string output;
   size_t budget = 500;
   std::string metric = "text+data";
-  std::string strategy = "local";
+  std::string strategy = "hybrid";
   uint64_t seed = 0;
   size_t broadcast = 10;
-  size_t gateFallbacks = 3;
+  size_t gateFallbacks = 10;
   bool noGate = false;
   std::string gatePrograms;
   std::string passesFile;
@@ -137,9 +137,9 @@ void addAutotuneCommand(CLI::App &root, CommandRunner &runner) {
       ->capture_default_str();
   command
       ->add_option("--strategy", flags->strategy,
-                   "local (-Oz and known good variants, then local edits), random (LLM Compiler's baseline) or "
-                   "hybrid (local's start, a third of the search on random lists, then local edits)")
-      ->check(CLI::IsMember({"local", "random", "hybrid"}))
+                   "hybrid (local's start, a third of the search on random lists, then local edits), local (-Oz "
+                   "and known good variants, then local edits) or random (LLM Compiler's baseline)")
+      ->check(CLI::IsMember({"hybrid", "local", "random"}))
       ->capture_default_str();
   command->add_option("--seed", flags->seed, "Seed of the search")->capture_default_str();
   command->add_option("--broadcast", flags->broadcast, "Most frequent winning lists every module tries")
@@ -147,7 +147,8 @@ void addAutotuneCommand(CLI::App &root, CommandRunner &runner) {
   command->add_flag("--no-gate", flags->noGate, "Skip the correctness gate (winners are not checked)");
   command
       ->add_option("--gate-fallbacks", flags->gateFallbacks,
-                   "Runners-up a module tries, in order of size, when the gate rejects its best list")
+                   "Runners-up a module puts through the gate, in order of size, when the gate rejects its best list "
+                   "(those that break a program that failed before are screened out first and do not count)")
       ->capture_default_str();
   command->add_option("--gate-programs", flags->gatePrograms,
                       "Directory of self-checking C/C++ programs (default: tools/passlisteval/programs)");

@@ -32,7 +32,7 @@ struct AutotuneOptions {
   /// How many runners-up a module whose best list the gate rejects puts
   /// through the whole gate before it falls back to -Oz. Runners-up that
   /// break a program that failed before (the prescreen) do not count.
-  size_t gateFallbacks = 3;
+  size_t gateFallbacks = 10;
   /// How many of a module's compiled lists smaller than -Oz (smallest first)
   /// its fallbacks are looked for in.
   size_t runnerUpPool = 50;

@@ -76,7 +76,7 @@ class ModuleEvaluator {
 };
 
 struct SearchOptions {
-  Strategy strategy = Strategy::Local;
+  Strategy strategy = Strategy::Hybrid;
   /// Compilations kept back from the search for minimization.
   double minimizationShare = 0.3;
   uint64_t seed = 0;
