@@ -176,7 +176,7 @@ SearchOutcome searchModule(ModuleEvaluator &evaluator, const SearchSpace &space,
       if (list.size() == names.size() && evaluator.used() < searchBudget) search.consider(list, best);
     }
     if (options.strategy == Strategy::Hybrid) {
-      const size_t randomUntil = evaluator.used() + (searchBudget - std::min(searchBudget, evaluator.used())) / 3;
+      const size_t randomUntil = evaluator.used() + (searchBudget - std::min(searchBudget, evaluator.used())) / 2;
       while (evaluator.used() < randomUntil && ++attempts < maxAttempts) search.consider(search.randomList(), best);
     }
     while (evaluator.used() < searchBudget && ++attempts < maxAttempts) {

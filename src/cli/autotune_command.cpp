@@ -137,7 +137,7 @@ void addAutotuneCommand(CLI::App &root, CommandRunner &runner) {
       ->capture_default_str();
   command
       ->add_option("--strategy", flags->strategy,
-                   "hybrid (local's start, a third of the search on random lists, then local edits), local (-Oz "
+                   "hybrid (local's start, half of the search on random lists, then local edits), local (-Oz "
                    "and known good variants, then local edits) or random (LLM Compiler's baseline)")
       ->check(CLI::IsMember({"hybrid", "local", "random"}))
       ->capture_default_str();

@@ -23,7 +23,7 @@ namespace mlgo::autotune {
 enum class Strategy {
   Random,  ///< LLM Compiler's baseline: lengths uniform in 1..50, passes uniform
   Local,   ///< mlgo's: -Oz and known good variants first, then local edits of the best
-  /// Local's start, then a third of the search budget on random lists (far
+  /// Local's start, then half of the search budget on random lists (far
   /// from -Oz, where local edits do not reach), then local edits of the best.
   Hybrid,
 };
