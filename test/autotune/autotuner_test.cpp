@@ -61,6 +61,15 @@ namespace {
 /// A gate that rejects a fixed set of pipelines and passes the rest (the real
 /// gate runs programs; here the point is what the autotuner does with a
 /// verdict).
+/// What the gate tests search with: a small seeded hybrid search.
+AutotuneOptions gateTestOptions() {
+  AutotuneOptions options;
+  options.budget = 40;
+  options.search.seed = 1;
+  options.search.strategy = Strategy::Hybrid;
+  return options;
+}
+
 class RejectingGate final : public PassListGate {
  public:
   explicit RejectingGate(std::set<std::string> rejected) : rejected_(std::move(rejected)) {}
@@ -84,10 +93,7 @@ TEST_CASE("autotune: a module whose best list the gate rejects keeps its best ru
   test::ScratchDirectory scratch;
   const Corpus corpus = test::extractTestCorpus(scratch / "corpus");
   const SearchSpace space = SearchSpace::load(defaultSearchSpaceFile());
-  AutotuneOptions options;
-  options.budget = 40;
-  options.search.seed = 1;
-  options.search.strategy = Strategy::Hybrid;
+  AutotuneOptions options = gateTestOptions();
   const CompilerDriver driver(test::driverThreads(2));
   RejectingGate passAll({});
   const AutotuneReport open = autotuneCorpus(corpus, driver, space, options, &passAll);
@@ -163,10 +169,7 @@ TEST_CASE("autotune: a rejected list's culprit is isolated and runners-up that b
   test::ScratchDirectory scratch;
   const Corpus corpus = test::extractTestCorpus(scratch / "corpus");
   const SearchSpace space = SearchSpace::load(defaultSearchSpaceFile());
-  AutotuneOptions options;
-  options.budget = 40;
-  options.search.seed = 1;
-  options.search.strategy = Strategy::Hybrid;
+  AutotuneOptions options = gateTestOptions();
   options.gateFallbacks = 5;
   const CompilerDriver driver(test::driverThreads(2));
   const AutotuneReport open = autotuneCorpus(corpus, driver, space, options, nullptr);
