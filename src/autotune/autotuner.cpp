@@ -222,7 +222,7 @@ AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver
     // The first program that has failed before and breaks under `list`.
     auto prescreen = [&](const std::vector<int> &list) -> std::optional<std::string> {
       const std::string pipeline = space.pipeline(list);
-      for (const std::string &program : std::vector<std::string>(failedPrograms)) {
+      for (const std::string &program : failedPrograms) {
         ++report.prescreenRuns;
         if (gate->breaks(pipeline, program)) return program;
       }
@@ -244,8 +244,7 @@ AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver
       for (const json &runnerUp : finished[i].value("runners_up", json::array())) {
         if (gated == options.gateFallbacks) break;
         const auto list = runnerUp["list"].get<std::vector<int>>();
-        const auto known = verdicts.find(space.pipeline(list));
-        if (known == verdicts.end()) {
+        if (!verdicts.count(space.pipeline(list))) {
           if (const std::optional<std::string> broken = prescreen(list)) {
             ++report.fallbacksScreenedOut;
             verdicts.emplace(space.pipeline(list), GateVerdict{false, *broken + ": broke in the prescreen", *broken});
