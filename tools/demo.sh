@@ -86,7 +86,8 @@ build_start=$SECONDS
 build="$("$root/tools/build.sh")"
 printf 'build\t%s\tran\n' "$((SECONDS - build_start))" >> "$steps"
 mlgo="$build/mlgo"
-mlgo_hash="$(sha256sum < "$mlgo" | cut -c1-64)"
+# The executable and its shared libraries (libmlgo_training.so holds training).
+mlgo_hash="$(cat "$mlgo" "$build"/libmlgo_*.so | sha256sum | cut -c1-64)"
 
 step "demo corpus: pinned Debian source packages built with clang-19 under bear, then mlgo extract-ir"
 timed corpus env MLGO="$mlgo" "$root/tools/demo/build-corpus.sh" --workdir "$out/projects"

@@ -6,7 +6,7 @@
 #include "commands.h"
 #include "common_options.h"
 #include "mlgo/export/llvm_aot_export.h"
-#include "mlgo/export/torchscript_export.h"
+#include "training_library_loader.h"
 #include "mlgo/support/exit_codes.h"
 
 namespace mlgo::cli {
@@ -27,7 +27,7 @@ int runExport(const ExportFlags &flags) {
     std::printf("wrote %s and %s (llvm::InlinerSizeModel, %zu features) to %s\n", kAotHeaderName, kAotSourceName,
                 policy.preprocessor().inputCount(), flags.output.c_str());
   } else {
-    exportTorchScript(policy, flags.output, flags.force);
+    trainingLibrary().exportTorchScript(policy, flags.output, flags.force);
     std::printf("wrote TorchScript module (%zu named int64 feature inputs) to %s\n",
                 policy.preprocessor().inputCount(), flags.output.c_str());
   }

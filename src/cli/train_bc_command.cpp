@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "mlgo/support/exit_codes.h"
 #include "mlgo/training/bc_trainer.h"
+#include "training_library_loader.h"
 
 namespace mlgo::cli {
 
@@ -22,7 +23,8 @@ struct TrainBCFlags {
 };
 
 int runTrainBC(const TrainBCFlags &flags) {
-  const ConfigSchema schema = behavioralCloningSchema();
+  const TrainingLibrary &training = trainingLibrary();
+  const ConfigSchema schema = training.behavioralCloningSchema();
   BCOptions options;
   options.trace = flags.trace;
   options.vocab = flags.vocab;
@@ -34,7 +36,7 @@ int runTrainBC(const TrainBCFlags &flags) {
     spdlog::info("iteration {}: loss {:.4f}, agreement train {:.4f}, held-out {:.4f}", m["iteration"].get<int64_t>(),
                  m["loss"].get<double>(), m["train_agreement"].get<double>(), m.value("heldout_agreement", 0.0));
   };
-  BCSummary summary = trainBehavioralCloning(options);
+  BCSummary summary = training.trainBehavioralCloning(options);
   std::printf("trained on %zu decisions of %zu modules; agreement with the trace: %.2f%% train, %.2f%% held-out "
               "(%zu decisions of %zu modules); policy in %s/policy; %.1f s\n",
               summary.trainDecisions, summary.trainModules, 100 * summary.trainAgreement,

@@ -11,6 +11,7 @@
 #include "mlgo/support/exit_codes.h"
 #include "mlgo/training/ppo_trainer.h"
 #include "progress.h"
+#include "training_library_loader.h"
 
 namespace mlgo::cli {
 
@@ -64,7 +65,8 @@ void IterationLog::operator()(const nlohmann::json &m) {
 }
 
 int runTrainPPO(const TrainPPOFlags &flags) {
-  const ConfigSchema schema = ppoSchema();
+  const TrainingLibrary &training = trainingLibrary();
+  const ConfigSchema schema = training.ppoSchema();
   PPOOptions options;
   const auto configFile =
       flags.config.empty() ? std::nullopt : std::optional<std::filesystem::path>(flags.config);
@@ -85,13 +87,13 @@ int runTrainPPO(const TrainPPOFlags &flags) {
   options.cluster = &runCluster();
   if (flags.progress) options.onCollectProgress = ProgressReporter::callback("collect");
   if (!options.cluster->isLeader()) {
-    serveCollectionForPPO(options, *options.cluster);
+    training.serveCollectionForPPO(options, *options.cluster);
     return exit_code::kSuccess;
   }
   const int64_t total = options.config["num_policy_iterations"].get<int64_t>();
   options.onMetrics = IterationLog(total);
 
-  PPOSummary summary = trainPPO(options);
+  PPOSummary summary = training.trainPPO(options);
   if (summary.lastIteration < summary.firstIteration) {
     std::printf("nothing to do: %s already finished %lld policy iterations\n", flags.output.c_str(),
                 (long long)summary.lastIteration);

@@ -1,0 +1,14 @@
+// The entry point of libmlgo_training.so (see training_library.h).
+#include "mlgo/training/training_library.h"
+
+#include "mlgo/export/torchscript_export.h"
+#include "mlgo/training/bc_trainer.h"
+#include "mlgo/training/ppo_trainer.h"
+
+extern "C" const mlgo::TrainingLibrary *mlgo_training_library() {
+  static const mlgo::TrainingLibrary library{
+      &mlgo::behavioralCloningSchema, &mlgo::trainBehavioralCloning, &mlgo::ppoSchema,
+      &mlgo::trainPPO,                &mlgo::serveCollectionForPPO,  &mlgo::exportTorchScript,
+  };
+  return &library;
+}
