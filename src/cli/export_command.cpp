@@ -6,8 +6,8 @@
 #include "commands.h"
 #include "common_options.h"
 #include "mlgo/export/llvm_aot_export.h"
-#include "training_library_loader.h"
 #include "mlgo/support/exit_codes.h"
+#include "training_library_loader.h"
 
 namespace mlgo::cli {
 

@@ -2,7 +2,7 @@
 // The LibTorch side of mlgo (train-bc, train-ppo and the TorchScript export)
 // is a shared library of its own, libmlgo_training.so, that the mlgo
 // executable loads only for the commands that need it: LibTorch costs every
-// process that maps it about a second and 180 MB, which eval, extract-ir,
+// process that maps it 0.7 s and 150 MB, which eval, extract-ir,
 // autotune's compile workers and the rest of the commands never need.
 //
 // The library exports one C function, kTrainingLibraryEntry, returning this
