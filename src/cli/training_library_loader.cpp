@@ -18,7 +18,9 @@ std::filesystem::path coreLibraryDirectory() {
   Dl_info info{};
   if (dladdr(reinterpret_cast<void *>(&mlgo::hashName), &info) == 0 || info.dli_fname == nullptr)
     throw std::runtime_error("cannot locate libmlgo_core.so to load " + std::string(kTrainingLibraryFile));
-  return std::filesystem::path(info.dli_fname).parent_path();
+  // Absolute: a relative LD_LIBRARY_PATH entry gives a relative name, and
+  // dlopen would search its default paths for a bare file name.
+  return std::filesystem::absolute(info.dli_fname).parent_path();
 }
 
 const TrainingLibrary &load() {
