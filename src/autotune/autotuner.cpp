@@ -219,9 +219,8 @@ AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver
       report.culprits.push_back({passes, program, list});
       return found->second;
     };
-    // The first program that has failed before and breaks under `list`.
-    auto prescreen = [&](const std::vector<int> &list) -> std::optional<std::string> {
-      const std::string pipeline = space.pipeline(list);
+    // The first program that has failed before and breaks under `pipeline`.
+    auto prescreen = [&](const std::string &pipeline) -> std::optional<std::string> {
       for (const std::string &program : failedPrograms) {
         ++report.prescreenRuns;
         if (gate->breaks(pipeline, program)) return program;
@@ -244,10 +243,11 @@ AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver
       for (const json &runnerUp : finished[i].value("runners_up", json::array())) {
         if (gated == options.gateFallbacks) break;
         const auto list = runnerUp["list"].get<std::vector<int>>();
-        if (!verdicts.count(space.pipeline(list))) {
-          if (const std::optional<std::string> broken = prescreen(list)) {
+        const std::string pipeline = space.pipeline(list);
+        if (!verdicts.count(pipeline)) {
+          if (const std::optional<std::string> broken = prescreen(pipeline)) {
             ++report.fallbacksScreenedOut;
-            verdicts.emplace(space.pipeline(list), GateVerdict{false, *broken + ": broke in the prescreen", *broken});
+            verdicts.emplace(pipeline, GateVerdict{false, *broken + ": broke in the prescreen", *broken});
             continue;
           }
           ++gated;

@@ -20,15 +20,18 @@ namespace mlgo::cli {
 
 namespace {
 
+// Defaults are the library's, so the two cannot drift apart.
+const autotune::AutotuneOptions kDefaults;
+
 struct AutotuneFlags {
   std::string corpus;
   std::string output;
-  size_t budget = 500;
-  std::string metric = "text+data";
-  std::string strategy = "hybrid";
+  size_t budget = kDefaults.budget;
+  std::string metric = sizeMetricName(kDefaults.metric);
+  std::string strategy = autotune::strategyName(kDefaults.search.strategy);
   uint64_t seed = 0;
-  size_t broadcast = 10;
-  size_t gateFallbacks = 10;
+  size_t broadcast = kDefaults.broadcastLists;
+  size_t gateFallbacks = kDefaults.gateFallbacks;
   bool noGate = false;
   std::string gatePrograms;
   std::string passesFile;

@@ -58,9 +58,6 @@ TEST_CASE("autotune: never worse than -Oz, within budget, same at any thread cou
 
 namespace {
 
-/// A gate that rejects a fixed set of pipelines and passes the rest (the real
-/// gate runs programs; here the point is what the autotuner does with a
-/// verdict).
 /// What the gate tests search with: a small seeded hybrid search.
 AutotuneOptions gateTestOptions() {
   AutotuneOptions options;
@@ -69,6 +66,10 @@ AutotuneOptions gateTestOptions() {
   options.search.strategy = Strategy::Hybrid;
   return options;
 }
+
+/// A gate that rejects a fixed set of pipelines and passes the rest (the real
+/// gate runs programs; here the point is what the autotuner does with a
+/// verdict).
 
 class RejectingGate final : public PassListGate {
  public:
