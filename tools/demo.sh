@@ -40,7 +40,7 @@ hash_of() {
   local path
   for path in "$@"; do
     if [ -d "$path" ]; then
-      (cd "$path" && find . -type f ! -path './.stamps/*' -print0 | LC_ALL=C sort -z | xargs -0r sha256sum)
+      (cd "$path" && find . -type f ! -path './.stamps/*' ! -name .mlgo-lock -print0 | LC_ALL=C sort -z | xargs -0r sha256sum)
     elif [ -e "$path" ]; then
       sha256sum < "$path"
     else
@@ -103,13 +103,13 @@ train_key="$(hash_of "$train")"
 
 step "mlgo default-trace (training projects)"
 cached default-trace "$out/trace" "$train_key" -- \
-  eval_ok "$mlgo" default-trace --corpus "$train" --output "$out/trace" --threads "$threads"
+  eval_ok "$mlgo" default-trace --corpus "$train" --output "$out/trace" --force --threads "$threads"
 step "mlgo gen-vocab"
 cached gen-vocab "$out/vocab" "$(hash_of "$out/trace")" -- \
   "$mlgo" gen-vocab --trace "$out/trace" --output-dir "$out/vocab"
 step "mlgo train-bc (warm start)"
 cached train-bc "$out/warmstart" "$(hash_of "$out/trace" "$out/vocab" "$root/configs/inlining/bc.json")" -- \
-  "$mlgo" train-bc --trace "$out/trace" --vocab "$out/vocab" --output "$out/warmstart" \
+  "$mlgo" train-bc --trace "$out/trace" --vocab "$out/vocab" --output "$out/warmstart" --force \
   --config "$root/configs/inlining/bc.json"
 
 # train-ppo resumes on its own: a re-run continues (or finds it finished);
@@ -150,7 +150,8 @@ serve_demo() {
     sleep 0.1
   done
   clang-19 -Oz -c "$root/test/data/helpers.c" -o "$out/served.o" \
-    -mllvm -enable-ml-inliner=release -mllvm -inliner-interactive-channel-base="$channel"
+    -mllvm -enable-ml-inliner=release -mllvm -inliner-interactive-channel-base="$channel" \
+    -mllvm -ml-advisor-size-increase-threshold=1000
   wait "$server"
 }
 timed serve serve_demo

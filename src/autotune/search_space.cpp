@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "mlgo/driver/compiler_driver.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/text_input.h"
@@ -43,6 +44,15 @@ SearchSpace SearchSpace::load(const fs::path &file) {
       throw InputError(describeInputProblem(file.string(), where, "unknown level \"" + pass.level + "\""));
     if (pass.element.empty() || pass.reason.empty())
       throw InputError(describeInputProblem(file.string(), where, "empty element or reason"));
+    // An unknown pass would fail every candidate that holds it, and the run
+    // would still look normal: check each searched one against LLVM's
+    // registry now.
+    if (pass.included) try {
+        CompilerDriver::validatePassPipeline(pass.pipelineText());
+      } catch (const UsageError &e) {
+        throw InputError(describeInputProblem(file.string(), where + " \"" + pass.element + "\"",
+                                              std::string("not a pass LLVM 19 knows at this level: ") + e.what()));
+      }
     space.all_.push_back(pass);
     if (pass.included) space.passes_.push_back(pass);
   });

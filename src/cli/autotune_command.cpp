@@ -56,6 +56,7 @@ int runAutotune(const AutotuneFlags &flags) {
   if (flags.listPasses) return listPasses(space);
   if (flags.corpus.empty() || flags.output.empty()) throw UsageError("autotune needs --corpus and --output");
   if (flags.budget < 2) throw UsageError("--budget must be at least 2 (the -Oz compile and one candidate)");
+  const auto outputLock = claimOutput(flags.output, "autotune", ExistingOutput::Keep);
 
   autotune::AutotuneOptions options;
   options.budget = flags.budget;
@@ -134,7 +135,8 @@ void addAutotuneCommand(CLI::App &root, CommandRunner &runner) {
   command->add_option("--corpus", flags->corpus, "Corpus directory");
   command->add_option("--output", flags->output, "Directory for best.json");
   command->add_option("--budget", flags->budget, "Compilations per module, every phase included")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(wholeNumber(2));
   command->add_option("--metric", flags->metric, "text or text+data")
       ->check(CLI::IsMember({"text", "text+data"}))
       ->capture_default_str();
@@ -144,15 +146,18 @@ void addAutotuneCommand(CLI::App &root, CommandRunner &runner) {
                    "and known good variants, then local edits) or random (LLM Compiler's baseline)")
       ->check(CLI::IsMember({"hybrid", "local", "random"}))
       ->capture_default_str();
-  command->add_option("--seed", flags->seed, "Seed of the search")->capture_default_str();
+  command->add_option("--seed", flags->seed, "Seed of the search")->capture_default_str()
+      ->check(wholeNumber());
   command->add_option("--broadcast", flags->broadcast, "Most frequent winning lists every module tries")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(wholeNumber());
   command->add_flag("--no-gate", flags->noGate, "Skip the correctness gate (winners are not checked)");
   command
       ->add_option("--gate-fallbacks", flags->gateFallbacks,
                    "Runners-up a module puts through the gate, in order of size, when the gate rejects its best list "
                    "(those that break a program that failed before are screened out first and do not count)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(wholeNumber());
   command->add_option("--gate-programs", flags->gatePrograms,
                       "Directory of self-checking C/C++ programs (default: tools/passlisteval/programs)");
   command->add_option("--passes-file", flags->passesFile, "Search space (default: configs/autotune/passes.txt)");

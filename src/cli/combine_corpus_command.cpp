@@ -3,6 +3,8 @@
 #include <memory>
 
 #include "commands.h"
+#include "common_options.h"
+#include "mlgo/support/errors.h"
 #include "mlgo/corpus/combine_corpora.h"
 #include "mlgo/support/exit_codes.h"
 
@@ -14,10 +16,12 @@ void addCombineCorpusCommand(CLI::App &root, CommandRunner &runner) {
       "combine-corpus", "Combine the corpora in the subdirectories of a directory into one corpus there "
                         "(module names become <subdirectory>/<module>; nothing is copied)");
   command->add_option("--root", *rootDirectory, "Directory whose subdirectories are corpora")
-      ->required()
-      ->check(CLI::ExistingDirectory);
+      ->required();  // a missing directory is bad input (exit 3, from the library)
   command->callback([rootDirectory, &runner] {
     runner = [rootDirectory] {
+      if (!std::filesystem::is_directory(*rootDirectory))
+        throw InputError(describeInputProblem(*rootDirectory, "", "not a directory"));
+      const auto outputLock = claimOutput(*rootDirectory, "combine-corpus", ExistingOutput::Keep);
       const CombinedCorpus combined = combineCorpora(*rootDirectory);
       std::printf("%zu modules of %zu corpora combined in %s\n", combined.modules, combined.parts.size(),
                   rootDirectory->c_str());

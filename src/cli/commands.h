@@ -23,5 +23,6 @@ void addAutotuneCommand(CLI::App &root, CommandRunner &runner);
 void addCombineCorpusCommand(CLI::App &root, CommandRunner &runner);
 void addReportCommand(CLI::App &root, CommandRunner &runner);
 void addCompileWorkerCommand(CLI::App &root, CommandRunner &runner);
+void addMllvmOptionsCommand(CLI::App &root, CommandRunner &runner);
 
 }  // namespace mlgo::cli

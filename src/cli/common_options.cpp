@@ -16,8 +16,22 @@ Cluster &runCluster() {
 
 void setRunCluster(Cluster *cluster) { currentCluster = cluster; }
 
+CLI::Validator wholeNumber(uint64_t minimum) {
+  return CLI::Validator(
+      [minimum](std::string &text) -> std::string {
+        const bool digits = !text.empty() && text.size() <= 19 &&
+                            text.find_first_not_of("0123456789") == std::string::npos;
+        if (!digits || std::stoull(text) < minimum)
+          return "expected a whole number of at least " + std::to_string(minimum) + ", got \"" + text + "\"";
+        return "";
+      },
+      minimum == 0 ? "UINT" : "UINT>=" + std::to_string(minimum));
+}
+
 void addDriverFlags(CLI::App &command, DriverFlags &flags) {
-  command.add_option("--threads", flags.threads, "Compile threads (0: one per core)")->capture_default_str();
+  command.add_option("--threads", flags.threads, "Compile threads (0: one per core)")
+      ->capture_default_str()
+      ->check(wholeNumber());
   command.add_option("--timeout", flags.timeoutSeconds, "Seconds one module may compile before it is skipped (0: no limit)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
@@ -39,6 +53,12 @@ DriverOptions toDriverOptions(const DriverFlags &flags) {
                      : kind == "hang" ? options.faults.hangModule : options.faults.heapCorruptionModule) = module;
   }
   return options;
+}
+
+std::optional<OutputDirectoryLock> claimOutput(const std::string &directory, const std::string &command,
+                                               ExistingOutput existing, const std::string &howToContinue) {
+  if (!runCluster().isLeader()) return std::nullopt;
+  return OutputDirectoryLock::claim(directory, command, existing, howToContinue);
 }
 
 PolicyModel loadInliningPolicy(const std::string &directory) {

@@ -1,10 +1,13 @@
 #pragma once
 // Options several subcommands share, spelled the same everywhere.
+#include <optional>
+
 #include <CLI/CLI.hpp>
 
 #include "mlgo/distributed/cluster.h"
 #include "mlgo/driver/compiler_driver.h"
 #include "mlgo/policy/policy_model.h"
+#include "mlgo/support/output_directory.h"
 
 namespace mlgo::cli {
 
@@ -19,6 +22,11 @@ struct DriverFlags {
 Cluster &runCluster();
 void setRunCluster(Cluster *cluster);
 
+/// For options held in unsigned integers: CLI11 would turn "-5" into a huge
+/// count (a budget that runs until killed), so the text must be digits only,
+/// at least `minimum`.
+CLI::Validator wholeNumber(uint64_t minimum = 0);
+
 /// --threads, --timeout and the hidden --inject-fault.
 void addDriverFlags(CLI::App &command, DriverFlags &flags);
 /// Throws UsageError for a malformed --inject-fault.
@@ -27,6 +35,14 @@ DriverOptions toDriverOptions(const DriverFlags &flags);
 /// The command line that starts `mlgo compile-worker` on `corpus` with the
 /// same timeout and injected faults (compile_worker_command.cpp).
 std::vector<std::string> compileWorkerCommand(const std::string &corpus, const DriverFlags &driver);
+
+/// Claims an output directory for this run (mlgo/support/output_directory.h).
+/// Under mpirun only rank 0 writes outputs, so only rank 0 claims: the result
+/// is empty on the other ranks.
+std::optional<OutputDirectoryLock> claimOutput(const std::string &directory, const std::string &command,
+                                               ExistingOutput existing, const std::string &howToContinue = "");
+/// Refuse, or Replace with --force: for outputs that must hold one run only.
+inline ExistingOutput freshOutput(bool force) { return force ? ExistingOutput::Replace : ExistingOutput::Refuse; }
 
 /// A policy directory checked against the inlining problem's features.
 /// Throws InputError naming the file and what does not match.

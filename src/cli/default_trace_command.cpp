@@ -25,11 +25,13 @@ struct DefaultTraceFlags {
   std::string moduleFilter;
   uint64_t seed = 0;
   size_t shards = 8;
+  bool force = false;
   DriverFlags driver;
 };
 
 int runDefaultTraceCommand(const DefaultTraceFlags &flags) {
   const Problem &problem = findProblem(flags.problem);
+  const auto outputLock = claimOutput(flags.output, "default-trace", freshOutput(flags.force));
   CompilerDriver driver(toDriverOptions(flags.driver));
   Corpus corpus = Corpus::load(flags.corpus);
   applyCorpusBackendOptions(corpus);
@@ -67,10 +69,12 @@ void addDefaultTraceCommand(CLI::App &root, CommandRunner &runner) {
   command->add_option("--sampling-rate", flags->samplingRate, "Share of modules to trace, in (0, 1]")
       ->capture_default_str();
   command->add_option("--module-filter", flags->moduleFilter, "Only modules whose name matches this regex");
-  command->add_option("--seed", flags->seed, "Seed of the module sampling")->capture_default_str();
+  command->add_option("--seed", flags->seed, "Seed of the module sampling")->capture_default_str()
+      ->check(wholeNumber());
   command->add_option("--shards", flags->shards, "Number of trace files (fixed so files never depend on --threads)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(wholeNumber(1));
+  command->add_flag("--force", flags->force, "Replace what an earlier run left in --output");
   addDriverFlags(*command, flags->driver);
   command->callback([flags, &runner] { runner = [flags] { return runDefaultTraceCommand(*flags); }; });
 }

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "commands.h"
+#include "common_options.h"
 #include "mlgo/corpus/extract_ir.h"
 #include "mlgo/support/exit_codes.h"
 
@@ -27,6 +28,7 @@ int runExtractIR(const ExtractFlags &flags) {
   options.inputType = flags.inputType == "json" ? ExtractInputType::CompileCommands : ExtractInputType::ObjectList;
   if (!flags.cmdFilter.empty()) options.commandFilter = flags.cmdFilter;
   options.threads = flags.threads;
+  const auto outputLock = claimOutput(flags.outputDir, "extract-ir", ExistingOutput::Keep);
 
   ExtractSummary summary = extractIR(options);
   for (const std::string &warning : summary.warnings) spdlog::warn("skipped {}", warning);
@@ -50,15 +52,15 @@ void addExtractIRCommand(CLI::App &root, CommandRunner &runner) {
   CLI::App *command = root.add_subcommand(
       "extract-ir", "Extract embedded bitcode and command lines from a build into a corpus");
   command->add_option("--input", flags->input, "compile_commands.json, or a file listing object paths")
-      ->required()
-      ->check(CLI::ExistingFile);
+      ->required();  // a missing file is bad input (exit 3, from the library), not a bad flag
   command->add_option("--output-dir", flags->outputDir, "Corpus directory to write")->required();
   command->add_option("--input-type", flags->inputType, "json (compile_commands.json) or objects (list of paths)")
       ->check(CLI::IsMember({"json", "objects"}))
       ->capture_default_str();
   command->add_option("--cmd-filter", flags->cmdFilter,
                       "Keep modules with a recorded argument matching this regex, e.g. '^-O2|-Os|-Oz$'");
-  command->add_option("--threads", flags->threads, "Threads (0: one per core)")->capture_default_str();
+  command->add_option("--threads", flags->threads, "Threads (0: one per core)")->capture_default_str()
+      ->check(wholeNumber());
   command->callback([flags, &runner] { runner = [flags] { return runExtractIR(*flags); }; });
 }
 

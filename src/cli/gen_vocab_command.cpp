@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "commands.h"
+#include "common_options.h"
 #include "mlgo/support/exit_codes.h"
 #include "mlgo/vocab/gen_vocab.h"
 
@@ -13,6 +14,7 @@ namespace mlgo::cli {
 namespace {
 
 int runGenVocab(const GenVocabOptions &options) {
+  const auto outputLock = claimOutput(options.outputDirectory.string(), "gen-vocab", ExistingOutput::Keep);
   GenVocabSummary summary = generateVocab(options);
   for (const std::string &feature : summary.sampledFeatures)
     spdlog::info("{}: too many distinct values to count exactly; boundaries come from a uniform sample", feature);
@@ -29,10 +31,14 @@ void addGenVocabCommand(CLI::App &root, CommandRunner &runner) {
   CLI::App *command = root.add_subcommand("gen-vocab", "Quantile bucket boundaries for every feature of a trace");
   command->add_option("--trace", options->trace, "Trace directory")->required();
   command->add_option("--output-dir", options->outputDirectory, "Vocab directory to write")->required();
-  command->add_option("--num-buckets", options->numBuckets, "Boundaries per feature")->capture_default_str();
+  command->add_option("--num-buckets", options->numBuckets, "Boundaries per feature")
+      ->capture_default_str()
+      ->check(wholeNumber(1));
   command->add_option("--sampling-fraction", options->samplingFraction, "Share of decisions used, in (0, 1]")
       ->capture_default_str();
-  command->add_option("--seed", options->seed, "Seed of the decision sampling")->capture_default_str();
+  command->add_option("--seed", options->seed, "Seed of the decision sampling")
+      ->capture_default_str()
+      ->check(wholeNumber());
   command->callback([options, &runner] { runner = [options] { return runGenVocab(*options); }; });
 }
 

@@ -12,6 +12,7 @@
 #include "mlgo/problems/inlining/inlining_hook.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/exit_codes.h"
+#include "mlgo/support/output_directory.h"
 
 namespace {
 
@@ -32,6 +33,9 @@ int runMapped(const mlgo::cli::CommandRunner &runner, bool &failed) {
   } catch (const mlgo::RankLost &e) {
     spdlog::error("{}", e.what());
     return mlgo::exit_code::kRankLost;
+  } catch (const mlgo::OutputInUse &e) {
+    spdlog::error("{}", e.what());
+    return mlgo::exit_code::kOutputInUse;
   } catch (const mlgo::InputError &e) {
     spdlog::error("{}", e.what());
     return mlgo::exit_code::kBadInput;
@@ -83,6 +87,7 @@ int main(int argc, char **argv) {
   mlgo::cli::addAutotuneCommand(app, runner);
   mlgo::cli::addReportCommand(app, runner);
   mlgo::cli::addCompileWorkerCommand(app, runner);
+  mlgo::cli::addMllvmOptionsCommand(app, runner);
 
   try {
     app.parse(argc, argv);

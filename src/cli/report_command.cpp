@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "common_options.h"
 #include "mlgo/report/training_report.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/exit_codes.h"
@@ -30,6 +31,7 @@ int runReport(const ReportFlags &flags) {
   }
   options.metric = flags.metric;
   options.output = flags.output;
+  const auto outputLock = claimOutput(flags.output, "report", ExistingOutput::Keep);
   options.gnuplot = flags.gnuplot;
   const ReportSummary summary = writeTrainingReport(options);
   for (const EvaluationRow &row : summary.rows)

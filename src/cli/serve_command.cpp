@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "commands.h"
+#include "mlgo/problems/inlining/inlining_hook.h"
 #include "common_options.h"
 #include "mlgo/policy/neural_policy.h"
 #include "mlgo/serve/interactive_server.h"
@@ -55,7 +56,9 @@ int runServe(const ServeFlags &flags) {
       spdlog::warn("compilation {}: {} decisions, then {}", session.index, session.decisions, session.problem);
   };
   installStopHandlers();
-  spdlog::info("serving {} on {}.in / {}.out", flags.policy, flags.channel, flags.channel);
+  spdlog::info("serving {} on {}.in / {}.out; compile with clang-19 -mllvm -enable-ml-inliner=release -mllvm "
+               "-inliner-interactive-channel-base={} -mllvm {}",
+               flags.policy, flags.channel, flags.channel, flags.channel, inlining::advisorSizeFlag());
   const serve::ServeSummary summary = serve::serveInlining(policy, options);
   std::printf("served %zu compilations (%zu incomplete), %llu decisions\n", summary.sessions,
               summary.incompleteSessions, (unsigned long long)summary.decisions);
@@ -71,11 +74,13 @@ void addServeCommand(CLI::App &root, CommandRunner &runner) {
   command->add_option("--policy", flags->policy, "Policy directory")->required();
   command->add_option("--channel", flags->channel,
                       "Channel base BASE: named pipes BASE.in and BASE.out, created when missing; pass the same "
-                      "BASE to clang with -mllvm -inliner-interactive-channel-base=BASE")
+                      "BASE to clang with -mllvm -inliner-interactive-channel-base=BASE (and -mllvm "
+                      "-ml-advisor-size-increase-threshold=1000, as mlgo's own compiles use)")
       ->required();
   command->add_option("--log", flags->log, "Write every decision served to this trace directory");
   command->add_option("--max-sessions", flags->maxSessions, "Stop after this many compilations (0: until SIGINT)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(wholeNumber());
   command->callback([flags, &runner] { runner = [flags] { return runServe(*flags); }; });
 }
 

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "commands.h"
+#include "common_options.h"
 #include "mlgo/support/exit_codes.h"
 #include "mlgo/training/bc_trainer.h"
 #include "training_library_loader.h"
@@ -20,6 +21,7 @@ struct TrainBCFlags {
   uint64_t seed = 0;
   unsigned threads = 0;
   bool printConfig = false;
+  bool force = false;
 };
 
 int runTrainBC(const TrainBCFlags &flags) {
@@ -32,6 +34,7 @@ int runTrainBC(const TrainBCFlags &flags) {
   options.seed = flags.seed;
   options.config = schema.resolve(flags.config.empty() ? std::nullopt : std::optional<std::filesystem::path>(flags.config),
                                   flags.sets);
+  const auto outputLock = claimOutput(flags.output, "train-bc", freshOutput(flags.force));
   options.onMetrics = [](const nlohmann::json &m) {
     spdlog::info("iteration {}: loss {:.4f}, agreement train {:.4f}, held-out {:.4f}", m["iteration"].get<int64_t>(),
                  m["loss"].get<double>(), m["train_agreement"].get<double>(), m.value("heldout_agreement", 0.0));
@@ -56,8 +59,11 @@ void addTrainBCCommand(CLI::App &root, CommandRunner &runner) {
   command->add_option("--config", flags->config, "JSON config (default: ml-compiler-opt's BC settings)");
   command->add_option("--set", flags->sets, "Override a config key: --set iterations=2000 (repeatable)");
   command->add_option("--seed", flags->seed, "Seed of initialization, hold-out split, batches and dropout")
-      ->capture_default_str();
-  command->add_option("--threads", flags->threads, "Accepted for uniformity; training uses one thread (deterministic)");
+      ->capture_default_str()
+      ->check(wholeNumber());
+  command->add_flag("--force", flags->force, "Replace what an earlier run left in --output");
+  command->add_option("--threads", flags->threads, "Accepted for uniformity; training uses one thread (deterministic)")
+      ->check(wholeNumber());
   command->callback([flags, &runner] { runner = [flags] { return runTrainBC(*flags); }; });
 }
 

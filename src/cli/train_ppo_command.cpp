@@ -23,6 +23,7 @@ struct TrainPPOFlags {
   std::vector<std::string> sets;
   uint64_t seed = 0;
   bool resume = false;
+  bool force = false;
   bool printConfig = false;
   bool progress = false;
   DriverFlags driver;
@@ -83,6 +84,10 @@ int runTrainPPO(const TrainPPOFlags &flags) {
   options.problem = flags.problem;
   options.seed = flags.seed;
   options.resume = flags.resume;
+  const auto outputLock =
+      claimOutput(flags.output, "train-ppo",
+                  flags.force ? ExistingOutput::Replace : flags.resume ? ExistingOutput::Resume : ExistingOutput::Refuse,
+                  "pass --resume to continue that run or --force to start over");
   options.driver = toDriverOptions(flags.driver);
   options.cluster = &runCluster();
   if (flags.progress) options.onCollectProgress = ProgressReporter::callback("collect");
@@ -124,8 +129,10 @@ void addTrainPPOCommand(CLI::App &root, CommandRunner &runner) {
   command->add_option("--problem", flags->problem, "Optimization problem")->capture_default_str();
   command->add_option("--set", flags->sets, "Override a config key: --set num_policy_iterations=50 (repeatable)");
   command->add_option("--seed", flags->seed, "Seed of initialization, module sampling, actions and batches")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(wholeNumber());
   command->add_flag("--resume", flags->resume, "Continue the run in --output after an interruption");
+  command->add_flag("--force", flags->force, "Start over: remove what an earlier run left in --output");
   command->add_flag("--print-config", flags->printConfig, "Print the resolved config and exit");
   command->add_flag("--progress", flags->progress, "Show collection progress within each iteration");
   addDriverFlags(*command, flags->driver);
@@ -133,6 +140,7 @@ void addTrainPPOCommand(CLI::App &root, CommandRunner &runner) {
     if (!flags->printConfig)
       for (const char *name : {"--corpus", "--vocab", "--output"})
         if (command->count(name) == 0) throw CLI::RequiredError(name);
+    if (flags->resume && flags->force) throw CLI::ValidationError("--resume and --force", "exclude each other");
     runner = [flags] { return runTrainPPO(*flags); };
   });
 }

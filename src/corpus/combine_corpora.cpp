@@ -13,7 +13,8 @@ CombinedCorpus combineCorpora(const fs::path &root) {
   if (!fs::is_directory(root)) throw InputError(root.string() + ": not a directory");
   CombinedCorpus combined;
   for (const fs::directory_entry &entry : fs::directory_iterator(root))
-    if (entry.is_directory() && fs::is_regular_file(entry.path() / kCorpusDescriptionFile))
+    // A linked subdirectory would take the combined corpus outside --root.
+    if (!entry.is_symlink() && entry.is_directory() && fs::is_regular_file(entry.path() / kCorpusDescriptionFile))
       combined.parts.push_back(entry.path().filename().string());
   std::sort(combined.parts.begin(), combined.parts.end());
   if (combined.parts.empty())

@@ -1,6 +1,9 @@
 #include "mlgo/corpus/corpus.h"
 
+#include <map>
+
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
@@ -51,6 +54,20 @@ bool isContainedRelativePath(std::string_view name) {
   return true;
 }
 
+namespace {
+
+/// Whether `path`, with every symbolic link resolved, is inside `realRoot`:
+/// a corpus is untrusted data, and a link must not make it read other files.
+bool staysInside(const fs::path &realRoot, const fs::path &path) {
+  std::error_code error;
+  const fs::path real = fs::weakly_canonical(path, error);
+  if (error) return false;
+  const fs::path relative = real.lexically_relative(realRoot);
+  return !relative.empty() && isContainedRelativePath(relative.generic_string());
+}
+
+}  // namespace
+
 Corpus Corpus::load(const fs::path &directory) {
   const fs::path descriptionPath = directory / kCorpusDescriptionFile;
   const std::string where = descriptionPath.string();
@@ -90,6 +107,8 @@ Corpus Corpus::load(const fs::path &directory) {
 
   const json &modules = description["modules"];
   corpus.modules.reserve(modules.size());
+  const fs::path realDirectory = fs::canonical(directory);
+  std::map<std::string, size_t> firstEntry;
   for (size_t i = 0; i < modules.size(); ++i) {
     const std::string entry = "modules[" + std::to_string(i) + "]";
     if (!modules[i].is_string())
@@ -99,7 +118,18 @@ Corpus Corpus::load(const fs::path &directory) {
     if (!isContainedRelativePath(module.name))
       throw InputError(describeInputProblem(where, entry + " \"" + module.name + "\"",
                                             "module path must be relative and stay inside the corpus"));
+    // Listed twice, a module would be compiled and counted twice.
+    if (auto [first, inserted] = firstEntry.emplace(module.name, i); !inserted) {
+      spdlog::warn("{}", describeInputProblem(where, entry + " \"" + module.name + "\"",
+                                              "listed again (first as modules[" + std::to_string(first->second) +
+                                                  "]): the repeat is ignored"));
+      continue;
+    }
     module.bitcodePath = directory / (module.name + ".bc");
+    if (!staysInside(realDirectory, module.bitcodePath) ||
+        !staysInside(realDirectory, directory / (module.name + ".cmd")))
+      throw InputError(describeInputProblem(where, entry + " \"" + module.name + "\"",
+                                            "a symbolic link takes the module's files outside the corpus"));
     if (!globalOverride.empty()) {
       module.commandLine = globalOverride;
     } else {

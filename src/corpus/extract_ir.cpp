@@ -78,9 +78,14 @@ ExtractSummary extractIR(const ExtractOptions &options) {
       outcome.reason = "excluded by --cmd-filter";
       return;
     }
-    const fs::path base = options.outputDirectory / entry.moduleName;
-    writeFileAtomically(fs::path(base.string() + ".bc"), embedded.bitcode);
-    writeFileAtomically(fs::path(base.string() + ".cmd"), embedded.commandLine);
+    try {
+      writeFileInside(options.outputDirectory, entry.moduleName + ".bc", embedded.bitcode);
+      writeFileInside(options.outputDirectory, entry.moduleName + ".cmd", embedded.commandLine);
+    } catch (const InputError &e) {
+      outcome.reason = "unsafe output path";
+      outcome.detail = e.what();
+      return;
+    }
     outcome.extracted = true;
   });
 

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 
@@ -20,6 +21,7 @@
 #include <llvm/Support/VirtualFileSystem.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include "mlgo/driver/backend_options.h"
 #include "mlgo/driver/crash_guard.h"
 #include "mlgo/driver/llvm_runtime.h"
 #include "mlgo/driver/object_sizes.h"
@@ -290,7 +292,13 @@ void CompilerDriver::validatePassPipeline(const std::string &pipeline) {
 
 std::vector<std::string> applyCorpusBackendOptions(const Corpus &corpus) {
   std::map<std::vector<std::string>, size_t> counts;
-  for (const CorpusModule &module : corpus.modules) ++counts[backendOptionsOf(module.commandLine)];
+  for (const CorpusModule &module : corpus.modules) {
+    const std::vector<std::string> options = backendOptionsOf(module.commandLine);
+    // A module recording a refused option fails alone, naming it.
+    if (std::none_of(options.begin(), options.end(),
+                     [](const std::string &option) { return !refusedBackendOption(option).empty(); }))
+      ++counts[options];
+  }
   std::vector<std::string> chosen;
   size_t best = 0;
   for (const auto &[options, count] : counts)

@@ -5,6 +5,7 @@
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/TargetSelect.h>
 
+#include "mlgo/driver/backend_options.h"
 #include "mlgo/support/errors.h"
 
 namespace mlgo {
@@ -24,15 +25,6 @@ void initializeLLVMTargets() {
     llvm::InitializeAllAsmPrinters();
     llvm::InitializeAllAsmParsers();
   });
-}
-
-std::string refusedBackendOption(const std::string &option) {
-  std::string name = option;
-  while (!name.empty() && name.front() == '-') name.erase(0, 1);
-  name = name.substr(0, name.find('='));
-  if (name == "load" || name == "load-pass-plugin" || name == "pass-plugin")
-    return "-mllvm " + option + " would load code";
-  return {};
 }
 
 void applyBackendOptions(const std::vector<std::string> &options) {

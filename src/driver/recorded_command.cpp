@@ -1,9 +1,13 @@
 #include "recorded_command.h"
 
 #include <clang/Basic/DiagnosticOptions.h>
+#include <clang/Driver/Options.h>
+#include <llvm/Option/ArgList.h>
+#include <llvm/Option/OptTable.h>
 #include <clang/Frontend/CompilerInvocation.h>
 #include <clang/Frontend/TextDiagnosticPrinter.h>
 
+#include "mlgo/driver/backend_options.h"
 #include "mlgo/driver/llvm_runtime.h"
 
 namespace mlgo {
@@ -15,7 +19,12 @@ std::vector<std::string> argumentsForBitcode(const std::vector<std::string> &rec
     const std::string &arg = recorded[i];
     if (i == 0 && arg == "-cc1") continue;
     // clang strips these when it records the command; other tools may not.
-    if ((arg == "-o" || arg == "-x") && i + 1 < recorded.size()) {
+    // The others are outputs of clang's frontend (dependency files and
+    // diagnostics logs), meaningless for an IR input and never to be written
+    // where a corpus says: `clang -cc1` would write them even for -x ir.
+    if ((arg == "-o" || arg == "-x" || arg == "-dependency-file" || arg == "-MT" || arg == "-MQ" ||
+         arg == "-header-include-file" || arg == "-serialize-diagnostic-file" || arg == "-diagnostic-log-file") &&
+        i + 1 < recorded.size()) {
       ++i;
       continue;
     }
@@ -26,6 +35,38 @@ std::vector<std::string> argumentsForBitcode(const std::vector<std::string> &rec
 }
 
 namespace {
+
+/// cc1 options that make clang read or write a file other than the module
+/// when it compiles IR, or load code. Checked on the raw arguments, before
+/// clang parses them: parsing alone already opens some (clang reads the
+/// profile of -fprofile-instrument-use-path to learn its kind), and what a
+/// refusal says must not depend on whether the file exists.
+constexpr const char *kFileOptions[] = {
+    "-fprofile-instrument-use-path=", "-fprofile-sample-use=", "-fprofile-remapping-file=",
+    "-fmemory-profile-use=", "-fthinlto-index=", "-split-dwarf-output", "-coverage-notes-file=",
+    "-coverage-data-file=", "-stack-usage-file", "-fverify-debuginfo-preserve-export=", "-save-temps=",
+    "-mlink-bitcode-file", "-mlink-builtin-bitcode", "-opt-record-file", "-stats-file=", "-ftime-trace=",
+    "-fprofile-list=", "-ivfsoverlay", "-load", "-plugin", "-add-plugin", "-fpass-plugin=",
+};
+
+/// The first argument that names such an option (in any spelling clang
+/// accepts: aliases resolve to the option they stand for), or empty.
+std::string refusedArgument(const std::vector<std::string> &args) {
+  std::vector<const char *> argv;
+  for (const std::string &arg : args) argv.push_back(arg.c_str());
+  unsigned missingIndex = 0, missingCount = 0;
+  const llvm::opt::OptTable &table = clang::driver::getDriverOptTable();
+  const llvm::opt::InputArgList parsed = table.ParseArgs(argv, missingIndex, missingCount,
+                                                         llvm::opt::Visibility(clang::driver::options::CC1Option));
+  for (const llvm::opt::Arg *arg : parsed) {
+    const std::string name = arg->getOption().getUnaliasedOption().getPrefixedName().str();
+    for (const char *refused : kFileOptions)
+      if (name == refused)
+        return arg->getAsString(parsed) + " would make the compile read or write a file outside the corpus, or "
+                                          "load code";
+  }
+  return {};
+}
 
 /// Options that would make a recorded command line load code or touch files
 /// other than the module: the corpus is untrusted data.
@@ -76,6 +117,10 @@ std::unique_ptr<RecordedCommand> RecordedCommand::parse(const std::vector<std::s
   command->diagnosticStream_ = std::make_unique<llvm::raw_string_ostream>(command->diagnosticText_);
 
   std::vector<std::string> args = argumentsForBitcode(recorded, bitcodePath);
+  if (std::string why = refusedArgument(args); !why.empty()) {
+    error = "refused recorded command line: " + why;
+    return nullptr;
+  }
   std::vector<const char *> argv;
   argv.reserve(args.size());
   for (const std::string &arg : args) argv.push_back(arg.c_str());

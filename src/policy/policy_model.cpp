@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
@@ -146,6 +147,30 @@ T field(const json &object, const char *key, const fs::path &file) {
   }
 }
 
+/// Numbers the network computes with must be finite floats: a weight of
+/// 1.7e308 would become inf (and an exported model that does not compile).
+std::vector<float> finiteFloats(const json &object, const char *key, const fs::path &file, const std::string &entry) {
+  const auto values = field<std::vector<double>>(object, key, file);
+  std::vector<float> floats;
+  floats.reserve(values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!std::isfinite(values[i]) || std::fabs(values[i]) > std::numeric_limits<float>::max())
+      throw InputError(describeInputProblem(file.string(), entry + "." + key + "[" + std::to_string(i) + "]",
+                                            "not a finite 32-bit float: " + json(values[i]).dump()));
+    floats.push_back(static_cast<float>(values[i]));
+  }
+  return floats;
+}
+
+std::vector<double> finiteDoubles(const json &object, const char *key, const fs::path &file) {
+  auto values = field<std::vector<double>>(object, key, file);
+  for (size_t i = 0; i < values.size(); ++i)
+    if (!std::isfinite(values[i]))
+      throw InputError(describeInputProblem(file.string(), std::string(key) + "[" + std::to_string(i) + "]",
+                                            "not a finite number"));
+  return values;
+}
+
 std::string describeFeatureDifference(const std::vector<std::string> &policy, const std::vector<std::string> &ours) {
   for (size_t i = 0; i < std::max(policy.size(), ours.size()); ++i) {
     const std::string a = i < policy.size() ? policy[i] : "(none)";
@@ -189,8 +214,8 @@ PolicyModel PolicyModel::load(const fs::path &given, const std::string &problem,
     if (std::find(config.passthrough.begin(), config.passthrough.end(), name) == config.passthrough.end())
       normalized.push_back(name);
   FeaturePreprocessor preprocessor(features, readVocab(directory / "vocab", normalized), config);
-  preprocessor.setZScoreStatistics(field<std::vector<double>>(pre, "z_score_means", metadataPath),
-                                   field<std::vector<double>>(pre, "z_score_stddevs", metadataPath));
+  preprocessor.setZScoreStatistics(finiteDoubles(pre, "z_score_means", metadataPath),
+                                   finiteDoubles(pre, "z_score_stddevs", metadataPath));
   if (preprocessor.zScoreMeans().size() != features.size() || preprocessor.zScoreStddevs().size() != features.size())
     throw InputError(describeInputProblem(metadataPath.string(), "preprocessing", "z-score statistics of the wrong size"));
   const std::string fingerprint = field<std::string>(metadata, "vocab_fingerprint", metadataPath);
@@ -215,8 +240,9 @@ PolicyModel PolicyModel::load(const fs::path &given, const std::string &problem,
     DenseLayer layer;
     layer.inputs = field<size_t>(entry, "inputs", weightsPath);
     layer.outputs = field<size_t>(entry, "outputs", weightsPath);
-    layer.weights = field<std::vector<float>>(entry, "weights", weightsPath);
-    layer.bias = field<std::vector<float>>(entry, "bias", weightsPath);
+    const std::string where = "layers[" + std::to_string(l) + "]";
+    layer.weights = finiteFloats(entry, "weights", weightsPath, where);
+    layer.bias = finiteFloats(entry, "bias", weightsPath, where);
     if (layer.inputs != expectedInputs || layer.outputs != widths[l] ||
         layer.weights.size() != layer.inputs * layer.outputs || layer.bias.size() != layer.outputs)
       throw InputError(describeInputProblem(weightsPath.string(), "layers[" + std::to_string(l) + "]",

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <stdexcept>
 #include <unistd.h>
@@ -11,44 +12,41 @@
 
 #include "mlgo/support/errors.h"
 
+#include <llvm/Support/Error.h>
+#include <llvm/Support/raw_ostream.h>
+
 namespace mlgo {
 
 void writeFileAtomically(const std::filesystem::path &path, std::string_view content) {
   namespace fs = std::filesystem;
   if (path.has_parent_path()) fs::create_directories(path.parent_path());
-  // The pid and a counter keep concurrent writers (threads or processes) from
-  // sharing a temporary name.
-  static std::atomic<unsigned> counter{0};
-  fs::path temp = path;
-  temp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    throw std::runtime_error("cannot create " + temp.string() + ": " + std::strerror(errno));
-  const char *data = content.data();
-  size_t left = content.size();
-  while (left > 0) {
-    ssize_t written = ::write(fd, data, left);
-    if (written < 0) {
-      if (errno == EINTR) continue;
-      int saved = errno;
-      ::close(fd);
-      ::unlink(temp.c_str());
-      throw std::runtime_error("cannot write " + temp.string() + ": " + std::strerror(saved));
-    }
-    data += written;
-    left -= static_cast<size_t>(written);
+  // LLVM's writer: a unique temporary beside the target (O_EXCL), removed on
+  // a fatal signal, then renamed over it. It writes "-" to stdout, which the
+  // library never does, so such a name is taken as the file "./-".
+  const fs::path target = path == "-" ? fs::path(".") / path : path;
+  llvm::Error error = llvm::writeToOutput(target.string(), [&](llvm::raw_ostream &out) {
+    out.write(content.data(), content.size());
+    return llvm::Error::success();
+  });
+  if (error) throw std::runtime_error("cannot write " + target.string() + ": " + llvm::toString(std::move(error)));
+}
+
+void writeFileInside(const std::filesystem::path &root, const std::filesystem::path &relative,
+                     std::string_view content) {
+  namespace fs = std::filesystem;
+  if (relative.is_absolute() || relative.empty())
+    throw InputError(describeInputProblem(relative.string(), "", "must be a relative path inside " + root.string()));
+  fs::path directory = root;
+  for (auto part = relative.begin(); part != relative.end() && std::next(part) != relative.end(); ++part) {
+    if (*part == ".." || *part == ".")
+      throw InputError(describeInputProblem(relative.string(), "", "must stay inside " + root.string()));
+    directory /= *part;
+    if (fs::is_symlink(directory))
+      throw InputError(describeInputProblem(directory.string(), "",
+                                            "is a symbolic link: refusing to write through it out of " +
+                                                root.string()));
   }
-  if (::close(fd) != 0) {
-    int saved = errno;
-    ::unlink(temp.c_str());
-    throw std::runtime_error("cannot write " + temp.string() + ": " + std::strerror(saved));
-  }
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
-    int saved = errno;
-    ::unlink(temp.c_str());
-    throw std::runtime_error("cannot rename " + temp.string() + " to " + path.string() + ": " +
-                             std::strerror(saved));
-  }
+  writeFileAtomically(root / relative, content);
 }
 
 void replaceDirectory(const std::filesystem::path &complete, const std::filesystem::path &target) {

@@ -7,6 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include <llvm/Support/ThreadPool.h>
+
 namespace mlgo {
 
 unsigned resolveThreadCount(unsigned requested) {
@@ -33,9 +35,11 @@ void parallelFor(size_t count, unsigned threads, const std::function<void(size_t
   if (workers <= 1) {
     work();
   } else {
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < workers; ++t) pool.emplace_back(work);
-    for (auto &thread : pool) thread.join();
+    // LLVM's pool, sized for this call: each worker takes the next index when
+    // it is free, so long and short modules balance across the threads.
+    llvm::StdThreadPool pool(llvm::hardware_concurrency(workers));
+    for (unsigned t = 0; t < workers; ++t) pool.async(work);
+    pool.wait();
   }
   if (firstError) std::rethrow_exception(firstError);
 }

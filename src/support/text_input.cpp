@@ -5,14 +5,78 @@
 
 namespace mlgo {
 
-nlohmann::json readJsonFile(const std::filesystem::path &path) {
-  const std::string text = readFile(path);
+namespace {
+
+/// Where the parser is in the document, as "key.sub[3]": kept up to date by
+/// nlohmann's parser callback so an error can name the entry it happened in.
+class JsonPathTracker {
+ public:
+  bool onEvent(nlohmann::json::parse_event_t event, const nlohmann::json &parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    switch (event) {
+      case Event::object_start:
+      case Event::array_start:
+        startElement();
+        frames_.push_back({event == Event::array_start, -1, {}});
+        break;
+      case Event::key:
+        if (!frames_.empty()) frames_.back().key = parsed.get<std::string>();
+        break;
+      case Event::value:
+        startElement();
+        break;
+      case Event::object_end:
+      case Event::array_end:
+        if (!frames_.empty()) frames_.pop_back();
+        break;
+    }
+    return true;
+  }
+
+  /// The entry being parsed; in an array, the element after the last complete one.
+  std::string path() const {
+    std::string text;
+    for (size_t i = 0; i < frames_.size(); ++i) {
+      const Frame &frame = frames_[i];
+      if (frame.isArray) {
+        const long index = i + 1 == frames_.size() ? frame.index + 1 : frame.index;
+        text += "[" + std::to_string(index) + "]";
+      } else if (!frame.key.empty()) {
+        text += (text.empty() ? "" : ".") + frame.key;
+      }
+    }
+    return text;
+  }
+
+ private:
+  struct Frame {
+    bool isArray = false;
+    long index = -1;
+    std::string key;
+  };
+  void startElement() {
+    if (!frames_.empty() && frames_.back().isArray) ++frames_.back().index;
+  }
+  std::vector<Frame> frames_;
+};
+
+}  // namespace
+
+nlohmann::json parseJsonText(std::string_view text, const std::string &where) {
+  JsonPathTracker tracker;
   try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error &e) {
-    throw InputError(describeInputProblem(path.string(), "", std::string("malformed JSON: ") + e.what()));
+    return nlohmann::json::parse(
+        text, [&](int, nlohmann::json::parse_event_t event, nlohmann::json &parsed) {
+          return tracker.onEvent(event, parsed);
+        });
+  } catch (const nlohmann::json::exception &e) {
+    // Syntax errors and numbers out of range (1e400) alike: the parser's own
+    // text says what and at which byte; the tracker says in which entry.
+    throw InputError(describeInputProblem(where, tracker.path(), std::string("malformed JSON: ") + e.what()));
   }
 }
+
+nlohmann::json readJsonFile(const std::filesystem::path &path) { return parseJsonText(readFile(path), path.string()); }
 
 void forEachLine(std::string_view text, const std::function<void(size_t, std::string_view)> &visit) {
   size_t start = 0, number = 0;

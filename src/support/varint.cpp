@@ -1,13 +1,16 @@
 #include "mlgo/support/varint.h"
 
+#include <llvm/Support/LEB128.h>
+
+// Protobuf varints are unsigned LEB128: LLVM's encoder and decoder (the ones
+// its object-file readers use), with the decoder's checks for truncated and
+// over-long input.
 namespace mlgo {
 
 void putVarint(std::string &out, uint64_t value) {
-  while (value >= 0x80) {
-    out.push_back(static_cast<char>((value & 0x7F) | 0x80));
-    value >>= 7;
-  }
-  out.push_back(static_cast<char>(value));
+  uint8_t buffer[16];
+  const unsigned length = llvm::encodeULEB128(value, buffer);
+  out.append(reinterpret_cast<const char *>(buffer), length);
 }
 
 void putBytes(std::string &out, std::string_view bytes) {
@@ -16,14 +19,15 @@ void putBytes(std::string &out, std::string_view bytes) {
 }
 
 uint64_t ByteReader::varint() {
-  uint64_t value = 0;
-  for (int shift = 0; shift < 64; shift += 7) {
-    if (position_ >= data_.size()) throw DecodeError("truncated varint");
-    const auto byte = static_cast<uint8_t>(data_[position_++]);
-    value |= uint64_t(byte & 0x7F) << shift;
-    if (!(byte & 0x80)) return value;
-  }
-  throw DecodeError("over-long varint");
+  const auto *begin = reinterpret_cast<const uint8_t *>(data_.data());
+  unsigned length = 0;
+  const char *error = nullptr;
+  const uint64_t value = llvm::decodeULEB128(begin + position_, &length, begin + data_.size(), &error);
+  if (error)
+    throw DecodeError(std::string_view(error).find("past end") != std::string_view::npos ? "truncated varint"
+                                                                                         : "over-long varint");
+  position_ += length;
+  return value;
 }
 
 uint8_t ByteReader::byte() {

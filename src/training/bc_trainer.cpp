@@ -24,16 +24,16 @@ using nlohmann::json;
 ConfigSchema behavioralCloningSchema() {
   using T = ConfigSchema::Type;
   ConfigSchema schema;
-  schema.add("hidden_layers", T::IntegerList, {40, 40, 20}, "hidden layer sizes of the MLP")
+  schema.add("hidden_layers", T::IntegerList, {40, 40, 20}, "hidden layer sizes of the MLP").within(1, 4096)
       .add("activation", T::String, "relu", "relu or tanh")
-      .add("dropout", T::Number, 0.2, "dropout after each hidden layer while training")
-      .add("learning_rate", T::Number, 1e-3, "Adam learning rate")
-      .add("adam_epsilon", T::Number, 3.125e-4, "Adam epsilon")
-      .add("batch_size", T::Integer, 64, "decisions per gradient step")
-      .add("iterations", T::Integer, 100000, "gradient steps")
-      .add("holdout_fraction", T::Number, 0.1, "share of modules held out for evaluation")
-      .add("report_every", T::Integer, 1000, "steps between metrics records")
-      .add("checkpoint_every", T::Integer, 10000, "steps between checkpoints (0: none)")
+      .add("dropout", T::Number, 0.2, "dropout after each hidden layer while training").within(0, 0.99)
+      .add("learning_rate", T::Number, 1e-3, "Adam learning rate").positive(1)
+      .add("adam_epsilon", T::Number, 3.125e-4, "Adam epsilon").positive(1)
+      .add("batch_size", T::Integer, 64, "decisions per gradient step").within(1, 1e7)
+      .add("iterations", T::Integer, 100000, "gradient steps").within(0, 1e10)
+      .add("holdout_fraction", T::Number, 0.1, "share of modules held out for evaluation").within(0, 0.9)
+      .add("report_every", T::Integer, 1000, "steps between metrics records").within(1, 1e10)
+      .add("checkpoint_every", T::Integer, 10000, "steps between checkpoints (0: none)").within(0, 1e10)
       .add("with_sqrt", T::Boolean, false, "add sqrt(x) per feature")
       .add("with_z_score", T::Boolean, false, "add a z-score term per feature")
       .add("passthrough_features", T::StringList, json::array(), "features that skip normalization");

@@ -1,5 +1,8 @@
 #include "mlgo/training/config_schema.h"
 
+#include <cmath>
+#include <sstream>
+
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/text_input.h"
@@ -10,6 +13,14 @@ using nlohmann::json;
 
 ConfigSchema &ConfigSchema::add(std::string name, Type type, json defaultValue, std::string help) {
   keys_.push_back({std::move(name), type, std::move(defaultValue), std::move(help)});
+  return *this;
+}
+
+ConfigSchema &ConfigSchema::within(double low, double high, bool lowExclusive) {
+  Key &key = keys_.back();
+  key.low = low;
+  key.high = high;
+  key.lowExclusive = lowExclusive;
   return *this;
 }
 
@@ -51,6 +62,33 @@ std::string checkConfigType(const json &value, ConfigSchema::Type type) {
 
 namespace {
 
+std::string formatBound(double value) {
+  std::ostringstream text;
+  text << value;
+  return text.str();
+}
+
+std::string checkRange(const json &number, const ConfigSchema::Key &key) {
+  const double value = number.get<double>();
+  const bool tooLow = key.lowExclusive ? !(value > key.low) : !(value >= key.low);
+  if (std::isfinite(value) && !tooLow && value <= key.high) return "";
+  return "must be in " + std::string(key.lowExclusive ? "(" : "[") + formatBound(key.low) + ", " +
+         formatBound(key.high) + "]";
+}
+
+}  // namespace
+
+std::string checkConfigValue(const json &value, const ConfigSchema::Key &key) {
+  if (std::string why = checkConfigType(value, key.type); !why.empty()) return why;
+  if (value.is_number()) return checkRange(value, key);
+  if (key.type == ConfigSchema::Type::IntegerList)
+    for (const json &item : value)
+      if (std::string why = checkRange(item, key); !why.empty()) return "each item " + why;
+  return "";
+}
+
+namespace {
+
 /// Parses the text of a --set value for a key of `type`: JSON when it parses
 /// as such, else a bare string; "40,40,20" is accepted for integer lists.
 json parseOverrideValue(const std::string &text, ConfigSchema::Type type) {
@@ -85,7 +123,7 @@ json ConfigSchema::resolve(const std::optional<std::filesystem::path> &file,
     for (const auto &[name, value] : loaded.items()) {
       const Key *key = find(name);
       if (!key) throw InputError(describeInputProblem(file->string(), name, "unknown config key"));
-      if (std::string why = checkConfigType(value, key->type); !why.empty())
+      if (std::string why = checkConfigValue(value, *key); !why.empty())
         throw InputError(describeInputProblem(file->string(), name, why + ", got " + value.dump()));
       config[name] = value;
     }
@@ -101,7 +139,7 @@ json ConfigSchema::resolve(const std::optional<std::filesystem::path> &file,
       throw UsageError("--set " + name + ": unknown config key (known: " + known + ")");
     }
     json value = parseOverrideValue(assignment.substr(equals + 1), key->type);
-    if (std::string why = checkConfigType(value, key->type); !why.empty())
+    if (std::string why = checkConfigValue(value, *key); !why.empty())
       throw UsageError("--set " + name + ": " + why + ", got " + assignment.substr(equals + 1));
     config[name] = value;
   }

@@ -31,35 +31,35 @@ using nlohmann::json;
 ConfigSchema ppoSchema() {
   using T = ConfigSchema::Type;
   ConfigSchema schema;
-  schema.add("hidden_layers", T::IntegerList, {40, 40, 20}, "actor MLP hidden layer sizes")
+  schema.add("hidden_layers", T::IntegerList, {40, 40, 20}, "actor MLP hidden layer sizes").within(1, 4096)
       .add("activation", T::String, "relu", "relu or tanh")
-      .add("num_policy_iterations", T::Integer, 3000, "policy iterations (collect, then train)")
-      .add("num_modules", T::Integer, 100, "modules sampled per policy iteration")
-      .add("num_iterations", T::Integer, 300, "gradient steps per policy iteration")
-      .add("batch_size", T::Integer, 256, "sequences per gradient step")
-      .add("train_sequence_length", T::Integer, 16, "consecutive decisions per sequence")
-      .add("learning_rate", T::Number, 3e-5, "Adam learning rate")
-      .add("adam_epsilon", T::Number, 3.125e-4, "Adam epsilon")
-      .add("importance_ratio_clipping", T::Number, 0.2, "PPO clipping of the importance ratio")
-      .add("entropy_regularization", T::Number, 0.003, "weight of the entropy bonus")
-      .add("policy_l2_reg", T::Number, 1e-6, "L2 weight on the actor's kernels")
-      .add("initial_adaptive_kl_beta", T::Number, 1.0, "initial KL penalty coefficient")
-      .add("adaptive_kl_target", T::Number, 0.01, "KL the coefficient adapts towards")
-      .add("adaptive_kl_tolerance", T::Number, 0.3, "relative band around the target")
-      .add("kl_cutoff_factor", T::Number, 2.0, "KL above factor * target costs cutoff_coef * excess^2")
-      .add("kl_cutoff_coef", T::Number, 1000.0, "coefficient of the KL cutoff penalty")
+      .add("num_policy_iterations", T::Integer, 3000, "policy iterations (collect, then train)").within(0, 1e9)
+      .add("num_modules", T::Integer, 100, "modules sampled per policy iteration").within(1, 1e7)
+      .add("num_iterations", T::Integer, 300, "gradient steps per policy iteration").within(0, 1e7)
+      .add("batch_size", T::Integer, 256, "sequences per gradient step").within(1, 1e7)
+      .add("train_sequence_length", T::Integer, 16, "consecutive decisions per sequence").within(1, 1e6)
+      .add("learning_rate", T::Number, 3e-5, "Adam learning rate").positive(1)
+      .add("adam_epsilon", T::Number, 3.125e-4, "Adam epsilon").positive(1)
+      .add("importance_ratio_clipping", T::Number, 0.2, "PPO clipping of the importance ratio").positive(10)
+      .add("entropy_regularization", T::Number, 0.003, "weight of the entropy bonus").within(0, 100)
+      .add("policy_l2_reg", T::Number, 1e-6, "L2 weight on the actor's kernels").within(0, 100)
+      .add("initial_adaptive_kl_beta", T::Number, 1.0, "initial KL penalty coefficient").within(0, 1e6)
+      .add("adaptive_kl_target", T::Number, 0.01, "KL the coefficient adapts towards").positive(100)
+      .add("adaptive_kl_tolerance", T::Number, 0.3, "relative band around the target").positive(100)
+      .add("kl_cutoff_factor", T::Number, 2.0, "KL above factor * target costs cutoff_coef * excess^2").positive(1e6)
+      .add("kl_cutoff_coef", T::Number, 1000.0, "coefficient of the KL cutoff penalty").within(0, 1e9)
       .add("normalize_advantages", T::Boolean, true, "normalize advantages per batch (TF-Agents does)")
-      .add("moving_average_decay_rate", T::Number, 0.8, "decay of the per-module reward baseline")
-      .add("reward_delta", T::Number, kRewardDelta, "delta in 1 - (size + delta) / (baseline + delta)")
+      .add("moving_average_decay_rate", T::Number, 0.8, "decay of the per-module reward baseline").within(0, 1)
+      .add("reward_delta", T::Number, kRewardDelta, "delta in 1 - (size + delta) / (baseline + delta)").within(0, 1e9)
       .add("reward_metric", T::String, "text", "size the reward measures: text or text+data")
       .add("warmstart_temperature", T::Number, 1.0,
-           "divides the warm start's logits: above 1 it explores more, with the same greedy decisions")
+           "divides the warm start's logits: above 1 it explores more, with the same greedy decisions").positive(1e6)
       .add("with_sqrt", T::Boolean, false, "without a warm start: add sqrt(x) per feature")
       .add("passthrough_features", T::StringList, json::array(),
            "without a warm start: features that skip normalization")
-      .add("checkpoint_every", T::Integer, 100, "policy iterations between kept checkpoints (0: none)")
-      .add("max_failed_share", T::Number, 0.5, "an iteration with more failed modules than this is bad")
-      .add("max_bad_iterations", T::Integer, 3, "bad iterations in a row that stop the run");
+      .add("checkpoint_every", T::Integer, 100, "policy iterations between kept checkpoints (0: none)").within(0, 1e9)
+      .add("max_failed_share", T::Number, 0.5, "an iteration with more failed modules than this is bad").within(0, 1)
+      .add("max_bad_iterations", T::Integer, 3, "bad iterations in a row that stop the run").within(1, 1e9);
   return schema;
 }
 
@@ -272,6 +272,23 @@ class ResumeDirectory {
   fs::path target_;
 };
 
+/// torch::load, with a damaged or foreign file reported as bad input naming
+/// the file instead of LibTorch's message with its C++ stack frames.
+template <typename Value>
+void loadTorchArchive(Value &value, const fs::path &path) {
+  if (!fs::is_regular_file(path)) throw InputError(describeInputProblem(path.string(), "", "missing"));
+  try {
+    torch::load(value, path.string());
+  } catch (const c10::Error &e) {
+    throw InputError(describeInputProblem(path.string(), "",
+                                          std::string("not a readable LibTorch archive of this run (truncated or "
+                                                      "damaged?): ") +
+                                              e.what_without_backtrace()));
+  } catch (const std::exception &e) {
+    throw InputError(describeInputProblem(path.string(), "", std::string("cannot be loaded: ") + e.what()));
+  }
+}
+
 /// Keeps metrics.jsonl lines of iterations up to `iteration`: a run killed
 /// after writing a record but before saving its state redoes that iteration.
 void truncateMetrics(const fs::path &path, int64_t iteration) {
@@ -366,8 +383,8 @@ PPOSummary trainPPO(const PPOOptions &options) {
     state.klBeta = saved["kl_beta"].get<double>();
     state.badIterationsInARow = saved["bad_iterations_in_a_row"].get<int64_t>();
     baselines = RewardBaselines::fromJson(saved["baselines"], settings.decay, settings.delta);
-    torch::load(network, (resumeDirectory.directory() / "network.pt").string());
-    torch::load(optimizer, (resumeDirectory.directory() / "optimizer.pt").string());
+    loadTorchArchive(network, resumeDirectory.directory() / "network.pt");
+    loadTorchArchive(optimizer, resumeDirectory.directory() / "optimizer.pt");
   } else {
     if (startingPolicy) {
       loadWeights(network, *startingPolicy);

@@ -43,4 +43,11 @@ TEST_CASE("search space: malformed lines are refused naming the file and line", 
   writeFileAtomically(file, "exclude\tmodule\tasan\tinstrumentation\n");
   CHECK_THROWS_WITH(SearchSpace::load(file), Catch::Contains("includes no pass"));
   CHECK_THROWS_AS(SearchSpace::load(scratch / "missing.txt"), InputError);
+  // A pass LLVM does not know would fail every candidate holding it.
+  writeFileAtomically(file, "include\tmodule\tconstmerge\tok\ninclude\tfunction\tno-such-pass\ttypo\n");
+  CHECK_THROWS_AS(SearchSpace::load(file), InputError);
+  CHECK_THROWS_WITH(SearchSpace::load(file), Catch::Contains("passes.txt: line 2 \"no-such-pass\"") &&
+                                                 Catch::Contains("not a pass"));
+  writeFileAtomically(file, "include\tloop\tconstmerge\tmodule pass at the loop level\n");
+  CHECK_THROWS_AS(SearchSpace::load(file), InputError);
 }

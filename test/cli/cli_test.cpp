@@ -1,10 +1,13 @@
 // The real mlgo binary, as scripts use it: exit codes, stdout/stderr, files.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/exit_codes.h"
+#include "mlgo/support/output_directory.h"
 #include "support/test_environment.h"
 
 using namespace mlgo;
@@ -95,4 +98,101 @@ TEST_CASE("cli: eval exit codes for bad input", "[cli][errors]") {
   CHECK_THAT(pipeline.err, Contains("no-such-pass"));
   auto fault = mlgoRun({"eval", "--corpus", (scratch / "corpus").string(), "--inject-fault", "explode"});
   CHECK(fault.exitCode == exit_code::kUsage);
+}
+
+TEST_CASE("cli: bad values and bad inputs exit 2 or 3 with the file named", "[cli][errors]") {
+  test::ScratchDirectory scratch;
+  auto missingInput = mlgoRun({"extract-ir", "--input", (scratch / "absent.json").string(), "--output-dir",
+                               (scratch / "out").string()});
+  CHECK(missingInput.exitCode == exit_code::kBadInput);
+  CHECK_THAT(missingInput.err, Contains("absent.json"));
+  auto missingRoot = mlgoRun({"combine-corpus", "--root", (scratch / "absent").string()});
+  CHECK(missingRoot.exitCode == exit_code::kBadInput);
+  CHECK_FALSE(fs::exists(scratch / "absent"));
+
+  // Negative counts are refused, not wrapped around to huge ones.
+  for (const std::vector<std::string> &args :
+       {std::vector<std::string>{"autotune", "--corpus", "c", "--output", "o", "--budget", "-5"},
+        {"autotune", "--corpus", "c", "--output", "o", "--budget", "1"},
+        {"autotune", "--corpus", "c", "--output", "o", "--gate-fallbacks", "-1"},
+        {"eval", "--corpus", "c", "--threads", "-1"},
+        {"default-trace", "--corpus", "c", "--output", "o", "--shards", "-3"}}) {
+    auto outcome = mlgoRun(args);
+    INFO(outcome.err);
+    CHECK(outcome.exitCode == exit_code::kUsage);
+  }
+
+  // A search space naming a pass LLVM does not know.
+  writeFileAtomically(scratch / "passes.txt", "include\tfunction\tsroa-typo\tmistyped\n");
+  auto passes = mlgoRun({"autotune", "--list-passes", "--passes-file", (scratch / "passes.txt").string()});
+  CHECK(passes.exitCode == exit_code::kBadInput);
+  CHECK_THAT(passes.err, Contains("passes.txt") && Contains("line 1") && Contains("sroa-typo"));
+
+  // A number out of range in a JSON input.
+  writeFileAtomically(scratch / "bc.json", R"({"learning_rate": 1e400})");
+  auto huge = mlgoRun({"train-bc", "--trace", "t", "--vocab", "v", "--output", (scratch / "bc").string(),
+                       "--config", (scratch / "bc.json").string()});
+  CHECK(huge.exitCode == exit_code::kBadInput);
+  CHECK_THAT(huge.err, Contains("bc.json") && Contains("learning_rate"));
+  CHECK_FALSE(fs::exists(scratch / "bc"));
+}
+
+TEST_CASE("cli: a corpus recording -mllvm options that write files writes nothing", "[cli][security]") {
+  test::ScratchDirectory scratch;
+  Corpus extracted = test::extractTestCorpus(scratch / "corpus");
+  const fs::path dumps = scratch / "dumps";
+  fs::create_directories(dumps);
+  writeFileAtomically(scratch / "info.txt", "kept\n");
+  // Every module records the same options, so they would be the set applied
+  // to the process.
+  std::vector<std::string> names;
+  for (const CorpusModule &module : extracted.modules) {
+    std::vector<std::string> commandLine = module.commandLine;
+    commandLine.insert(commandLine.end(), {"-mllvm", "-print-after-all", "-mllvm",
+                                           "-ir-dump-directory=" + dumps.string(), "-mllvm", "-time-passes", "-mllvm",
+                                           "-info-output-file=" + (scratch / "info.txt").string()});
+    test::writeModule(scratch / "hostile", module.name, readFile(module.bitcodePath), commandLine);
+    names.push_back(module.name);
+  }
+  writeCorpusDescription(scratch / "hostile", names, false);
+  auto eval = mlgoRun({"eval", "--corpus", (scratch / "hostile").string(), "--inline", "never"});
+  CHECK(eval.exitCode == exit_code::kFailure);
+  CHECK_THAT(eval.err, Contains("-print-after-all") && Contains("mllvm-options"));
+  CHECK(fs::is_empty(dumps));
+  CHECK(readFile(scratch / "info.txt") == "kept\n");
+
+  auto allowList = mlgoRun({"mllvm-options"});
+  CHECK(allowList.exitCode == exit_code::kSuccess);
+  CHECK_THAT(allowList.out, Contains("-inline-*") && Contains("-x86-*"));
+  CHECK_THAT(allowList.out, !Contains("print-after-all"));
+}
+
+TEST_CASE("cli: one writer per output directory, and no mixed runs", "[cli][output]") {
+  test::ScratchDirectory scratch;
+  test::extractTestCorpus(scratch / "corpus");
+  const std::string corpus = (scratch / "corpus").string();
+  const fs::path trace = scratch / "trace";
+  {
+    OutputDirectoryLock holder = OutputDirectoryLock::claim(trace, "default-trace", ExistingOutput::Keep);
+    auto busy = mlgoRun({"default-trace", "--corpus", corpus, "--output", trace.string()});
+    CHECK(busy.exitCode == exit_code::kOutputInUse);
+    CHECK_THAT(busy.err, Contains(trace.string()) && Contains("default-trace") &&
+                             Contains("pid " + std::to_string(::getpid())));
+    auto busyExtract = mlgoRun({"extract-ir", "--input", compileCommands(), "--output-dir", trace.string()});
+    CHECK(busyExtract.exitCode == exit_code::kOutputInUse);
+  }
+  REQUIRE(mlgoRun({"default-trace", "--corpus", corpus, "--output", trace.string(), "--shards", "3"}).exitCode ==
+          exit_code::kSuccess);
+  // A second run into the same trace would mix shards of two runs.
+  auto again = mlgoRun({"default-trace", "--corpus", corpus, "--output", trace.string(), "--shards", "2"});
+  CHECK(again.exitCode == exit_code::kUsage);
+  CHECK_THAT(again.err, Contains("--force"));
+  auto forced = mlgoRun({"default-trace", "--corpus", corpus, "--output", trace.string(), "--shards", "2", "--force"});
+  CHECK(forced.exitCode == exit_code::kSuccess);
+  size_t shards = 0;
+  for (const auto &entry : fs::directory_iterator(trace))
+    if (entry.path().extension() == ".mlgotrace") ++shards;
+  CHECK(shards == 2);
+  auto vocab = mlgoRun({"gen-vocab", "--trace", trace.string(), "--output-dir", (scratch / "vocab").string()});
+  CHECK(vocab.exitCode == exit_code::kSuccess);
 }

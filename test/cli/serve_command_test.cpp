@@ -3,6 +3,7 @@
 #include <future>
 #include <thread>
 
+#include "mlgo/problems/inlining/inlining_hook.h"
 #include "mlgo/support/exit_codes.h"
 #include "mlgo/trace/trace_reader.h"
 #include "support/test_environment.h"
@@ -23,7 +24,8 @@ TEST_CASE("cli serve: answers a stock clang-19, logs a trace, exits after --max-
   test::CommandOutcome clang =
       test::runProgram(test::clangPath(),
                        {"-Oz", "-c", (test::testData() / "helpers.c").string(), "-o", (traced / "helpers.o").string(),
-                        "-mllvm", "-enable-ml-inliner=release", "-mllvm", "-inliner-interactive-channel-base=" + base});
+                        "-mllvm", "-enable-ml-inliner=release", "-mllvm", "-inliner-interactive-channel-base=" + base,
+                        "-mllvm", inlining::advisorSizeFlag()});
   INFO(clang.err);
   CHECK(clang.exitCode == 0);
   const test::CommandOutcome served = server.get();

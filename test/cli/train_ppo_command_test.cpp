@@ -13,6 +13,7 @@
 
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/exit_codes.h"
+#include "mlgo/support/output_directory.h"
 #include "support/test_environment.h"
 
 using namespace mlgo;
@@ -105,4 +106,65 @@ TEST_CASE("cli: train-ppo killed with SIGKILL resumes to the uninterrupted resul
   REQUIRE(resumed.exitCode == exit_code::kSuccess);
   CHECK(lineCount(metrics) == size_t(iterations));
   CHECK(readFile(corpus.scratch / "whole/policy/model.json") == readFile(corpus.scratch / "killed/policy/model.json"));
+}
+
+TEST_CASE("cli: train-ppo keeps one run per output: lock, --resume or --force", "[cli][rl][output]") {
+  CliCorpus corpus;
+  const fs::path output = corpus.scratch / "run";
+  // An earlier run's leftovers, without --resume or --force: refused before
+  // anything is written.
+  writeFileAtomically(output / "checkpoints/iteration-100/stale.txt", "seed 7");
+  auto refused = test::runProgram(test::mlgoBinary(), corpus.args(output.string(), 1));
+  CHECK(refused.exitCode == exit_code::kUsage);
+  CHECK_THAT(refused.err, Contains("--resume") && Contains("--force"));
+  CHECK_FALSE(fs::exists(output / "metrics.jsonl"));
+
+  // Another writer holds it: stopped at once, the holder named.
+  {
+    OutputDirectoryLock holder = OutputDirectoryLock::claim(output, "train-ppo", ExistingOutput::Keep);
+    auto args = corpus.args(output.string(), 1);
+    args.push_back("--force");
+    auto busy = test::runProgram(test::mlgoBinary(), args);
+    CHECK(busy.exitCode == exit_code::kOutputInUse);
+    CHECK_THAT(busy.err, Contains("pid " + std::to_string(::getpid())));
+    CHECK(fs::exists(output / "checkpoints/iteration-100/stale.txt"));
+  }
+
+  // --force starts clean.
+  auto args = corpus.args(output.string(), 1);
+  args.push_back("--force");
+  auto forced = test::runProgram(test::mlgoBinary(), args);
+  INFO(forced.err);
+  REQUIRE(forced.exitCode == exit_code::kSuccess);
+  CHECK_FALSE(fs::exists(output / "checkpoints/iteration-100"));
+  CHECK(lineCount(output / "metrics.jsonl") == 1);
+
+  // A damaged resume state is bad input naming the file, not LibTorch's trace.
+  const fs::path network = output / "resume/network.pt";
+  REQUIRE(fs::exists(network));
+  const std::string bytes = readFile(network);
+  writeFileAtomically(network, bytes.substr(0, bytes.size() / 2));
+  auto resumeArgs = corpus.args(output.string(), 2);
+  resumeArgs.push_back("--resume");
+  auto truncated = test::runProgram(test::mlgoBinary(), resumeArgs);
+  CHECK(truncated.exitCode == exit_code::kBadInput);
+  CHECK_THAT(truncated.err, Contains("network.pt"));
+  CHECK_THAT(truncated.err, !Contains("frame #"));
+  writeFileAtomically(network, bytes);
+  writeFileAtomically(output / "resume/optimizer.pt", "garbage");
+  auto garbage = test::runProgram(test::mlgoBinary(), resumeArgs);
+  CHECK(garbage.exitCode == exit_code::kBadInput);
+  CHECK_THAT(garbage.err, Contains("optimizer.pt"));
+  CHECK(lineCount(output / "metrics.jsonl") == 1);  // nothing written by the refused resumes
+
+  // Values LibTorch must never see: exit 2 before anything is written.
+  for (const std::string &bad : {"learning_rate=-1", "adam_epsilon=-1", "learning_rate=1e300"}) {
+    INFO(bad);
+    auto badArgs = corpus.args((corpus.scratch / "bad-values").string(), 1);
+    badArgs.insert(badArgs.end(), {"--set", bad});
+    auto outcome = test::runProgram(test::mlgoBinary(), badArgs);
+    CHECK(outcome.exitCode == exit_code::kUsage);
+    CHECK_THAT(outcome.err, Contains(bad.substr(0, bad.find('='))));
+    CHECK_FALSE(fs::exists(corpus.scratch / "bad-values"));
+  }
 }

@@ -78,3 +78,30 @@ TEST_CASE("corpus: a module whose .cmd is missing fails alone, with a reason", "
   CHECK(corpus.modules[0].loadError.empty());
   CHECK_THAT(corpus.modules[1].loadError, Contains("lost.o.cmd"));
 }
+
+TEST_CASE("corpus: a module listed twice is loaded once", "[corpus][errors]") {
+  test::ScratchDirectory dir;
+  writeFileAtomically(dir / "a.o.cmd", "-Oz");
+  writeFileAtomically(dir / "b.o.cmd", "-Oz");
+  writeDescription(dir, R"({"modules": ["a.o", "b.o", "a.o"]})");
+  const Corpus corpus = Corpus::load(dir.path());
+  REQUIRE(corpus.modules.size() == 2);
+  CHECK(corpus.modules[0].name == "a.o");
+  CHECK(corpus.modules[1].name == "b.o");
+}
+
+TEST_CASE("corpus: a symbolic link cannot take a module's files outside the corpus", "[corpus][security]") {
+  test::ScratchDirectory outside;
+  writeFileAtomically(outside / "secret.bc", "not yours");
+  writeFileAtomically(outside / "secret.cmd", "-Oz");
+  test::ScratchDirectory dir;
+  std::filesystem::create_directory_symlink(outside.path(), dir / "linked");
+  writeDescription(dir, R"({"modules": ["linked/secret"]})");
+  CHECK_THROWS_WITH(Corpus::load(dir.path()), Contains("modules[0]") && Contains("symbolic link"));
+  // A link that stays inside is fine.
+  std::filesystem::create_directories(dir / "real");
+  writeFileAtomically(dir / "real/a.o.cmd", "-Oz");
+  std::filesystem::create_directory_symlink(dir / "real", dir / "alias");
+  writeDescription(dir, R"({"modules": ["alias/a.o"]})");
+  CHECK(Corpus::load(dir.path()).modules.size() == 1);
+}

@@ -115,3 +115,27 @@ TEST_CASE("extract-ir: object lists work like compile commands", "[corpus][extra
   REQUIRE(summary.extracted() == 2);
   CHECK(Corpus::load(dir / "corpus").modules.size() == 2);
 }
+
+TEST_CASE("extract-ir: never writes through a symbolic link out of the output directory", "[corpus][extract][security]") {
+  test::ScratchDirectory scratch;
+  const fs::path output = scratch / "corpus";
+  const fs::path outside = scratch / "outside";
+  fs::create_directories(output);
+  fs::create_directories(outside);
+  // The test project has sub/list.o: its files would go through this link.
+  fs::create_directory_symlink(outside, output / "sub");
+  // A link at a module's own file is replaced, never followed.
+  writeFileAtomically(outside / "helpers.o.bc", "kept");
+  fs::create_symlink(outside / "helpers.o.bc", output / "helpers.o.bc");
+  const ExtractSummary summary = extractIR(optionsFor(test::testProject() / "compile_commands.json", output));
+  CHECK(readFile(outside / "helpers.o.bc") == "kept");
+  CHECK_FALSE(fs::exists(outside / "list.o.bc"));
+  CHECK_FALSE(fs::exists(outside / "list.o.cmd"));
+  CHECK(summary.skippedByReason.at("unsafe output path") == 1);
+  bool named = false;
+  for (const std::string &warning : summary.warnings)
+    if (warning.find("symbolic link") != std::string::npos && warning.find("sub") != std::string::npos) named = true;
+  CHECK(named);
+  CHECK_FALSE(fs::is_symlink(output / "helpers.o.bc"));
+  CHECK(readEmbeddedModule(test::testProject() / "helpers.o").bitcode == readFile(output / "helpers.o.bc"));
+}

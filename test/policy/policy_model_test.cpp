@@ -95,3 +95,23 @@ TEST_CASE("policy model: mismatches are refused with a clear error", "[policy][e
   writeFileAtomically(dir / "policy/model.json", R"({"layers": []})");
   CHECK_THROWS_WITH(PolicyModel::load(dir / "policy", "inlining", {"a", "b", "c"}), Contains("model.json"));
 }
+
+TEST_CASE("policy model: weights that are not finite 32-bit floats are malformed input", "[policy][errors]") {
+  test::ScratchDirectory dir;
+  samplePolicy().save(dir / "policy");
+  nlohmann::json weights = nlohmann::json::parse(readFile(dir / "policy/model.json"));
+  REQUIRE(weights["layers"][0]["weights"].size() > 1);
+  // Finite as a double, infinite as the float the network computes with.
+  weights["layers"][0]["weights"][1] = 1.7e308;
+  writeFileAtomically(dir / "policy/model.json", weights.dump());
+  CHECK_THROWS_AS(PolicyModel::load(dir / "policy", "inlining", {"a", "b", "c"}), InputError);
+  CHECK_THROWS_WITH(PolicyModel::load(dir / "policy", "inlining", {"a", "b", "c"}),
+                    Contains("model.json") && Contains("layers[0].weights[1]") && Contains("finite"));
+  weights["layers"][0]["weights"][1] = 1e39;
+  writeFileAtomically(dir / "policy/model.json", weights.dump());
+  CHECK_THROWS_AS(PolicyModel::load(dir / "policy", "inlining", {"a", "b", "c"}), InputError);
+  weights["layers"][0]["weights"][1] = 0.5;
+  weights["layers"].back()["bias"][0] = -3.5e38;
+  writeFileAtomically(dir / "policy/model.json", weights.dump());
+  CHECK_THROWS_WITH(PolicyModel::load(dir / "policy", "inlining", {"a", "b", "c"}), Contains("bias[0]"));
+}

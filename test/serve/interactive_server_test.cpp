@@ -1,3 +1,4 @@
+#include "mlgo/problems/inlining/inlining_hook.h"
 #include "mlgo/serve/interactive_server.h"
 
 #include <fcntl.h>
@@ -94,7 +95,8 @@ TEST_CASE("serve: a stock clang-19 compiles with the served policy to the sizes 
   // One clang per module, one after the other, as `clang-19 -cc1 <recorded
   // args> -x ir module.bc` plus LLVM's interactive inliner flags.
   const std::vector<std::string> interactive{"-mllvm", "-enable-ml-inliner=release", "-mllvm",
-                                             "-inliner-interactive-channel-base=" + base.string()};
+                                             "-inliner-interactive-channel-base=" + base.string(),
+                                             "-mllvm", inlining::advisorSizeFlag()};
   std::vector<std::string> clangSizes;
   fs::create_directories(traced / "objects");
   for (const CorpusModule &module : traced.corpus.modules) {

@@ -3,6 +3,7 @@
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/training/bc_trainer.h"
+#include "mlgo/training/ppo_trainer.h"
 #include "support/test_environment.h"
 
 using namespace mlgo;
@@ -47,4 +48,24 @@ TEST_CASE("config: unknown keys and wrong types name the key", "[training][error
   CHECK_THROWS_WITH(schema.resolve(std::nullopt, {"iterations=many"}), Contains("iterations") && Contains("integer"));
   CHECK_THROWS_WITH(schema.resolve(std::nullopt, {"iterations"}), Contains("key=value"));
   CHECK_THROWS_AS(schema.resolve(std::nullopt, {"hidden_layers=8,x"}), UsageError);
+}
+
+TEST_CASE("config: values out of range are refused before training, naming the key", "[training][errors]") {
+  const ConfigSchema schema = behavioralCloningSchema();
+  for (const std::string &assignment : {"learning_rate=-1", "learning_rate=0", "learning_rate=1e300",
+                                        "adam_epsilon=-1", "batch_size=0", "dropout=1", "hidden_layers=40,0"}) {
+    INFO(assignment);
+    CHECK_THROWS_AS(schema.resolve(std::nullopt, {assignment}), UsageError);
+    CHECK_THROWS_WITH(schema.resolve(std::nullopt, {assignment}),
+                      Contains(assignment.substr(0, assignment.find('='))) && Contains("must be in"));
+  }
+  CHECK_NOTHROW(schema.resolve(std::nullopt, {"learning_rate=0.5", "dropout=0"}));
+  test::ScratchDirectory dir;
+  writeFileAtomically(dir / "huge.json", R"({"learning_rate": 1e400})");
+  CHECK_THROWS_WITH(schema.resolve(dir / "huge.json", {}),
+                    Contains("huge.json") && Contains("learning_rate") && Contains("number overflow"));
+  writeFileAtomically(dir / "negative.json", R"({"adam_epsilon": -1})");
+  CHECK_THROWS_AS(schema.resolve(dir / "negative.json", {}), InputError);
+  // Every PPO key with a range accepts its default.
+  CHECK_NOTHROW(ppoSchema().resolve(std::nullopt, {}));
 }

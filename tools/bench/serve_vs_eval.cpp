@@ -43,7 +43,8 @@ int main(int argc, char **argv) {
   auto server = std::async(std::launch::async, [&] { return mlgo::serve::serveInlining(*policy, options); });
   while (!fs::exists(scratch / "channel.out")) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   const std::vector<std::string> interactive{"-mllvm", "-enable-ml-inliner=release", "-mllvm",
-                                             "-inliner-interactive-channel-base=" + options.channelBase.string()};
+                                             "-inliner-interactive-channel-base=" + options.channelBase.string(),
+                                             "-mllvm", mlgo::inlining::advisorSizeFlag()};
   const std::string clang = mlgo::findClang("");
   std::vector<mlgo::CompileResult> served;
   const auto start = std::chrono::steady_clock::now();

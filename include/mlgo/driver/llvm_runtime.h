@@ -10,14 +10,11 @@ namespace mlgo {
 void initializeLLVMTargets();
 
 /// Applies -mllvm options for the whole process. The first call wins; a later
-/// call with a different set throws UsageError. Options that load code are
-/// refused with InputError.
+/// call with a different set throws UsageError. Options off the allow-list
+/// (mlgo/driver/backend_options.h) are refused with InputError.
 void applyBackendOptions(const std::vector<std::string> &options);
 
 /// The set applied by applyBackendOptions (empty before any call).
 std::vector<std::string> appliedBackendOptions();
-
-/// Why an -mllvm option may not be applied (it loads code), or empty.
-std::string refusedBackendOption(const std::string &option);
 
 }  // namespace mlgo

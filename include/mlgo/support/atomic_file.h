@@ -11,6 +11,13 @@ namespace mlgo {
 /// Throws std::runtime_error naming the path on failure.
 void writeFileAtomically(const std::filesystem::path &path, std::string_view content);
 
+/// writeFileAtomically(root / relative), refusing (InputError naming the
+/// link) when a directory on the way below `root` is a symbolic link: files
+/// named by untrusted data stay inside the directory they are written to. A
+/// link at the file itself is replaced, never followed.
+void writeFileInside(const std::filesystem::path &root, const std::filesystem::path &relative,
+                     std::string_view content);
+
 /// Replaces directory `target` by the complete directory `complete` (a
 /// sibling): target is first renamed to target.old, then complete to target,
 /// then target.old is removed. A process killed in between leaves target.old,

@@ -11,8 +11,12 @@
 
 namespace mlgo {
 
-/// Parses a JSON file; InputError naming the file when it is missing or malformed.
+/// Parses a JSON file; InputError naming the file when it is missing or
+/// malformed, and the entry (e.g. "modules[3]", "config.learning_rate") where
+/// the parser stopped, also for a number out of range such as 1e400.
 nlohmann::json readJsonFile(const std::filesystem::path &path);
+/// The same for JSON text read from `where` (a file name, or a description).
+nlohmann::json parseJsonText(std::string_view text, const std::string &where);
 
 /// Calls `visit(lineNumber, line)` for each line of `text`, trailing white
 /// space and '\r' removed; lines numbered from 1.

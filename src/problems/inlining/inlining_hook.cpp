@@ -1,9 +1,11 @@
 #include "mlgo/problems/inlining/inlining_hook.h"
 
 #include <mutex>
+#include <stdexcept>
 
 #include <llvm/Analysis/InlineAdvisor.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/CommandLine.h>
 
 #include "inlining_advisor.h"
 
@@ -43,9 +45,21 @@ class AdvisorRegistration final : public PipelineHook {
 
 }  // namespace
 
+std::string advisorSizeFlag() { return std::string("-") + kAdvisorSizeOptionName + "=" + kAdvisorSizeOptionValue; }
+
 void installInliningAdvisor() {
   static std::once_flag once;
-  std::call_once(once, [] { registerProcessWideHook(std::make_shared<AdvisorRegistration>()); });
+  std::call_once(once, [] {
+    registerProcessWideHook(std::make_shared<AdvisorRegistration>());
+    // Set as an occurrence of the option, as the command line would, so it
+    // holds for every compile of the process.
+    auto &options = llvm::cl::getRegisteredOptions();
+    auto found = options.find(kAdvisorSizeOptionName);
+    if (found == options.end())
+      throw std::logic_error(std::string("LLVM has no -") + kAdvisorSizeOptionName + " option");
+    if (found->second->addOccurrence(0, kAdvisorSizeOptionName, kAdvisorSizeOptionValue))
+      throw std::logic_error(std::string("LLVM refused -") + kAdvisorSizeOptionName + "=" + kAdvisorSizeOptionValue);
+  });
 }
 
 }  // namespace mlgo::inlining

@@ -11,6 +11,7 @@
 //   - otherwise: LLVM's plain DefaultInlineAdvisor, i.e. exactly -Oz.
 #include <atomic>
 #include <memory>
+#include <string>
 
 #include "mlgo/driver/pipeline_hook.h"
 #include "mlgo/problems/inlining/inlining_policy.h"
@@ -38,8 +39,20 @@ class InliningHook final : public PipelineHook {
   mutable std::atomic<uint64_t> decisions_{0};
 };
 
-/// Registers the process-wide part. Call once at start-up, before the first
-/// compile (idempotent).
+/// LLVM's ML inline advisor stops all further inlining of a module once its
+/// size estimate passes `-ml-advisor-size-increase-threshold` (default 2.0)
+/// times the start; the default heuristic has no such stop, so a hook that
+/// answers exactly as the heuristic would still inline less on code with many
+/// small helpers. mlgo sets this value in every process that runs the hook
+/// (training, evaluation, tracing), and a stock clang served a policy, or an
+/// LLVM built with an exported one, must be given the same option to match.
+constexpr const char *kAdvisorSizeOptionName = "ml-advisor-size-increase-threshold";
+constexpr const char *kAdvisorSizeOptionValue = "1000";
+/// The -mllvm flag a stock clang needs: "-ml-advisor-size-increase-threshold=1000".
+std::string advisorSizeFlag();
+
+/// Registers the process-wide part and sets the advisor's size threshold.
+/// Call once at start-up, before the first compile (idempotent).
 void installInliningAdvisor();
 
 }  // namespace mlgo::inlining

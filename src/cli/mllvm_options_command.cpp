@@ -1,0 +1,28 @@
+// mlgo mllvm-options: the -mllvm options a corpus may record (the allow-list).
+#include <cstdio>
+#include <string>
+
+#include "commands.h"
+#include "mlgo/driver/backend_options.h"
+#include "mlgo/problems/inlining/inlining_hook.h"
+#include "mlgo/support/exit_codes.h"
+
+namespace mlgo::cli {
+
+void addMllvmOptionsCommand(CLI::App &root, CommandRunner &runner) {
+  CLI::App *command = root.add_subcommand(
+      "mllvm-options", "Print the -mllvm options a corpus may record; modules recording others are refused");
+  command->callback([&runner] {
+    runner = [] {
+      for (const AllowedBackendOption &option : allowedBackendOptions())
+        std::printf("-%s\t%s\n", option.pattern.c_str(), option.what.c_str());
+      std::string words;
+      for (const std::string &word : sideEffectWords()) words += (words.empty() ? "" : ", ") + word;
+      std::fprintf(stderr, "refused even in a family: names with a word starting with %s; mlgo itself sets %s\n",
+                   words.c_str(), inlining::advisorSizeFlag().c_str());
+      return exit_code::kSuccess;
+    };
+  });
+}
+
+}  // namespace mlgo::cli

@@ -1,0 +1,93 @@
+#include "mlgo/support/output_directory.h"
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "mlgo/support/errors.h"
+
+namespace mlgo {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string holderDescription(const std::string &command) {
+  char host[256] = "unknown host";
+  ::gethostname(host, sizeof host - 1);
+  const std::time_t now = std::time(nullptr);
+  char when[64];
+  std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&now));
+  return "mlgo " + command + " (pid " + std::to_string(::getpid()) + " on " + host + ", started " + when + ")";
+}
+
+std::string readHolder(int fd) {
+  char buffer[512];
+  const ssize_t length = ::pread(fd, buffer, sizeof buffer - 1, 0);
+  if (length <= 0) return "another mlgo process";
+  std::string text(buffer, static_cast<size_t>(length));
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\0')) text.pop_back();
+  return text.empty() ? "another mlgo process" : text;
+}
+
+void emptyDirectory(const fs::path &directory) {
+  for (const fs::directory_entry &entry : fs::directory_iterator(directory))
+    if (entry.path().filename() != OutputDirectoryLock::kLockFile) fs::remove_all(entry.path());
+}
+
+}  // namespace
+
+bool holdsOutput(const fs::path &directory) {
+  std::error_code error;
+  for (const fs::directory_entry &entry : fs::directory_iterator(directory, error))
+    if (entry.path().filename() != OutputDirectoryLock::kLockFile) return true;
+  return false;
+}
+
+OutputDirectoryLock OutputDirectoryLock::claim(const fs::path &directory, const std::string &command,
+                                               ExistingOutput existing, const std::string &howToContinue) {
+  std::error_code error;
+  fs::create_directories(directory, error);
+  if (!fs::is_directory(directory))
+    throw UsageError(directory.string() + ": cannot be created as an output directory" +
+                     (error ? ": " + error.message() : ""));
+  const fs::path lockPath = directory / kLockFile;
+  // O_NOFOLLOW: a planted link must not make mlgo write the holder elsewhere.
+  const int fd = ::open(lockPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0)
+    throw UsageError(lockPath.string() + ": cannot open the output lock: " + std::strerror(errno));
+  OutputDirectoryLock lock(fd);
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK)
+      throw OutputInUse(directory.string() + " is being written by " + readHolder(fd) +
+                        "; wait for it to finish or choose another output");
+    throw UsageError(lockPath.string() + ": cannot lock: " + std::strerror(errno));
+  }
+  // Locked: what was there was left by runs that ended.
+  if (existing == ExistingOutput::Refuse && holdsOutput(directory))
+    throw UsageError(directory.string() + " already holds the output of an earlier run; " +
+                     (howToContinue.empty() ? std::string("pass --force to replace it") : howToContinue) +
+                     ", or choose another output");
+  if (existing == ExistingOutput::Replace) emptyDirectory(directory);
+  const std::string holder = holderDescription(command) + "\n";
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, holder.data(), holder.size(), 0) < 0)
+    throw UsageError(lockPath.string() + ": cannot write the output lock: " + std::strerror(errno));
+  return lock;
+}
+
+OutputDirectoryLock::OutputDirectoryLock(OutputDirectoryLock &&other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+
+OutputDirectoryLock::~OutputDirectoryLock() {
+  if (fd_ < 0) return;
+  // The file stays: removing it would let a third process lock a new inode
+  // while a second one still holds the old.
+  if (::ftruncate(fd_, 0) != 0) {
+  }
+  ::close(fd_);
+}
+
+}  // namespace mlgo
