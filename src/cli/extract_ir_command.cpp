@@ -1,4 +1,5 @@
 // mlgo extract-ir: a build's objects -> a corpus (LLVM's extract_ir layout).
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -7,6 +8,7 @@
 #include "commands.h"
 #include "common_options.h"
 #include "mlgo/corpus/extract_ir.h"
+#include "mlgo/support/errors.h"
 #include "mlgo/support/exit_codes.h"
 
 namespace mlgo::cli {
@@ -28,6 +30,9 @@ int runExtractIR(const ExtractFlags &flags) {
   options.inputType = flags.inputType == "json" ? ExtractInputType::CompileCommands : ExtractInputType::ObjectList;
   if (!flags.cmdFilter.empty()) options.commandFilter = flags.cmdFilter;
   options.threads = flags.threads;
+  // A missing input must not leave an empty output directory behind.
+  if (!std::filesystem::is_regular_file(flags.input))
+    throw InputError(describeInputProblem(flags.input, "", "missing, or not a file"));
   const auto outputLock = claimOutput(flags.outputDir, "extract-ir", ExistingOutput::Keep);
 
   ExtractSummary summary = extractIR(options);

@@ -60,7 +60,6 @@ const std::vector<AllowedBackendOption> &allowedBackendOptions() {
       {"align-all-functions", "function alignment"},
       {"align-all-blocks", "basic block alignment"},
       {"align-all-nofallthru-blocks", "alignment of blocks without fall-through"},
-      {"align-loops", "loop alignment"},
       {"x86-*", "x86 code generation (e.g. -masm=intel, branch alignment)"},
       {"aarch64-*", "AArch64 code generation"},
       {"arm-*", "ARM code generation"},

@@ -60,13 +60,16 @@ OutputDirectoryLock OutputDirectoryLock::claim(const fs::path &directory, const 
   const int fd = ::open(lockPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0)
     throw UsageError(lockPath.string() + ": cannot open the output lock: " + std::strerror(errno));
-  OutputDirectoryLock lock(fd);
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    if (errno == EWOULDBLOCK)
-      throw OutputInUse(directory.string() + " is being written by " + readHolder(fd) +
+    const int lockError = errno;
+    const std::string holder = readHolder(fd);
+    ::close(fd);  // not ours: never truncate the holder's description
+    if (lockError == EWOULDBLOCK)
+      throw OutputInUse(directory.string() + " is being written by " + holder +
                         "; wait for it to finish or choose another output");
-    throw UsageError(lockPath.string() + ": cannot lock: " + std::strerror(errno));
+    throw UsageError(lockPath.string() + ": cannot lock: " + std::strerror(lockError));
   }
+  OutputDirectoryLock lock(fd);
   // Locked: what was there was left by runs that ended.
   if (existing == ExistingOutput::Refuse && holdsOutput(directory))
     throw UsageError(directory.string() + " already holds the output of an earlier run; " +

@@ -44,7 +44,7 @@ TEST_CASE("cli: combine-corpus, eval of the combined corpus, report with its tab
   CHECK(missing.exitCode == exit_code::kBadInput);
   CHECK_THAT(missing.err, Contains("none.json"));
   CHECK(test::runProgram(test::mlgoBinary(), {"combine-corpus", "--root", (scratch / "absent").string()}).exitCode ==
-        exit_code::kUsage);
+        exit_code::kBadInput);
   fs::create_directories(scratch / "no-parts");
   auto noParts = test::runProgram(test::mlgoBinary(), {"combine-corpus", "--root", (scratch / "no-parts").string()});
   CHECK(noParts.exitCode == exit_code::kBadInput);

@@ -21,7 +21,7 @@ for _ in $(seq "$repeat"); do
   elapsed=$(($(now_ms) - start))
   if [ "$best_eval" -eq 0 ] || [ "$elapsed" -lt "$best_eval" ]; then best_eval=$elapsed; fi
   start=$(now_ms)
-  "$mlgo" default-trace --corpus "$corpus" --output "$scratch/trace" --threads "$threads" > "$scratch/summary" 2>/dev/null || [ $? -eq 4 ]
+  "$mlgo" default-trace --corpus "$corpus" --output "$scratch/trace" --force --threads "$threads" > "$scratch/summary" 2>/dev/null || [ $? -eq 4 ]
   elapsed=$(($(now_ms) - start))
   if [ "$best_trace" -eq 0 ] || [ "$elapsed" -lt "$best_trace" ]; then best_trace=$elapsed; fi
 done
