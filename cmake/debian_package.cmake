@@ -22,27 +22,27 @@ set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE ${MLGO_DEB_ARCHITECTURE})
 
 # Depends, listed by hand rather than by CPACK_DEBIAN_PACKAGE_SHLIBDEPS:
 # dpkg-shlibdeps is in dpkg-dev, which a machine that only builds mlgo need not
-# have, and it cannot see the programs mlgo runs (clang-19, opt, gnuplot).
-# Each library package is the one `dpkg -S` names for a library that
-# `readelf -d` lists as NEEDED by bin/mlgo or lib/libmlgo_*.so; their names
-# carry the soname, so no version constraint is needed beyond the toolchain's
-# (libc6 and libstdc++6 minimums as dpkg-shlibdeps reports them on Debian 12).
+# have, and it cannot see the programs mlgo runs (clang-19, opt, gnuplot). The
+# libraries are what dpkg-shlibdeps reports on Debian 12 for bin/mlgo and
+# lib/libmlgo_*.so (versions from the packages' symbols files);
+# test/install/package_test.sh checks that the package of every library they
+# need is named here.
 set(MLGO_DEB_DEPENDS
   "libc6 (>= 2.34)"
   "libstdc++6 (>= 12)"
   "libgcc-s1 (>= 3.0)"
-  libllvm19          # libLLVM.so.19.1: the in-process compiler (mlgo_core)
-  libclang-cpp19     # libclang-cpp.so.19.1: clang's front end for corpus modules (mlgo_core)
-  libspdlog1.10      # libspdlog.so.1.10: logging (mlgo_core)
-  libfmt9            # libfmt.so.9: spdlog's formatting, also used directly
-  libprotobuf32      # libprotobuf.so.32: TensorBoard event files (mlgo_report)
-  libtorch1.13       # libtorch*.so.1.13 and libc10.so: training and TorchScript (mlgo_training)
-  clang-19           # compiles the correctness gate's programs; eval --check-fidelity's reference
-  llvm-19            # /usr/lib/llvm-19/bin/opt: runs the autotune candidates in the gate
-  "gnuplot-nox | gnuplot"  # mlgo report's plots
+  libllvm19                         # libLLVM.so.19.1: the in-process compiler (mlgo_core)
+  "libclang-cpp19 (>= 1:19.1.7)"    # libclang-cpp.so.19.1: clang's front end for corpus modules
+  libspdlog1.10-fmt9                # libspdlog.so.1.10 built with fmt 9 (provided by libspdlog1.10)
+  "libfmt9 (>= 9.1.0+ds1)"          # libfmt.so.9: spdlog's formatting, also used directly
+  "libprotobuf32 (>= 3.21.12)"      # libprotobuf.so.32: TensorBoard event files (mlgo_report)
+  "libtorch1.13 (>= 1.13.1+dfsg)"   # libtorch, libc10: training and TorchScript (mlgo_training)
+  clang-19                          # compiles the gate's programs; eval --check-fidelity's reference
+  llvm-19                           # /usr/lib/llvm-19/bin/opt: runs autotune's candidates in the gate
+  "gnuplot-nox | gnuplot"           # mlgo report's plots
 )
 if(MLGO_WITH_MPI)
-  list(APPEND MLGO_DEB_DEPENDS libopenmpi3)  # libmpi.so.40: runs across the ranks of an mpirun
+  list(APPEND MLGO_DEB_DEPENDS "libopenmpi3 (>= 4.1.4)")  # libmpi.so.40: runs across the ranks of an mpirun
   # mpirun itself is only needed to start several ranks; mlgo runs alone without it.
   set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "openmpi-bin, libopenblas0-serial")
 else()

@@ -29,7 +29,7 @@ fs::path coreLibraryDirectory() {
     throw std::runtime_error("cannot locate libmlgo_core.so: the dynamic loader does not know it");
   // Absolute: a relative LD_LIBRARY_PATH entry gives a relative name, which
   // would mean another directory once the working directory changes.
-  return fs::absolute(info.dli_fname).parent_path();
+  return fs::absolute(info.dli_fname).lexically_normal().parent_path();
 }
 
 fs::path findDataDirectory(const std::string &overrideDirectory, const fs::path &libraryDirectory) {
