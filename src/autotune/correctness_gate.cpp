@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "mlgo/support/data_paths.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/parallel_for.h"
 #include "mlgo/support/subprocess.h"
@@ -29,7 +30,7 @@ std::string findOpt() {
   return "";
 }
 
-fs::path defaultGatePrograms() { return fs::path(MLGO_SOURCE_DIR) / "tools" / "passlisteval" / "programs"; }
+fs::path defaultGatePrograms() { return dataPath(fs::path("passlisteval") / "programs"); }
 
 CorrectnessGate::CorrectnessGate(GateOptions options) : options_(std::move(options)) {
   if (!fs::is_directory(options_.programs))

@@ -4,6 +4,7 @@
 
 #include "mlgo/driver/compiler_driver.h"
 #include "mlgo/support/atomic_file.h"
+#include "mlgo/support/data_paths.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/text_input.h"
 
@@ -80,7 +81,7 @@ std::string SearchSpace::describe(const std::vector<int> &list) const {
 
 fs::path defaultSearchSpaceFile() {
   if (const char *override = std::getenv("MLGO_PASSES")) return override;
-  return fs::path(MLGO_SOURCE_DIR) / "configs" / "autotune" / "passes.txt";
+  return dataPath(fs::path("configs") / "autotune" / "passes.txt");
 }
 
 }  // namespace mlgo::autotune

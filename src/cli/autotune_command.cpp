@@ -159,8 +159,10 @@ void addAutotuneCommand(CLI::App &root, CommandRunner &runner) {
       ->capture_default_str()
       ->check(wholeNumber());
   command->add_option("--gate-programs", flags->gatePrograms,
-                      "Directory of self-checking C/C++ programs (default: tools/passlisteval/programs)");
-  command->add_option("--passes-file", flags->passesFile, "Search space (default: configs/autotune/passes.txt)");
+                      "Directory of self-checking C/C++ programs (default: passlisteval/programs of mlgo's data "
+                      "directory)");
+  command->add_option("--passes-file", flags->passesFile,
+                      "Search space (default: configs/autotune/passes.txt of mlgo's data directory)");
   command->add_option("--dataset", flags->dataset, "Also write one JSON line per module: IR, best list, sizes");
   command->add_flag("--list-passes", flags->listPasses, "Print the search space with reasons and exit");
   command

@@ -7,21 +7,11 @@
 #include <stdexcept>
 #include <string>
 
-#include "mlgo/trace/sampling.h"
+#include "mlgo/support/data_paths.h"
 
 namespace mlgo::cli {
 
 namespace {
-
-/// The directory of the shared object that holds mlgo_core's code.
-std::filesystem::path coreLibraryDirectory() {
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void *>(&mlgo::hashName), &info) == 0 || info.dli_fname == nullptr)
-    throw std::runtime_error("cannot locate libmlgo_core.so to load " + std::string(kTrainingLibraryFile));
-  // Absolute: a relative LD_LIBRARY_PATH entry gives a relative name, and
-  // dlopen would search its default paths for a bare file name.
-  return std::filesystem::absolute(info.dli_fname).parent_path();
-}
 
 const TrainingLibrary &load() {
   const std::filesystem::path path = coreLibraryDirectory() / kTrainingLibraryFile;

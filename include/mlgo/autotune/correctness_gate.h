@@ -73,7 +73,8 @@ class CorrectnessGate final : public PassListGate {
 
 /// opt-19 on PATH or in LLVM 19's bin directory; empty when there is none.
 std::string findOpt();
-/// tools/passlisteval/programs of the source tree mlgo was built from.
+/// passlisteval/programs of mlgo's data directory (mlgo/support/data_paths.h):
+/// tools/passlisteval/programs of the source tree, installed to share/mlgo.
 std::filesystem::path defaultGatePrograms();
 
 }  // namespace mlgo::autotune

@@ -39,8 +39,8 @@ class SearchSpace {
   std::vector<PassElement> passes_;
 };
 
-/// configs/autotune/passes.txt of the source tree mlgo was built from, or
-/// the file named by $MLGO_PASSES.
+/// The file named by $MLGO_PASSES, or else configs/autotune/passes.txt of
+/// mlgo's data directory (mlgo/support/data_paths.h).
 std::filesystem::path defaultSearchSpaceFile();
 
 }  // namespace mlgo::autotune
