@@ -8,11 +8,13 @@ set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME mlgo)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Trains machine-learned compiler optimizations for LLVM 19")
+set(CPACK_PACKAGE_DESCRIPTION "What ml-compiler-opt does in Python and TensorFlow, in one C++ binary: \
+turns a code base into a training corpus, records the default inlining decisions, trains a policy \
+(behavioral cloning, PPO), evaluates, exports it for LLVM, and autotunes pass lists.")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # mlgo_<version>_<arch>.deb
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER ${MLGO_PACKAGE_MAINTAINER})
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
-set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://github.com/google/ml-compiler-opt")
 execute_process(COMMAND dpkg --print-architecture OUTPUT_VARIABLE MLGO_DEB_ARCHITECTURE
                 OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
 if(NOT MLGO_DEB_ARCHITECTURE)
