@@ -67,7 +67,8 @@ int runAutotune(const AutotuneFlags &flags) {
   options.gateFallbacks = flags.gateFallbacks;
   options.progress = ProgressReporter::callback("autotune");
 
-  CompilerDriver driver(toDriverOptions(flags.driver));
+  const DriverOptions driverOptions = toDriverOptions(flags.driver);
+  CompilerDriver driver(driverOptions);
   Corpus corpus = Corpus::load(flags.corpus);
   if (corpus.modules.empty()) throw InputError(flags.corpus + ": the corpus lists no modules");
   applyCorpusBackendOptions(corpus);
@@ -76,12 +77,16 @@ int runAutotune(const AutotuneFlags &flags) {
   // process contains that (see mlgo/driver/isolated_compiler.h).
   std::unique_ptr<IsolatedCompiler> isolated;
   if (flags.isolation == "process") {
-    const auto timeout = toDriverOptions(flags.driver).timeout;
+    const auto timeout = driverOptions.timeout;
     isolated = std::make_unique<IsolatedCompiler>(compileWorkerCommand(flags.corpus, flags.driver),
                                                   timeout.count() > 0 ? timeout + std::chrono::seconds(30)
                                                                       : std::chrono::milliseconds(0));
-    options.compile = [&isolated](const CorpusModule &module, const std::string &pipeline) {
-      return isolated->compile(module, pipeline);
+    // A candidate compiled before (this run, or an earlier one with the same
+    // --cache-dir) is not sent to a worker again. The budget counts it all
+    // the same, so the search and best.json do not depend on the memo.
+    options.compile = [&isolated, &driverOptions](const CorpusModule &module, const std::string &pipeline) {
+      return CompilerDriver::throughMemo(driverOptions.memo.get(), {&module, pipeline, {}},
+                                         [&] { return isolated->compile(module, pipeline); });
     };
   }
 
@@ -121,6 +126,7 @@ int runAutotune(const AutotuneFlags &flags) {
       report.fallbacksScreenedOut, summary["mean_list_length"].get<double>(), report.seconds);
   for (const autotune::ModuleTuning &tuning : report.modules)
     if (!tuning.ok) spdlog::warn("{}: {}", tuning.name, tuning.failure);
+  logMemoStats(driverOptions);
   if (isolated && isolated->workersLost() > 0)
     spdlog::info("{} compile workers were lost to crashes or hangs and replaced", isolated->workersLost());
   return report.modules.size() == summary["tuned"].get<size_t>() ? exit_code::kSuccess : exit_code::kPartialFailure;

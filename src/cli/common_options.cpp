@@ -3,6 +3,8 @@
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/errors.h"
 
+#include <spdlog/spdlog.h>
+
 namespace mlgo::cli {
 
 namespace {
@@ -35,8 +37,22 @@ void addDriverFlags(CLI::App &command, DriverFlags &flags) {
   command.add_option("--timeout", flags.timeoutSeconds, "Seconds one module may compile before it is skipped (0: no limit)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  command.add_flag("--no-memo", flags.noMemo, "Compile everything, even what this run compiled before");
+  command.add_option("--memo-mb", flags.memoMegabytes, "Memory bound of the compile memo, in MB (0: no memory memo)")
+      ->capture_default_str()
+      ->check(wholeNumber());
+  command.add_option("--cache-dir", flags.cacheDirectory,
+                     "Keep compile results in this directory for later runs (safe to share between runs)");
+  command.add_option("--verify-cache", flags.verifyCache,
+                     "Recompile the first N reused results and stop with an error if one differs")
+      ->capture_default_str()
+      ->check(wholeNumber());
   // Test-only: proves a crash or a hang in one module never ends a run.
   command.add_option("--inject-fault", flags.injectFault)->group("");
+}
+
+void logMemoStats(const DriverOptions &options) {
+  if (options.memo) spdlog::info("{}", options.memo->stats().describe());
 }
 
 DriverOptions toDriverOptions(const DriverFlags &flags) {
@@ -51,6 +67,15 @@ DriverOptions toDriverOptions(const DriverFlags &flags) {
       throw UsageError("--inject-fault takes crash:MODULE, hang:MODULE or heap:MODULE");
     (kind == "crash" ? options.faults.crashModule
                      : kind == "hang" ? options.faults.hangModule : options.faults.heapCorruptionModule) = module;
+  }
+  if (!flags.noMemo) {
+    MemoOptions memo;
+    memo.maxBytes = flags.memoMegabytes << 20;
+    if (!flags.cacheDirectory.empty()) memo.directory = flags.cacheDirectory;
+    memo.verify = flags.verifyCache;
+    options.memo = std::make_shared<CompileMemo>(memo);
+  } else if (!flags.cacheDirectory.empty() || flags.verifyCache > 0) {
+    throw UsageError("--no-memo excludes --cache-dir and --verify-cache");
   }
   return options;
 }

@@ -15,6 +15,11 @@ struct DriverFlags {
   unsigned threads = 0;
   double timeoutSeconds = 60;
   std::string injectFault;  ///< test-only: "crash:MODULE", "hang:MODULE" or "heap:MODULE"
+  // The compile memo (mlgo/driver/compile_memo.h).
+  bool noMemo = false;
+  size_t memoMegabytes = 256;
+  std::string cacheDirectory;
+  size_t verifyCache = 0;
 };
 
 /// The ranks of this run: main() joins them before it runs a command (a
@@ -27,10 +32,13 @@ void setRunCluster(Cluster *cluster);
 /// at least `minimum`.
 CLI::Validator wholeNumber(uint64_t minimum = 0);
 
-/// --threads, --timeout and the hidden --inject-fault.
+/// --threads, --timeout, the memo's flags and the hidden --inject-fault.
 void addDriverFlags(CLI::App &command, DriverFlags &flags);
-/// Throws UsageError for a malformed --inject-fault.
+/// Throws UsageError for a malformed --inject-fault. Each call makes a new
+/// memo: call once per run and share the options.
 DriverOptions toDriverOptions(const DriverFlags &flags);
+/// The memo's one-line summary on stderr (nothing without a memo).
+void logMemoStats(const DriverOptions &options);
 
 /// The command line that starts `mlgo compile-worker` on `corpus` with the
 /// same timeout and injected faults (compile_worker_command.cpp).

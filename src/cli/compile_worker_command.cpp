@@ -47,6 +47,10 @@ std::vector<std::string> compileWorkerCommand(const std::string &corpus, const D
   std::vector<std::string> command{"/proc/self/exe", "--log-level", "warn", "compile-worker", "--corpus", corpus,
                                    "--timeout", timeout.str()};
   if (!driver.injectFault.empty()) command.insert(command.end(), {"--inject-fault", driver.injectFault});
+  // Workers keep their own memory memo (code generation of IR they saw) and
+  // share the on-disk one.
+  if (driver.noMemo) command.push_back("--no-memo");
+  if (!driver.cacheDirectory.empty()) command.insert(command.end(), {"--cache-dir", driver.cacheDirectory});
   return command;
 }
 

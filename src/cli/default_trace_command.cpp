@@ -46,6 +46,7 @@ int runDefaultTraceCommand(const DefaultTraceFlags &flags) {
   DefaultTraceSummary summary =
       runDefaultTrace(corpus, driver, problem, options, ProgressReporter::callback("default-trace"), cluster);
   if (!cluster.isLeader()) return exit_code::kSuccess;  // rank 0 reports and writes
+  logMemoStats(driver.options());
   for (const TracedFailure &failure : summary.failures)
     spdlog::warn("left out {}: {}: {}", failure.module, failureKindName(failure.failure), failure.message);
   std::printf("traced %zu of %zu sampled modules (%zu in the corpus), %zu failed; %llu decisions, %llu bytes "

@@ -71,6 +71,8 @@ int runEval(const EvalFlags &flags) {
   EvalReport report = evaluateCorpus(corpus, driver, options, ProgressReporter::callback("eval"));
 
   nlohmann::json json = evalReportToJson(report, flags.corpus);
+  logMemoStats(driver.options());
+  if (driver.options().memo) json["memo"] = driver.options().memo->stats().toJson();
   std::cout << evalReportToTable(report);
   if (flags.checkFidelity) {
     std::vector<CompileResult> baseline;

@@ -99,6 +99,7 @@ int runTrainPPO(const TrainPPOFlags &flags) {
   options.onMetrics = IterationLog(total);
 
   PPOSummary summary = training.trainPPO(options);
+  logMemoStats(options.driver);
   if (summary.lastIteration < summary.firstIteration) {
     std::printf("nothing to do: %s already finished %lld policy iterations\n", flags.output.c_str(),
                 (long long)summary.lastIteration);

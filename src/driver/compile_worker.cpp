@@ -37,6 +37,7 @@ std::string encodeCompileReply(const CompileResult &result) {
               {"rodata", result.sizes.rodata},
               {"bss", result.sizes.bss},
               {"ir_instructions", result.irInstructions},
+              {"decisions", result.decisions},
               {"seconds", result.seconds}}
       .dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -53,6 +54,7 @@ CompileResult decodeCompileReply(const std::string &line) {
     result.sizes.rodata = reply.at("rodata").get<uint64_t>();
     result.sizes.bss = reply.at("bss").get<uint64_t>();
     result.irInstructions = reply.at("ir_instructions").get<uint64_t>();
+    result.decisions = reply.value("decisions", uint64_t(0));
     result.seconds = reply.at("seconds").get<double>();
     return result;
   } catch (const json::exception &e) {

@@ -10,6 +10,7 @@
 #include <clang/CodeGen/BackendUtil.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/LLVMContext.h>
@@ -32,6 +33,12 @@
 namespace mlgo {
 
 namespace {
+
+/// Set while a memoized result is verified: that compile must not take
+/// anything from the memo itself.
+thread_local bool tlsBypassMemo = false;
+/// Set by finishCompileWith: the compile on this thread is known to end so.
+thread_local std::optional<CompileResult> tlsKnownResult;
 
 /// Collects LLVM's error diagnostics instead of letting LLVMContext's default
 /// handler print them and exit the process.
@@ -96,9 +103,13 @@ void registerHooks(llvm::PassBuilder &builder, const PipelineHooks &hooks) {
   for (const auto &hook : processWideHooks()) hook->registerCallbacks(builder);
   for (const auto &hook : hooks) hook->registerCallbacks(builder);
   // Between passes is a safe place to end a compile that ran out of time.
-  if (auto *instrumentation = builder.getPassInstrumentationCallbacks())
+  if (auto *instrumentation = builder.getPassInstrumentationCallbacks()) {
     instrumentation->registerBeforeNonSkippedPassCallback(
         [](llvm::StringRef, llvm::Any) { checkContainedDeadline(); });
+    // A compile whose result is known runs no further optional pass.
+    instrumentation->registerShouldRunOptionalPassCallback(
+        [](llvm::StringRef, llvm::Any) { return !tlsKnownResult.has_value(); });
+  }
 }
 
 /// Runs an opt-style pipeline the way `opt -passes=` does, with a target
@@ -144,9 +155,34 @@ void runCustomPipeline(CompileState &state, const std::string &pipeline, const P
   passes.run(*state.module, moduleAnalyses);
 }
 
+std::string joinedCommandLine(const std::vector<std::string> &args) {
+  std::string joined;
+  for (const std::string &arg : args) joined.append(arg).push_back('\0');
+  return joined;
+}
+
+/// The code-generation memo key: the optimized IR (as bitcode, which LLVM
+/// writes deterministically), the command line that sets the target and
+/// code-generation options, and the versions.
+std::string codegenMemoKey(const llvm::Module &module, const std::vector<std::string> &commandLine) {
+  llvm::SmallString<0> bitcode;
+  llvm::raw_svector_ostream stream(bitcode);
+  llvm::WriteBitcodeToFile(module, stream);
+  return "codegen\n" + CompileMemo::versionTag() + "\n" +
+         CompileMemo::hash(std::string_view(bitcode.data(), bitcode.size())) + "\n" +
+         CompileMemo::hash(joinedCommandLine(commandLine));
+}
+
+
+bool hooksAffectCodeGeneration(const PipelineHooks &hooks) {
+  for (const auto &hook : hooks)
+    if (hook->affectsCodeGeneration()) return true;
+  return false;
+}
+
 /// The body of a compile, run inside the crash guard.
-void compileContained(const CompileRequest &request, const FaultInjection &faults, CompileState &state,
-                      CompileResult &result) {
+void compileContained(const CompileRequest &request, const FaultInjection &faults, CompileMemo *memo,
+                      CompileState &state, CompileResult &result) {
   const CorpusModule &module = *request.module;
   auto fail = [&](FailureKind kind, std::string message) {
     result.failure = kind;
@@ -219,9 +255,27 @@ void compileContained(const CompileRequest &request, const FaultInjection &fault
   }
   if (state.command->hasErrors() || !state.llvmErrors.empty())
     return fail(FailureKind::CompileError, state.command->diagnostics() + state.llvmErrors);
+  if (tlsKnownResult) {
+    result.sizes = tlsKnownResult->sizes;
+    result.irInstructions = tlsKnownResult->irInstructions;
+    return;
+  }
   result.irInstructions = countInstructions(*state.module);
 
+  // Optimized IR seen before: its object is known.
+  std::string codegenKey;
+  std::optional<CompileResult> knownCode;
+  if (memo && !tlsBypassMemo && !hooksAffectCodeGeneration(request.hooks)) {
+    codegenKey = codegenMemoKey(*state.module, module.commandLine);
+    knownCode = memo->find(CompileMemo::Kind::Codegen, codegenKey);
+    if (knownCode && !memo->shouldVerify()) {
+      result.sizes = knownCode->sizes;
+      return;
+    }
+  }
+
   // Phase 2, code generation into memory.
+  const auto codegenStart = std::chrono::steady_clock::now();
   clang::CodeGenOptions generate = instance.getCodeGenOpts();
   generate.DisableLLVMPasses = true;
   generate.PassBuilderCallbacks.push_back([](llvm::PassBuilder &builder) { registerHooks(builder, {}); });
@@ -234,6 +288,12 @@ void compileContained(const CompileRequest &request, const FaultInjection &fault
   std::string sizeError;
   if (!measureObjectSizes(std::string_view(object.data(), object.size()), result.sizes, sizeError))
     return fail(FailureKind::CompileError, "cannot read the object produced: " + sizeError);
+  if (codegenKey.empty()) return;
+  CompileResult generated;
+  generated.sizes = result.sizes;
+  generated.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - codegenStart).count();
+  if (knownCode) memo->verifyHit("code generation of " + module.name, *knownCode, generated);
+  memo->store(CompileMemo::Kind::Codegen, codegenKey, generated);
 }
 
 }  // namespace
@@ -243,7 +303,61 @@ CompilerDriver::CompilerDriver(DriverOptions options) : options_(std::move(optio
 }
 
 CompileResult CompilerDriver::compile(const CompileRequest &request) const {
+  // Injected faults (tests) must happen, not be remembered away.
+  const bool faults = !options_.faults.crashModule.empty() || !options_.faults.hangModule.empty() ||
+                      !options_.faults.heapCorruptionModule.empty();
+  if (faults) return compileFresh(request);
+  return throughMemo(options_.memo.get(), request, [&] { return compileFresh(request); });
+}
+
+CompileResult CompilerDriver::throughMemo(CompileMemo *memo, const CompileRequest &request,
+                                          const std::function<CompileResult()> &compile) {
+  const std::string key = memo ? requestMemoKey(request) : std::string();
+  if (key.empty()) return compile();
+  const auto start = std::chrono::steady_clock::now();
+  if (std::optional<CompileResult> known = memo->find(CompileMemo::Kind::Request, key)) {
+    if (memo->shouldVerify()) {
+      tlsBypassMemo = true;
+      const CompileResult fresh = compile();
+      tlsBypassMemo = false;
+      memo->verifyHit(request.module->name, *known, fresh);
+    }
+    known->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return *known;
+  }
+  CompileResult result = compile();
+  memo->store(CompileMemo::Kind::Request, key, result);
+  return result;
+}
+
+std::string CompilerDriver::requestMemoKey(const CompileRequest &request) {
+  std::string hookKeys;
+  for (const auto &hook : request.hooks) {
+    const std::string hookKey = hook->memoKey();
+    if (hookKey.empty()) return {};
+    hookKeys += hookKey + "\n";
+  }
+  const CorpusModule &module = *request.module;
+  if (!module.loadError.empty()) return {};
+  auto buffer = llvm::MemoryBuffer::getFile(module.bitcodePath.string(), /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer) return {};
+  // The -mllvm set applied to the process decides whether the module compiles.
+  return "request\n" + CompileMemo::versionTag() + "\n" + CompileMemo::hash((*buffer)->getBuffer()) + "\n" +
+         CompileMemo::hash(joinedCommandLine(module.commandLine)) + "\n" +
+         CompileMemo::hash(joinedCommandLine(appliedBackendOptions())) + "\n" + request.passPipeline + "\n" + hookKeys;
+}
+
+static uint64_t decisionsTaken(const PipelineHooks &hooks) {
+  uint64_t total = 0;
+  for (const auto &hook : hooks) total += hook->decisionsTaken();
+  return total;
+}
+
+CompileResult CompilerDriver::compileFresh(const CompileRequest &request) const {
   CompileResult result;
+  tlsKnownResult.reset();
+  const uint64_t decisionsBefore = decisionsTaken(request.hooks);
   const auto start = std::chrono::steady_clock::now();
   const CorpusModule &module = *request.module;
   if (!module.loadError.empty()) {
@@ -255,7 +369,7 @@ CompileResult CompilerDriver::compile(const CompileRequest &request) const {
   // objects left half-way through a pass are not safe to tear down.
   auto *state = new CompileState();
   ContainedOutcome outcome = runContained(
-      [&] { compileContained(request, options_.faults, *state, result); }, options_.timeout);
+      [&] { compileContained(request, options_.faults, options_.memo.get(), *state, result); }, options_.timeout);
   endHooks(request.hooks);
   if (outcome.failure == FailureKind::None) {
     delete state;
@@ -263,6 +377,7 @@ CompileResult CompilerDriver::compile(const CompileRequest &request) const {
     result.failure = outcome.failure;
     result.message = outcome.message;
   }
+  result.decisions = decisionsTaken(request.hooks) - decisionsBefore;
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
@@ -289,6 +404,8 @@ void CompilerDriver::validatePassPipeline(const std::string &pipeline) {
   if (llvm::Error error = builder.parsePassPipeline(passes, pipeline))
     throw UsageError("invalid pass pipeline \"" + pipeline + "\": " + llvm::toString(std::move(error)));
 }
+
+void finishCompileWith(const CompileResult &known) { tlsKnownResult = known; }
 
 std::vector<std::string> applyCorpusBackendOptions(const Corpus &corpus) {
   std::map<std::vector<std::string>, size_t> counts;

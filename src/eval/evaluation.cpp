@@ -91,7 +91,7 @@ EvalReport evaluateCorpus(const Corpus &corpus, const CompilerDriver &driver, co
     evaluation.name = corpus.modules[i].name;
     evaluation.baseline = results[i];
     evaluation.candidate = report.candidateIsBaseline ? results[i] : results[count + i];
-    if (hooks[i]) evaluation.decisions = hooks[i]->decisions();
+    if (hooks[i]) evaluation.decisions = evaluation.candidate.decisions;  // also for memoized compiles
     if (evaluation.ok()) {
       ++report.compared;
       accumulate(report.baselineTotals, evaluation.baseline);

@@ -552,6 +552,8 @@ PPOSummary trainPPO(const PPOOptions &options) {
                  {"decisions_per_second", collectSeconds > 0 ? decisions / collectSeconds : 0.0},
                  {"modules_per_second", collectSeconds > 0 ? collected.size() / collectSeconds : 0.0}};
     metrics.update(training.toJson(state.klBeta));
+    // Cumulative over the run (this process's compiles; ranks keep their own).
+    if (options.driver.memo) metrics["memo"] = options.driver.memo->stats().toJson();
     if (distributed)
       metrics["ranks"] = {{"count", options.cluster->size()},
                           {"sent_bytes", traffic.sentBytes},

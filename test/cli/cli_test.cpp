@@ -196,3 +196,33 @@ TEST_CASE("cli: one writer per output directory, and no mixed runs", "[cli][outp
   auto vocab = mlgoRun({"gen-vocab", "--trace", trace.string(), "--output-dir", (scratch / "vocab").string()});
   CHECK(vocab.exitCode == exit_code::kSuccess);
 }
+
+TEST_CASE("cli: eval with --cache-dir reuses every compile of an identical run, same results", "[cli][memo]") {
+  test::ScratchDirectory scratch;
+  test::extractTestCorpus(scratch / "corpus");
+  const std::string corpus = (scratch / "corpus").string(), cache = (scratch / "cache").string();
+  auto run = [&](const std::string &json, std::vector<std::string> extra) {
+    std::vector<std::string> args{"eval", "--corpus", corpus, "--inline", "never", "--json", json};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return mlgoRun(args);
+  };
+  auto plain = run((scratch / "plain.json").string(), {"--no-memo"});
+  auto first = run((scratch / "first.json").string(), {"--cache-dir", cache});
+  auto second = run((scratch / "second.json").string(), {"--cache-dir", cache, "--verify-cache", "2"});
+  REQUIRE(plain.exitCode == exit_code::kSuccess);
+  REQUIRE(first.exitCode == exit_code::kSuccess);
+  REQUIRE(second.exitCode == exit_code::kSuccess);
+  CHECK_THAT(second.err, Contains("memo: 14 of 14 compiles reused"));
+  auto sizes = [](const std::string &file) {
+    nlohmann::json report = nlohmann::json::parse(readFile(file));
+    for (auto &module : report["modules"]) {
+      module["baseline"].erase("seconds");
+      module["candidate"].erase("seconds");
+    }
+    return nlohmann::json{report["modules"], report["totals"]};
+  };
+  CHECK(sizes((scratch / "first.json").string()) == sizes((scratch / "plain.json").string()));
+  CHECK(sizes((scratch / "second.json").string()) == sizes((scratch / "plain.json").string()));
+  CHECK(nlohmann::json::parse(readFile(scratch / "second.json"))["memo"]["disk_hits"] == 14);
+  CHECK(run((scratch / "x.json").string(), {"--no-memo", "--cache-dir", cache}).exitCode == exit_code::kUsage);
+}

@@ -48,7 +48,7 @@ std::vector<json> readMetrics(const fs::path &path) {
 
 /// A metrics record without what depends on timing or the thread count.
 json withoutTimings(json record) {
-  for (const char *key : {"seconds", "decisions_per_second", "modules_per_second", "threads"}) record.erase(key);
+  for (const char *key : {"seconds", "decisions_per_second", "modules_per_second", "threads", "memo"}) record.erase(key);
   return record;
 }
 

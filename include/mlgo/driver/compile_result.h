@@ -46,6 +46,7 @@ struct CompileResult {
   std::string message;  ///< why it failed; empty on success
   SectionSizes sizes;
   uint64_t irInstructions = 0;  ///< after the optimization pipeline
+  uint64_t decisions = 0;       ///< decisions the request's hooks took
   double seconds = 0;
   bool ok() const { return failure == FailureKind::None; }
 };

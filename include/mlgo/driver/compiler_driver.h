@@ -7,10 +7,12 @@
 // output never depends on the thread count.
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "mlgo/corpus/corpus.h"
+#include "mlgo/driver/compile_memo.h"
 #include "mlgo/driver/compile_result.h"
 #include "mlgo/driver/pipeline_hook.h"
 
@@ -38,6 +40,9 @@ struct DriverOptions {
   unsigned threads = 0;  ///< 0: one per core
   std::chrono::milliseconds timeout{60000};  ///< per compile; 0: none
   FaultInjection faults;
+  /// Results of earlier compiles (mlgo/driver/compile_memo.h); null: none.
+  /// Shared by every compile of the driver, and by drivers that share it.
+  std::shared_ptr<CompileMemo> memo;
 };
 
 class CompilerDriver {
@@ -59,9 +64,26 @@ class CompilerDriver {
   /// Throws UsageError when `pipeline` is not a valid opt pipeline.
   static void validatePassPipeline(const std::string &pipeline);
 
+  /// The memo key of a request: the module's bitcode and command line, the
+  /// pipeline, every hook's key and the versions. Empty when a hook has no
+  /// key or the bitcode cannot be read (such requests are always compiled).
+  static std::string requestMemoKey(const CompileRequest &request);
+  /// `compile()` unless `memo` knows the request's result; stores what it
+  /// compiles. For compiles that run elsewhere (worker processes).
+  static CompileResult throughMemo(CompileMemo *memo, const CompileRequest &request,
+                                   const std::function<CompileResult()> &compile);
+
  private:
+  CompileResult compileFresh(const CompileRequest &request) const;
   DriverOptions options_;
 };
+
+/// Called by a hook during a compile on this thread: the rest of the compile
+/// is known to produce `known` (its sizes and IR instruction count), e.g.
+/// because its decisions so far repeat a complete earlier compile. The
+/// remaining optional passes are skipped, code generation too, and the
+/// compile returns `known`'s sizes.
+void finishCompileWith(const CompileResult &known);
 
 /// Applies the -mllvm options the corpus records (LLVM keeps them process
 /// wide). Uses the set most modules share; modules recording another set fail

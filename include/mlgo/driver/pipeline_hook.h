@@ -2,7 +2,9 @@
 // The seam between the compiler driver and an optimization problem: a hook
 // sees every PassBuilder the driver creates for a compile and can register
 // analyses and callbacks (the inlining problem installs its advisor here).
+#include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace llvm {
@@ -22,6 +24,17 @@ class PipelineHook {
   /// Called for each PassBuilder of the compile, before analyses are
   /// registered.
   virtual void registerCallbacks(llvm::PassBuilder &builder) {}
+  /// What determines this hook's effect on the compile, for the compile memo
+  /// (mlgo/driver/compile_memo.h): equal keys must mean equal decisions.
+  /// Empty (the default) when the hook cannot be keyed (a sampling policy)
+  /// or must see every compile (a trace): requests with it are always run.
+  virtual std::string memoKey() const { return {}; }
+  /// True for hooks that change code generation (not only the optimized
+  /// IR): their compiles never take code generation from the memo.
+  virtual bool affectsCodeGeneration() const { return false; }
+  /// Decisions this hook has taken so far (the driver reports each compile's
+  /// share in CompileResult::decisions, also for memoized results).
+  virtual uint64_t decisionsTaken() const { return 0; }
 };
 
 using PipelineHooks = std::vector<std::shared_ptr<PipelineHook>>;

@@ -2,6 +2,7 @@
 // A PolicyModel deciding inlining greedily (argmax) inside the driver's hook.
 #include <memory>
 
+#include "mlgo/driver/compile_memo.h"
 #include "mlgo/policy/policy_model.h"
 #include "mlgo/problems/inlining/inlining_policy.h"
 
@@ -9,11 +10,16 @@ namespace mlgo {
 
 class NeuralInliningPolicy final : public inlining::Policy {
  public:
-  explicit NeuralInliningPolicy(std::shared_ptr<const PolicyModel> model) : model_(std::move(model)) {}
+  explicit NeuralInliningPolicy(std::shared_ptr<const PolicyModel> model)
+      : model_(std::move(model)), memoKey_("neural:" + CompileMemo::hash(model_->serialize())) {}
   bool decide(const inlining::DecisionInput &input) const override { return model_->decide(input.features); }
+  /// The whole model (weights, vocab, preprocessing): greedy decisions are a
+  /// function of it.
+  std::string memoKey() const override { return memoKey_; }
 
  private:
   std::shared_ptr<const PolicyModel> model_;
+  std::string memoKey_;
 };
 
 }  // namespace mlgo

@@ -8,12 +8,14 @@ class DefaultPolicy final : public Policy {
  public:
   bool needsDefaultDecision() const override { return true; }
   bool decide(const DecisionInput &input) const override { return input.defaultDecision == 1; }
+  std::string memoKey() const override { return "fixed:default"; }
 };
 
 class ConstantPolicy final : public Policy {
  public:
   explicit ConstantPolicy(bool inlineAll) : inlineAll_(inlineAll) {}
   bool decide(const DecisionInput &) const override { return inlineAll_; }
+  std::string memoKey() const override { return inlineAll_ ? "fixed:always" : "fixed:never"; }
 
  private:
   bool inlineAll_;

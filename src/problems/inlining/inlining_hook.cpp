@@ -18,6 +18,12 @@ InliningHook::InliningHook(std::shared_ptr<const Policy> policy, DecisionObserve
   installInliningAdvisor();
 }
 
+std::string InliningHook::memoKey() const {
+  if (observer_) return {};
+  const std::string policyKey = policy_->memoKey();
+  return policyKey.empty() ? std::string() : "inlining/" + policyKey;
+}
+
 void InliningHook::beginCompile() { activeCompile().hook = this; }
 void InliningHook::endCompile() { activeCompile().hook = nullptr; }
 

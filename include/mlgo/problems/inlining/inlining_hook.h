@@ -31,6 +31,9 @@ class InliningHook final : public PipelineHook {
   bool needsDefaultDecision() const { return needsDefault_; }
   /// Decisions taken so far by this hook.
   uint64_t decisions() const { return decisions_.load(std::memory_order_relaxed); }
+  uint64_t decisionsTaken() const override { return decisions(); }
+  /// The policy's key; none while an observer must see each decision.
+  std::string memoKey() const override;
 
  private:
   std::shared_ptr<const Policy> policy_;

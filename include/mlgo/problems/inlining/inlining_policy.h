@@ -34,6 +34,10 @@ class Policy {
   /// True to inline. Called concurrently from compile threads: must be
   /// thread-safe (per-compile state belongs in the observer).
   virtual bool decide(const DecisionInput &input) const = 0;
+  /// Equal keys mean equal decisions on equal inputs: lets the compile memo
+  /// reuse results. Empty (the default) for policies that must run, such as
+  /// sampling ones.
+  virtual std::string memoKey() const { return {}; }
 };
 
 /// Sees every decision of one compile, in order (traces, training).
