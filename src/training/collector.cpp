@@ -35,6 +35,17 @@ class SequenceMemo {
  public:
   SequenceMemo(CompileMemo &memo, std::string moduleKey) : memo_(memo), moduleKey_(std::move(moduleKey)) {}
 
+  /// A module that made no decision in an earlier compile makes none in any
+  /// (the first decision never comes): its result is known without compiling.
+  std::optional<CompileResult> knownWithoutDecisions(const Trajectory &empty) {
+    std::optional<CompileResult> known = memo_.find(CompileMemo::Kind::Sequence, keyOf(empty));
+    if (known) {
+      hit_ = true;
+      saved_ = known->seconds;
+    }
+    return known;
+  }
+
   void afterDecision(const Trajectory &trajectory) {
     if (hit_) return;
     const std::string key = keyOf(trajectory);
@@ -76,7 +87,7 @@ std::vector<CollectedModule> collectTrajectories(const CompilerDriver &driver, c
   std::vector<std::unique_ptr<SequenceMemo>> sequenceMemos(count);
   CompileMemo *memo = driver.options().memo.get();
   std::vector<CompileRequest> requests;
-  std::vector<size_t> defaultRequestOf(count, SIZE_MAX);
+  std::vector<size_t> requestOf(count, SIZE_MAX), defaultRequestOf(count, SIZE_MAX);
   for (size_t i = 0; i < count; ++i) {
     const CorpusModule &module = corpus.modules.at(plan.modules[i]);
     collected[i].module = plan.modules[i];
@@ -89,7 +100,12 @@ std::vector<CollectedModule> collectTrajectories(const CompilerDriver &driver, c
       sequenceMemos[i] = std::make_unique<SequenceMemo>(*memo, problem.name() + "\n" + moduleKey);
       samplers[i]->onEachDecision(
           [sequence = sequenceMemos[i].get()](const Trajectory &trajectory) { sequence->afterDecision(trajectory); });
+      if (std::optional<CompileResult> known = sequenceMemos[i]->knownWithoutDecisions(collected[i].trajectory)) {
+        collected[i].result = std::move(*known);
+        continue;
+      }
     }
+    requestOf[i] = requests.size();
     requests.push_back({&module, "", {problem.samplingHook(*samplers[i])}});
   }
   for (size_t i = 0; i < count; ++i)
@@ -99,7 +115,7 @@ std::vector<CollectedModule> collectTrajectories(const CompilerDriver &driver, c
     }
   std::vector<CompileResult> results = driver.compileAll(requests, progress);
   for (size_t i = 0; i < count; ++i) {
-    collected[i].result = std::move(results[i]);
+    if (requestOf[i] != SIZE_MAX) collected[i].result = std::move(results[requestOf[i]]);
     if (sequenceMemos[i]) sequenceMemos[i]->finish(collected[i].trajectory, collected[i].result);
     if (!collected[i].result.ok()) collected[i].trajectory.clear();
     if (defaultRequestOf[i] != SIZE_MAX) collected[i].defaultResult = std::move(results[defaultRequestOf[i]]);
