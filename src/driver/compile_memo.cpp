@@ -47,8 +47,8 @@ std::string MemoStats::describe() const {
   };
   char text[400];
   std::snprintf(text, sizeof text,
-                "memo: %llu of %llu compiles reused (%.1f%%), %llu of %llu sampled compiles ended at a known "
-                "decision sequence (%.1f%%), code generation skipped for %llu of %llu (%.1f%%), %llu from disk; "
+                "memo: %llu of %llu compiles reused (%.1f%%), %llu of %llu sampled compiles replayed from known "
+                "trajectories (%.1f%%), code generation skipped for %llu of %llu (%.1f%%), %llu from disk; "
                 "%.1f s of compiling saved; peak %.1f MB",
                 (unsigned long long)requestHits, (unsigned long long)requestLookups, rate(requestHits, requestLookups),
                 (unsigned long long)sequenceHits, (unsigned long long)sequenceCompiles,
@@ -93,7 +93,7 @@ bool CompileMemo::reproducible(const CompileResult &result) {
 }
 
 std::optional<CompileResult> CompileMemo::find(Kind kind, const std::string &key) {
-  if (kind != Kind::Sequence) {
+  {
     std::lock_guard<std::mutex> lock(mutex_);
     (kind == Kind::Request ? stats_.requestLookups : stats_.codegenLookups)++;
   }
@@ -106,7 +106,7 @@ std::optional<CompileResult> CompileMemo::find(Kind kind, const std::string &key
       ++stats_.diskHits;
     }
   }
-  if (found && kind != Kind::Sequence) {
+  if (found) {
     std::lock_guard<std::mutex> lock(mutex_);
     (kind == Kind::Request ? stats_.requestHits : stats_.codegenHits)++;
     stats_.secondsSaved += found->seconds;

@@ -37,8 +37,6 @@ namespace {
 /// Set while a memoized result is verified: that compile must not take
 /// anything from the memo itself.
 thread_local bool tlsBypassMemo = false;
-/// Set by finishCompileWith: the compile on this thread is known to end so.
-thread_local std::optional<CompileResult> tlsKnownResult;
 
 /// Collects LLVM's error diagnostics instead of letting LLVMContext's default
 /// handler print them and exit the process.
@@ -103,13 +101,9 @@ void registerHooks(llvm::PassBuilder &builder, const PipelineHooks &hooks) {
   for (const auto &hook : processWideHooks()) hook->registerCallbacks(builder);
   for (const auto &hook : hooks) hook->registerCallbacks(builder);
   // Between passes is a safe place to end a compile that ran out of time.
-  if (auto *instrumentation = builder.getPassInstrumentationCallbacks()) {
+  if (auto *instrumentation = builder.getPassInstrumentationCallbacks())
     instrumentation->registerBeforeNonSkippedPassCallback(
         [](llvm::StringRef, llvm::Any) { checkContainedDeadline(); });
-    // A compile whose result is known runs no further optional pass.
-    instrumentation->registerShouldRunOptionalPassCallback(
-        [](llvm::StringRef, llvm::Any) { return !tlsKnownResult.has_value(); });
-  }
 }
 
 /// Runs an opt-style pipeline the way `opt -passes=` does, with a target
@@ -255,11 +249,6 @@ void compileContained(const CompileRequest &request, const FaultInjection &fault
   }
   if (state.command->hasErrors() || !state.llvmErrors.empty())
     return fail(FailureKind::CompileError, state.command->diagnostics() + state.llvmErrors);
-  if (tlsKnownResult) {
-    result.sizes = tlsKnownResult->sizes;
-    result.irInstructions = tlsKnownResult->irInstructions;
-    return;
-  }
   result.irInstructions = countInstructions(*state.module);
 
   // Optimized IR seen before: its object is known.
@@ -356,7 +345,6 @@ static uint64_t decisionsTaken(const PipelineHooks &hooks) {
 
 CompileResult CompilerDriver::compileFresh(const CompileRequest &request) const {
   CompileResult result;
-  tlsKnownResult.reset();
   const uint64_t decisionsBefore = decisionsTaken(request.hooks);
   const auto start = std::chrono::steady_clock::now();
   const CorpusModule &module = *request.module;
@@ -404,8 +392,6 @@ void CompilerDriver::validatePassPipeline(const std::string &pipeline) {
   if (llvm::Error error = builder.parsePassPipeline(passes, pipeline))
     throw UsageError("invalid pass pipeline \"" + pipeline + "\": " + llvm::toString(std::move(error)));
 }
-
-void finishCompileWith(const CompileResult &known) { tlsKnownResult = known; }
 
 std::vector<std::string> applyCorpusBackendOptions(const Corpus &corpus) {
   std::map<std::vector<std::string>, size_t> counts;

@@ -42,7 +42,6 @@ bool ActionSampler::sample(const int64_t *features) {
   trajectory_.actions.push_back(action ? 1 : 0);
   trajectory_.logits.push_back(logits[0]);
   trajectory_.logits.push_back(logits[1]);
-  if (afterDecision_) afterDecision_(trajectory_);
   return action;
 }
 

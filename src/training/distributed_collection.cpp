@@ -1,11 +1,13 @@
 #include "mlgo/training/distributed_collection.h"
 
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 
 #include "mlgo/distributed/rank_share.h"
 #include "mlgo/driver/compile_worker.h"
 #include "mlgo/support/varint.h"
+#include "mlgo/training/trajectory_memo.h"
 
 namespace mlgo {
 
@@ -47,6 +49,7 @@ CollectionPlan subPlan(const CollectionPlan &plan, const std::vector<size_t> &it
   CollectionPlan part;
   part.seed = plan.seed;
   part.iteration = plan.iteration;
+  part.trajectories = plan.trajectories;
   for (size_t item : items) {
     part.modules.push_back(plan.modules[item]);
     part.needsDefault.push_back(plan.needsDefault[item]);
@@ -139,13 +142,17 @@ std::vector<CollectedModule> collectAcrossRanks(Cluster &cluster, const Compiler
 
 void serveCollection(Cluster &cluster, const CompilerDriver &driver, const Corpus &corpus, const Problem &problem,
                      const CompilerDriver::Progress &progress) {
+  // This rank's own trajectories (the tree never travels between ranks).
+  std::optional<TrajectoryMemo> trajectories;
+  if (driver.options().memo) trajectories.emplace(driver.options().memo->options().maxBytes);
   for (;;) {
     const std::string request = cluster.receive(0);
     if (request.empty() || uint8_t(request[0]) == kEnd) return;
     if (uint8_t(request[0]) != kCollect) throw std::runtime_error("unknown request from rank 0");
     ByteReader reader(std::string_view(request).substr(1));
     const PolicyModel model = PolicyModel::deserialize(reader.bytes());
-    const CollectionPlan plan = decodePlan(reader, corpus.modules.size());
+    CollectionPlan plan = decodePlan(reader, corpus.modules.size());
+    plan.trajectories = trajectories ? &*trajectories : nullptr;
     gatherShares(cluster, plan.modules.size(), [&](const std::vector<size_t> &items) {
       return collectShare(driver, corpus, problem, model, plan, items, progress);
     });

@@ -22,6 +22,7 @@
 #include "mlgo/training/ppo_loss.h"
 #include "mlgo/training/reward.h"
 #include "mlgo/training/torch_network.h"
+#include "mlgo/training/trajectory_memo.h"
 
 namespace mlgo {
 
@@ -425,6 +426,9 @@ PPOSummary trainPPO(const PPOOptions &options) {
 
   const CompilerDriver driver(options.driver);
   const unsigned threads = resolveThreadCount(options.driver.threads);
+  // Trajectories compiled so far, replayed where later samples repeat them.
+  std::optional<TrajectoryMemo> trajectories;
+  if (options.driver.memo) trajectories.emplace(options.driver.memo->options().maxBytes);
   PPOSummary summary;
   summary.firstIteration = state.iteration + 1;
   summary.lastIteration = state.iteration;
@@ -437,6 +441,7 @@ PPOSummary trainPPO(const PPOOptions &options) {
     CollectionPlan plan;
     plan.seed = options.seed;
     plan.iteration = static_cast<uint64_t>(iteration);
+    plan.trajectories = trajectories ? &*trajectories : nullptr;
     plan.modules = sampleModules(corpus.modules.size(), static_cast<size_t>(settings.modulesPerIteration),
                                  options.seed, plan.iteration);
     for (size_t index : plan.modules) plan.needsDefault.push_back(!baselines.has(corpus.modules[index].name));

@@ -8,10 +8,9 @@
 //   compile is not run at all (eval, autotune's candidates, reruns);
 // - code-generation keys: a compile whose optimized IR is already known skips
 //   code generation (autotune's pass lists that leave the same IR);
-// - decision-sequence keys: a sampled compile (train-ppo) whose decisions so
-//   far are exactly those of a complete earlier compile of the module cannot
-//   decide anything else (compiles are deterministic), so it ends there:
-//   the remaining passes and code generation are skipped.
+// train-ppo's sampled compiles are replayed from a tree of compiled
+// trajectories (mlgo/training/trajectory_memo.h); their counts are kept here
+// with the others.
 // In memory with a byte bound (least recently used entries go first), and
 // optionally on disk (`--cache-dir`) for reruns and CI: one file per entry,
 // written atomically (concurrent writers and kill -9 leave whole files), its
@@ -41,8 +40,8 @@ struct MemoOptions {
 struct MemoStats {
   uint64_t requestLookups = 0, requestHits = 0;
   uint64_t codegenLookups = 0, codegenHits = 0;
-  /// Sampled compiles (train-ppo) checked decision by decision, and those
-  /// whose decisions repeated a complete earlier compile (ended early).
+  /// Sampled compiles (train-ppo), and those replayed from known
+  /// trajectories without compiling.
   uint64_t sequenceCompiles = 0, sequenceHits = 0;
   uint64_t diskHits = 0;       ///< hits of either kind read from --cache-dir
   uint64_t corruptFiles = 0;   ///< cache files ignored (damaged, other key)
@@ -63,7 +62,7 @@ class MemoMismatch : public std::runtime_error {
 
 class CompileMemo {
  public:
-  enum class Kind { Request, Codegen, Sequence };
+  enum class Kind { Request, Codegen };
 
   explicit CompileMemo(MemoOptions options);
 
@@ -72,8 +71,8 @@ class CompileMemo {
   /// Stores a result (only those a recompile would reproduce: successes and
   /// compile errors, not timeouts or crashes).
   void store(Kind kind, const std::string &key, const CompileResult &result);
-  /// Records a sampled compile checked by decision sequence, and whether it
-  /// ended early (`saved`: the seconds its earlier compile took).
+  /// Records a sampled compile, and whether it was replayed without
+  /// compiling (`saved`: the seconds its earlier compile took).
   void noteSequenceCompile(bool hit, double saved);
   /// True while fewer than `verify` hits were verified: the caller compiles
   /// anyway and calls verifyHit.

@@ -78,13 +78,6 @@ class CompilerDriver {
   DriverOptions options_;
 };
 
-/// Called by a hook during a compile on this thread: the rest of the compile
-/// is known to produce `known` (its sizes and IR instruction count), e.g.
-/// because its decisions so far repeat a complete earlier compile. The
-/// remaining optional passes are skipped, code generation too, and the
-/// compile returns `known`'s sizes.
-void finishCompileWith(const CompileResult &known);
-
 /// Applies the -mllvm options the corpus records (LLVM keeps them process
 /// wide). Uses the set most modules share; modules recording another set fail
 /// at compile time with a clear reason. Returns the set applied.

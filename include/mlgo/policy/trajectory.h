@@ -5,7 +5,6 @@
 // and the KL term).
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -35,16 +34,12 @@ class ActionSampler {
   ActionSampler(const PolicyModel &model, uint64_t seed, Trajectory &trajectory);
   /// Samples and records an action for one decision's raw features.
   bool sample(const int64_t *features);
-  /// Called after each recorded action with the trajectory so far (the
-  /// collector's compile memo looks the decisions up there).
-  void onEachDecision(std::function<void(const Trajectory &)> callback) { afterDecision_ = std::move(callback); }
 
  private:
   double nextUniform();
   const PolicyModel &model_;
   uint64_t state_;
   Trajectory &trajectory_;
-  std::function<void(const Trajectory &)> afterDecision_;
 };
 
 /// P(action 1) of two logits, computed stably.

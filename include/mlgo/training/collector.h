@@ -14,6 +14,7 @@
 namespace mlgo {
 
 class Problem;
+class TrajectoryMemo;
 
 /// `count` distinct module indices out of `corpusSize` (all when count >=
 /// corpusSize), ascending. Depends only on the seed and the iteration.
@@ -33,6 +34,10 @@ struct CollectionPlan {
   std::vector<bool> needsDefault;       ///< per entry of `modules`
   uint64_t seed = 0;
   uint64_t iteration = 0;
+  /// Trajectories compiled in earlier iterations, replayed instead of
+  /// compiled where the samples repeat them (null: compile everything).
+  /// Local to a process: never sent between ranks.
+  TrajectoryMemo *trajectories = nullptr;
 };
 
 /// Compiles every planned module with actions sampled from `model` (seeded by
