@@ -85,8 +85,11 @@ int runAutotune(const AutotuneFlags &flags) {
     // --cache-dir) is not sent to a worker again. The budget counts it all
     // the same, so the search and best.json do not depend on the memo.
     options.compile = [&isolated, &driverOptions](const CorpusModule &module, const std::string &pipeline) {
-      return CompilerDriver::throughMemo(driverOptions.memo.get(), {&module, pipeline, {}},
-                                         [&] { return isolated->compile(module, pipeline); });
+      return CompilerDriver::throughMemo(driverOptions.memo.get(), {&module, pipeline, {}}, [&] {
+        CompileResult result = isolated->compile(module, pipeline);
+        if (driverOptions.memo) driverOptions.memo->noteWorkerCompile(result);
+        return result;
+      });
     };
   }
 

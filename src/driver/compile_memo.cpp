@@ -128,6 +128,18 @@ void CompileMemo::store(Kind kind, const std::string &key, const CompileResult &
   if (options_.directory) storeOnDisk(key, result);
 }
 
+bool CompileMemo::codegenWorthLooking() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_.codegenLookups < 200 || stats_.codegenHits * 20 >= stats_.codegenLookups;
+}
+
+void CompileMemo::noteWorkerCompile(const CompileResult &result) {
+  if (!result.ok()) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++stats_.codegenLookups;
+  if (result.codegenFromMemo) ++stats_.codegenHits;
+}
+
 bool CompileMemo::shouldVerify() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (stats_.verified >= options_.verify) return false;

@@ -38,6 +38,7 @@ std::string encodeCompileReply(const CompileResult &result) {
               {"bss", result.sizes.bss},
               {"ir_instructions", result.irInstructions},
               {"decisions", result.decisions},
+              {"codegen_from_memo", result.codegenFromMemo},
               {"seconds", result.seconds}}
       .dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -55,6 +56,7 @@ CompileResult decodeCompileReply(const std::string &line) {
     result.sizes.bss = reply.at("bss").get<uint64_t>();
     result.irInstructions = reply.at("ir_instructions").get<uint64_t>();
     result.decisions = reply.value("decisions", uint64_t(0));
+    result.codegenFromMemo = reply.value("codegen_from_memo", false);
     result.seconds = reply.at("seconds").get<double>();
     return result;
   } catch (const json::exception &e) {

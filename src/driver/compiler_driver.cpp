@@ -254,11 +254,12 @@ void compileContained(const CompileRequest &request, const FaultInjection &fault
   // Optimized IR seen before: its object is known.
   std::string codegenKey;
   std::optional<CompileResult> knownCode;
-  if (memo && !tlsBypassMemo && !hooksAffectCodeGeneration(request.hooks)) {
+  if (memo && !tlsBypassMemo && !hooksAffectCodeGeneration(request.hooks) && memo->codegenWorthLooking()) {
     codegenKey = codegenMemoKey(*state.module, module.commandLine);
     knownCode = memo->find(CompileMemo::Kind::Codegen, codegenKey);
     if (knownCode && !memo->shouldVerify()) {
       result.sizes = knownCode->sizes;
+      result.codegenFromMemo = true;
       return;
     }
   }

@@ -558,7 +558,10 @@ PPOSummary trainPPO(const PPOOptions &options) {
                  {"modules_per_second", collectSeconds > 0 ? collected.size() / collectSeconds : 0.0}};
     metrics.update(training.toJson(state.klBeta));
     // Cumulative over the run (this process's compiles; ranks keep their own).
-    if (options.driver.memo) metrics["memo"] = options.driver.memo->stats().toJson();
+    if (options.driver.memo) {
+      metrics["memo"] = options.driver.memo->stats().toJson();
+      metrics["memo"]["trajectory_bytes"] = trajectories->bytes();
+    }
     if (distributed)
       metrics["ranks"] = {{"count", options.cluster->size()},
                           {"sent_bytes", traffic.sentBytes},

@@ -74,6 +74,15 @@ class CompileMemo {
   /// Records a sampled compile, and whether it was replayed without
   /// compiling (`saved`: the seconds its earlier compile took).
   void noteSequenceCompile(bool hit, double saved);
+  /// Whether looking code generation up still pays in this process: after
+  /// 200 lookups, only while at least 1 in 20 hits. Keying costs writing the
+  /// IR as bitcode; autotune's random pass lists rarely repeat an IR (it
+  /// cost 9% of autotune's time for nothing), eval's baseline and candidate
+  /// often do.
+  bool codegenWorthLooking() const;
+  /// Counts a compile that ran in a worker process (with its own memo):
+  /// whether it looked code generation up and found it.
+  void noteWorkerCompile(const CompileResult &result);
   /// True while fewer than `verify` hits were verified: the caller compiles
   /// anyway and calls verifyHit.
   bool shouldVerify();

@@ -47,6 +47,9 @@ struct CompileResult {
   SectionSizes sizes;
   uint64_t irInstructions = 0;  ///< after the optimization pipeline
   uint64_t decisions = 0;       ///< decisions the request's hooks took
+  /// Code generation was skipped: the memo knew the optimized IR. Counted
+  /// by the parent when the compile ran in a worker process.
+  bool codegenFromMemo = false;
   double seconds = 0;
   bool ok() const { return failure == FailureKind::None; }
 };
