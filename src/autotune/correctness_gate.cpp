@@ -65,24 +65,38 @@ CorrectnessGate::CorrectnessGate(GateOptions options) : options_(std::move(optio
 }
 
 std::string CorrectnessGate::runOne(const Program &program, const std::string &pipeline, size_t slot) const {
-  const fs::path base = options_.workDirectory / (program.name + "." + std::to_string(slot));
-  const fs::path optimized = base.string() + ".opt.bc", binary = base.string() + ".exe";
+  const std::string base = (options_.workDirectory / (program.name + "." + std::to_string(slot))).string();
+  const std::string optimized = base + ".opt.bc", object = base + ".o", binary = base + ".exe";
   auto cleanup = [&] {
     std::error_code ignored;
-    fs::remove(optimized, ignored);
-    fs::remove(binary, ignored);
+    for (const std::string &file : {optimized, object, binary}) fs::remove(file, ignored);
   };
-  ProcessOutcome outcome = runProcess(
-      {options_.opt, "-passes=" + pipeline, program.bitcode.string(), "-o", optimized.string()}, options_.timeout);
-  if (!outcome.succeeded()) return cleanup(), describeFailure("opt", outcome);
-  std::vector<std::string> link{options_.clang};
-  if (program.cxx) link.push_back("--driver-mode=g++");
-  link.insert(link.end(), {"-Oz", "-Xclang", "-disable-llvm-optzns", optimized.string(), "-o", binary.string(), "-lm"});
+  // Verdicts name files relative to the work directory, and the object file
+  // is named here rather than by clang (a random temporary name), so the
+  // same list gives the same message in every run.
+  auto failure = [&](const std::string &step, const ProcessOutcome &outcome) {
+    cleanup();
+    std::string text = describeFailure(step, outcome);
+    const std::string directory = options_.workDirectory.string() + "/";
+    for (size_t at; (at = text.find(directory)) != std::string::npos;) text.erase(at, directory.size());
+    return text;
+  };
+  std::vector<std::string> clang{options_.clang};
+  if (program.cxx) clang.push_back("--driver-mode=g++");
+  ProcessOutcome outcome =
+      runProcess({options_.opt, "-passes=" + pipeline, program.bitcode.string(), "-o", optimized}, options_.timeout);
+  if (!outcome.succeeded()) return failure("opt", outcome);
+  std::vector<std::string> generate = clang;
+  generate.insert(generate.end(), {"-Oz", "-Xclang", "-disable-llvm-optzns", "-c", optimized, "-o", object});
+  outcome = runProcess(generate, options_.timeout);
+  if (!outcome.succeeded()) return failure("code generation", outcome);
+  std::vector<std::string> link = clang;
+  link.insert(link.end(), {object, "-o", binary, "-lm"});
   outcome = runProcess(link, options_.timeout);
-  if (!outcome.succeeded()) return cleanup(), describeFailure("code generation", outcome);
-  outcome = runProcess({binary.string()}, options_.timeout);
+  if (!outcome.succeeded()) return failure("linking", outcome);
+  outcome = runProcess({binary}, options_.timeout);
+  if (!outcome.succeeded()) return failure("the program", outcome);
   cleanup();
-  if (!outcome.succeeded()) return describeFailure("the program", outcome);
   return "";
 }
 

@@ -137,10 +137,8 @@ int runAutotune(const AutotuneFlags &flags) {
 
 }  // namespace
 
-void addAutotuneCommand(CLI::App &root, CommandRunner &runner) {
+void addAutotuneCommand(CLI::App *command, CommandRunner &runner) {
   auto flags = std::make_shared<AutotuneFlags>();
-  CLI::App *command =
-      root.add_subcommand("autotune", "Per-module pass-list search for code size (LLM Compiler's autotuner)");
   command->add_option("--corpus", flags->corpus, "Corpus directory");
   command->add_option("--output", flags->output, "Directory for best.json");
   command->add_option("--budget", flags->budget, "Compilations per module, every phase included")

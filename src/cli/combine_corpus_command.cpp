@@ -10,11 +10,8 @@
 
 namespace mlgo::cli {
 
-void addCombineCorpusCommand(CLI::App &root, CommandRunner &runner) {
+void addCombineCorpusCommand(CLI::App *command, CommandRunner &runner) {
   auto rootDirectory = std::make_shared<std::string>();
-  CLI::App *command = root.add_subcommand(
-      "combine-corpus", "Combine the corpora in the subdirectories of a directory into one corpus there "
-                        "(module names become <subdirectory>/<module>; nothing is copied)");
   command->add_option("--root", *rootDirectory, "Directory whose subdirectories are corpora")
       ->required();  // a missing directory is bad input (exit 3, from the library)
   command->callback([rootDirectory, &runner] {

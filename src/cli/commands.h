@@ -1,8 +1,10 @@
 #pragma once
-// Each subcommand adds itself to the root CLI11 app. Its callback only stores
-// what to run; main() runs it inside one place that maps library errors to
-// the documented exit codes.
+// The subcommands, from one table (as ninja's kTools[]): each adds its flags
+// to the subcommand main() made from its row. Its callback only stores what
+// to run; main() runs it inside one place that maps library errors to the
+// documented exit codes.
 #include <functional>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -10,19 +12,32 @@ namespace mlgo::cli {
 
 using CommandRunner = std::function<int()>;
 
-void addExtractIRCommand(CLI::App &root, CommandRunner &runner);
-void addEvalCommand(CLI::App &root, CommandRunner &runner);
-void addDefaultTraceCommand(CLI::App &root, CommandRunner &runner);
-void addTraceInfoCommand(CLI::App &root, CommandRunner &runner);
-void addGenVocabCommand(CLI::App &root, CommandRunner &runner);
-void addTrainBCCommand(CLI::App &root, CommandRunner &runner);
-void addTrainPPOCommand(CLI::App &root, CommandRunner &runner);
-void addExportCommand(CLI::App &root, CommandRunner &runner);
-void addServeCommand(CLI::App &root, CommandRunner &runner);
-void addAutotuneCommand(CLI::App &root, CommandRunner &runner);
-void addCombineCorpusCommand(CLI::App &root, CommandRunner &runner);
-void addReportCommand(CLI::App &root, CommandRunner &runner);
-void addCompileWorkerCommand(CLI::App &root, CommandRunner &runner);
-void addMllvmOptionsCommand(CLI::App &root, CommandRunner &runner);
+struct Subcommand {
+  const char *name;
+  const char *summary;
+  void (*addFlags)(CLI::App *command, CommandRunner &runner);
+  bool acrossRanks;    ///< divides its work among the ranks of an mpirun
+  bool needsTraining;  ///< runs on the training library (LibTorch), loaded before anything else
+};
+
+/// Every subcommand, in the order --help lists them.
+const std::vector<Subcommand> &subcommands();
+
+void addExtractIRCommand(CLI::App *command, CommandRunner &runner);
+void addCombineCorpusCommand(CLI::App *command, CommandRunner &runner);
+void addEvalCommand(CLI::App *command, CommandRunner &runner);
+void addDefaultTraceCommand(CLI::App *command, CommandRunner &runner);
+void addExploreCommand(CLI::App *command, CommandRunner &runner);
+void addTraceInfoCommand(CLI::App *command, CommandRunner &runner);
+void addGenVocabCommand(CLI::App *command, CommandRunner &runner);
+void addTrainBCCommand(CLI::App *command, CommandRunner &runner);
+void addTrainPPOCommand(CLI::App *command, CommandRunner &runner);
+void addTrainESCommand(CLI::App *command, CommandRunner &runner);
+void addExportCommand(CLI::App *command, CommandRunner &runner);
+void addServeCommand(CLI::App *command, CommandRunner &runner);
+void addAutotuneCommand(CLI::App *command, CommandRunner &runner);
+void addReportCommand(CLI::App *command, CommandRunner &runner);
+void addMllvmOptionsCommand(CLI::App *command, CommandRunner &runner);
+void addCompileWorkerCommand(CLI::App *command, CommandRunner &runner);
 
 }  // namespace mlgo::cli

@@ -21,9 +21,8 @@ struct CompileWorkerFlags {
 
 }  // namespace
 
-void addCompileWorkerCommand(CLI::App &root, CommandRunner &runner) {
+void addCompileWorkerCommand(CLI::App *command, CommandRunner &runner) {
   auto flags = std::make_shared<CompileWorkerFlags>();
-  CLI::App *command = root.add_subcommand("compile-worker", "Internal: compiles modules of a corpus on request");
   command->group("");  // not for users: hidden from --help
   command->add_option("--corpus", flags->corpus, "Corpus directory")->required();
   addDriverFlags(*command, flags->driver);

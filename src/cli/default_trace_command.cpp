@@ -61,9 +61,8 @@ int runDefaultTraceCommand(const DefaultTraceFlags &flags) {
 
 }  // namespace
 
-void addDefaultTraceCommand(CLI::App &root, CommandRunner &runner) {
+void addDefaultTraceCommand(CLI::App *command, CommandRunner &runner) {
   auto flags = std::make_shared<DefaultTraceFlags>();
-  CLI::App *command = root.add_subcommand("default-trace", "Record the default heuristic's decisions over a corpus");
   command->add_option("--corpus", flags->corpus, "Corpus directory")->required();
   command->add_option("--output", flags->output, "Trace directory to write")->required();
   command->add_option("--problem", flags->problem, "Optimization problem")->capture_default_str();

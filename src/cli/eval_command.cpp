@@ -95,9 +95,8 @@ int runEval(const EvalFlags &flags) {
 
 }  // namespace
 
-void addEvalCommand(CLI::App &root, CommandRunner &runner) {
+void addEvalCommand(CLI::App *command, CommandRunner &runner) {
   auto flags = std::make_shared<EvalFlags>();
-  CLI::App *command = root.add_subcommand("eval", "Compile a corpus and compare sizes with the -Oz default");
   command->add_option("--corpus", flags->corpus, "Corpus directory (corpus_description.json)")->required();
   command->add_option("--inline", flags->inlineMode,
                       "Inlining of the candidate: default (LLVM's heuristic), hook-default (the heuristic "

@@ -36,9 +36,8 @@ int runExport(const ExportFlags &flags) {
 
 }  // namespace
 
-void addExportCommand(CLI::App &root, CommandRunner &runner) {
+void addExportCommand(CLI::App *command, CommandRunner &runner) {
   auto flags = std::make_shared<ExportFlags>();
-  CLI::App *command = root.add_subcommand("export", "Export a policy for a release-mode LLVM build or for PyTorch");
   command->add_option("--policy", flags->policy, "Policy directory (from train-bc or train-ppo)")->required();
   command->add_option("--format", flags->format,
                       "llvm-aot: C++ llvm::InlinerSizeModel (a directory with InlinerSizeModel.h/.cpp); "

@@ -52,10 +52,8 @@ int runExtractIR(const ExtractFlags &flags) {
 
 }  // namespace
 
-void addExtractIRCommand(CLI::App &root, CommandRunner &runner) {
+void addExtractIRCommand(CLI::App *command, CommandRunner &runner) {
   auto flags = std::make_shared<ExtractFlags>();
-  CLI::App *command = root.add_subcommand(
-      "extract-ir", "Extract embedded bitcode and command lines from a build into a corpus");
   command->add_option("--input", flags->input, "compile_commands.json, or a file listing object paths")
       ->required();  // a missing file is bad input (exit 3, from the library), not a bad flag
   command->add_option("--output-dir", flags->outputDir, "Corpus directory to write")->required();

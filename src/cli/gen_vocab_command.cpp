@@ -26,9 +26,8 @@ int runGenVocab(const GenVocabOptions &options) {
 
 }  // namespace
 
-void addGenVocabCommand(CLI::App &root, CommandRunner &runner) {
+void addGenVocabCommand(CLI::App *command, CommandRunner &runner) {
   auto options = std::make_shared<GenVocabOptions>();
-  CLI::App *command = root.add_subcommand("gen-vocab", "Quantile bucket boundaries for every feature of a trace");
   command->add_option("--trace", options->trace, "Trace directory")->required();
   command->add_option("--output-dir", options->outputDirectory, "Vocab directory to write")->required();
   command->add_option("--num-buckets", options->numBuckets, "Boundaries per feature")

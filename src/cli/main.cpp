@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "common_options.h"
+#include "training_library_loader.h"
 #include "mlgo/distributed/cluster.h"
 #include "mlgo/problems/inlining/inlining_hook.h"
 #include "mlgo/support/errors.h"
@@ -45,12 +46,23 @@ int runMapped(const mlgo::cli::CommandRunner &runner, bool &failed) {
   }
 }
 
-/// The subcommands that divide their work among the ranks of an mpirun.
-bool runsAcrossRanks(const CLI::App &app) {
-  for (const CLI::App *command : app.get_subcommands())
-    for (const char *name : {"default-trace", "autotune", "train-ppo"})
-      if (command->get_name() == name) return true;
-  return false;
+/// The table's row of the subcommand the command line chose.
+const mlgo::cli::Subcommand &chosenSubcommand(const CLI::App &app) {
+  const std::string name = app.get_subcommands().at(0)->get_name();
+  for (const mlgo::cli::Subcommand &subcommand : mlgo::cli::subcommands())
+    if (name == subcommand.name) return subcommand;
+  throw std::logic_error("subcommand " + name + " is not in the table");
+}
+
+/// "a, b and c": the subcommands that run across ranks, for the message.
+std::string subcommandsAcrossRanks() {
+  std::vector<std::string> names;
+  for (const mlgo::cli::Subcommand &subcommand : mlgo::cli::subcommands())
+    if (subcommand.acrossRanks) names.push_back(subcommand.name);
+  std::string text;
+  for (size_t i = 0; i < names.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return text;
 }
 
 }  // namespace
@@ -74,20 +86,8 @@ int main(int argc, char **argv) {
       ->capture_default_str();
 
   mlgo::cli::CommandRunner runner;
-  mlgo::cli::addExtractIRCommand(app, runner);
-  mlgo::cli::addCombineCorpusCommand(app, runner);
-  mlgo::cli::addEvalCommand(app, runner);
-  mlgo::cli::addDefaultTraceCommand(app, runner);
-  mlgo::cli::addTraceInfoCommand(app, runner);
-  mlgo::cli::addGenVocabCommand(app, runner);
-  mlgo::cli::addTrainBCCommand(app, runner);
-  mlgo::cli::addTrainPPOCommand(app, runner);
-  mlgo::cli::addExportCommand(app, runner);
-  mlgo::cli::addServeCommand(app, runner);
-  mlgo::cli::addAutotuneCommand(app, runner);
-  mlgo::cli::addReportCommand(app, runner);
-  mlgo::cli::addCompileWorkerCommand(app, runner);
-  mlgo::cli::addMllvmOptionsCommand(app, runner);
+  for (const mlgo::cli::Subcommand &subcommand : mlgo::cli::subcommands())
+    subcommand.addFlags(app.add_subcommand(subcommand.name, subcommand.summary), runner);
 
   try {
     app.parse(argc, argv);
@@ -103,13 +103,14 @@ int main(int argc, char **argv) {
   }
   spdlog::set_level(spdlog::level::from_str(logLevel));
   mlgo::inlining::installInliningAdvisor();
+  const mlgo::cli::Subcommand &chosen = chosenSubcommand(app);
 
   // Compile workers that an autotune rank starts inherit mpirun's
   // environment, but are not ranks.
   std::unique_ptr<mlgo::Cluster> cluster = mlgo::singleProcessCluster();
   if (mlgo::launchedByMpirun() && !app.got_subcommand("compile-worker")) {
-    if (!runsAcrossRanks(app)) {
-      spdlog::error("only default-trace, autotune and train-ppo run across ranks; run this command without mpirun");
+    if (!chosen.acrossRanks) {
+      spdlog::error("only {} run across ranks; run this command without mpirun", subcommandsAcrossRanks());
       return mlgo::exit_code::kUsage;
     }
     try {
@@ -122,7 +123,14 @@ int main(int argc, char **argv) {
   }
   mlgo::cli::setRunCluster(cluster.get());
   bool failed = false;
-  const int code = runMapped(runner, failed);
+  // A missing training library fails now, before inputs are read or an
+  // output is claimed.
+  const int code = runMapped(
+      [&] {
+        if (chosen.needsTraining) mlgo::cli::trainingLibrary();
+        return runner();
+      },
+      failed);
   // A rank that failed ends every rank: the others would wait on it.
   if (failed && cluster->distributed()) cluster->abortAll(code);
   mlgo::cli::setRunCluster(nullptr);

@@ -9,9 +9,7 @@
 
 namespace mlgo::cli {
 
-void addMllvmOptionsCommand(CLI::App &root, CommandRunner &runner) {
-  CLI::App *command = root.add_subcommand(
-      "mllvm-options", "Print the -mllvm options a corpus may record; modules recording others are refused");
+void addMllvmOptionsCommand(CLI::App *command, CommandRunner &runner) {
   command->callback([&runner] {
     runner = [] {
       for (const AllowedBackendOption &option : allowedBackendOptions())

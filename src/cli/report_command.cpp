@@ -46,10 +46,8 @@ int runReport(const ReportFlags &flags) {
 
 }  // namespace
 
-void addReportCommand(CLI::App &root, CommandRunner &runner) {
+void addReportCommand(CLI::App *command, CommandRunner &runner) {
   auto flags = std::make_shared<ReportFlags>();
-  CLI::App *command = root.add_subcommand(
-      "report", "Plot a training run and its evaluations (PNG, gnuplot) and write one HTML page with the table");
   command->add_option("--run", flags->run, "train-ppo output directory (its metrics.jsonl is plotted)");
   command->add_option("--eval", flags->evaluations,
                       "LABEL=FILE: an `mlgo eval --json` result to tabulate and plot (repeatable, in table order)");

@@ -67,10 +67,8 @@ int runServe(const ServeFlags &flags) {
 
 }  // namespace
 
-void addServeCommand(CLI::App &root, CommandRunner &runner) {
+void addServeCommand(CLI::App *command, CommandRunner &runner) {
   auto flags = std::make_shared<ServeFlags>();
-  CLI::App *command = root.add_subcommand(
-      "serve", "Answer a stock clang's inlining decisions with a policy (LLVM's interactive channel)");
   command->add_option("--policy", flags->policy, "Policy directory")->required();
   command->add_option("--channel", flags->channel,
                       "Channel base BASE: named pipes BASE.in and BASE.out, created when missing; pass the same "

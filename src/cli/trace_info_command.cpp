@@ -39,9 +39,8 @@ int runTraceInfo(const TraceInfoFlags &flags) {
 
 }  // namespace
 
-void addTraceInfoCommand(CLI::App &root, CommandRunner &runner) {
+void addTraceInfoCommand(CLI::App *command, CommandRunner &runner) {
   auto flags = std::make_shared<TraceInfoFlags>();
-  CLI::App *command = root.add_subcommand("trace-info", "Counts, feature ranges, or one module's decisions of a trace");
   command->add_option("trace", flags->trace, "Trace directory")->required();
   command->add_option("--module", flags->module, "Print this module's decisions (JSON)");
   command->add_flag("--json", flags->json, "Machine-readable output");

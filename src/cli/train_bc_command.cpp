@@ -50,9 +50,8 @@ int runTrainBC(const TrainBCFlags &flags) {
 
 }  // namespace
 
-void addTrainBCCommand(CLI::App &root, CommandRunner &runner) {
+void addTrainBCCommand(CLI::App *command, CommandRunner &runner) {
   auto flags = std::make_shared<TrainBCFlags>();
-  CLI::App *command = root.add_subcommand("train-bc", "Behavioral cloning of a trace's decisions (warm start)");
   command->add_option("--trace", flags->trace, "Trace directory")->required();
   command->add_option("--vocab", flags->vocab, "Vocab directory (<feature>.buckets)")->required();
   command->add_option("--output", flags->output, "Output directory (policy/, checkpoints/, metrics.jsonl)")->required();

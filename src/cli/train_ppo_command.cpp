@@ -116,10 +116,8 @@ int runTrainPPO(const TrainPPOFlags &flags) {
 
 }  // namespace
 
-void addTrainPPOCommand(CLI::App &root, CommandRunner &runner) {
+void addTrainPPOCommand(CLI::App *command, CommandRunner &runner) {
   auto flags = std::make_shared<TrainPPOFlags>();
-  CLI::App *command =
-      root.add_subcommand("train-ppo", "Reinforcement learning (PPO) with in-process collection over a corpus");
   command->add_option("--corpus", flags->corpus, "Corpus directory");
   command->add_option("--vocab", flags->vocab, "Vocab directory (<feature>.buckets)");
   command->add_option("--output", flags->output, "Output directory (policy/, metrics.jsonl, resume/, ...)");

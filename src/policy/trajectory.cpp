@@ -23,8 +23,8 @@ double probabilityOfAction1(const float logits[2]) {
   return e / (1.0 + e);
 }
 
-ActionSampler::ActionSampler(const PolicyModel &model, uint64_t seed, Trajectory &trajectory)
-    : model_(model), state_(seed), trajectory_(trajectory) {
+ActionSampler::ActionSampler(const PolicyModel &model, uint64_t seed, Trajectory &trajectory, bool greedy)
+    : model_(model), state_(seed), greedy_(greedy), trajectory_(trajectory) {
   trajectory_.featureCount = model.preprocessor().inputCount();
 }
 
@@ -37,7 +37,8 @@ double ActionSampler::nextUniform() {
 bool ActionSampler::sample(const int64_t *features) {
   float logits[2];
   model_.logits(features, logits);
-  const bool action = nextUniform() < probabilityOfAction1(logits);
+  const bool action = greedy_ ? logits[1] > logits[0]  // PolicyModel::decide's rule
+                              : nextUniform() < probabilityOfAction1(logits);
   trajectory_.features.insert(trajectory_.features.end(), features, features + trajectory_.featureCount);
   trajectory_.actions.push_back(action ? 1 : 0);
   trajectory_.logits.push_back(logits[0]);

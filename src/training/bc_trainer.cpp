@@ -2,8 +2,10 @@
 // includes torch: the policy it produces is the framework-free PolicyModel.
 #include "mlgo/training/bc_trainer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 
 #include <torch/torch.h>
 
@@ -36,15 +38,20 @@ ConfigSchema behavioralCloningSchema() {
       .add("checkpoint_every", T::Integer, 10000, "steps between checkpoints (0: none)").within(0, 1e10)
       .add("with_sqrt", T::Boolean, false, "add sqrt(x) per feature")
       .add("with_z_score", T::Boolean, false, "add a z-score term per feature")
-      .add("passthrough_features", T::StringList, json::array(), "features that skip normalization");
+      .add("passthrough_features", T::StringList, json::array(), "features that skip normalization")
+      .add("gain_weight", T::Number, 0.0,
+           "imitation: a module's decisions weigh 1 + gain_weight x (its trace's % .text gain over the default "
+           "heuristic, from baselines.json); 0: every decision weighs the same")
+      .within(0, 1e6);
   return schema;
 }
 
 namespace {
 
 struct Dataset {
-  torch::Tensor inputs;  ///< decisions x preprocessed inputs, float
-  torch::Tensor labels;  ///< decisions, int64
+  torch::Tensor inputs;   ///< decisions x preprocessed inputs, float
+  torch::Tensor labels;   ///< decisions, int64
+  torch::Tensor weights;  ///< decisions, float; undefined when all weigh the same
   size_t modules = 0;
   size_t size() const { return inputs.defined() ? static_cast<size_t>(inputs.size(0)) : 0; }
 };
@@ -52,6 +59,7 @@ struct Dataset {
 struct RawDecisions {
   std::vector<int64_t> features;  ///< flat, decisions x features
   std::vector<int64_t> labels;
+  std::vector<float> weights;
   size_t modules = 0;
 };
 
@@ -65,6 +73,8 @@ Dataset preprocess(const RawDecisions &raw, const FeaturePreprocessor &preproces
   for (size_t d = 0; d < count; ++d)
     preprocessor.transform(raw.features.data() + d * preprocessor.inputCount(), out + d * width);
   data.labels = torch::tensor(raw.labels, torch::kInt64);
+  if (std::any_of(raw.weights.begin(), raw.weights.end(), [](float w) { return w != 1.0f; }))
+    data.weights = torch::tensor(raw.weights, torch::kFloat32);
   return data;
 }
 
@@ -81,6 +91,30 @@ std::pair<double, double> evaluate(TorchMlp &network, const Dataset &data) {
   return {agreement, loss};
 }
 
+/// Cross entropy over a batch, each decision weighted when the data has
+/// weights (a weighted mean; the plain mean otherwise, as before weights).
+torch::Tensor batchLoss(const torch::Tensor &logits, const Dataset &data, const torch::Tensor &batch) {
+  const torch::Tensor labels = data.labels.index_select(0, batch);
+  if (!data.weights.defined()) return torch::nn::functional::cross_entropy(logits, labels);
+  const torch::Tensor weights = data.weights.index_select(0, batch);
+  const torch::Tensor each = torch::nn::functional::cross_entropy(
+      logits, labels, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));
+  return (each * weights).sum() / weights.sum();
+}
+
+/// How much a module's decisions weigh: 1 + gainWeight x its % .text gain
+/// over the default heuristic (an explored trace's best trajectory against
+/// baselines.json; a default trace gains nothing). Modules that got larger
+/// weigh 1: exploration keeps the default where it found nothing better.
+float moduleWeight(const trace::ModuleTrace &module, const std::map<std::string, uint64_t> &baselines,
+                   double gainWeight) {
+  if (gainWeight == 0) return 1.0f;
+  auto found = baselines.find(module.name);
+  if (found == baselines.end() || found->second == 0 || module.nativeSize >= found->second) return 1.0f;
+  const double gainPercent = 100.0 * double(found->second - module.nativeSize) / double(found->second);
+  return float(1.0 + gainWeight * gainPercent);
+}
+
 }  // namespace
 
 BCSummary trainBehavioralCloning(const BCOptions &options) {
@@ -93,6 +127,7 @@ BCSummary trainBehavioralCloning(const BCOptions &options) {
   const int64_t reportEvery = config.at("report_every").get<int64_t>();
   const int64_t checkpointEvery = config.at("checkpoint_every").get<int64_t>();
   const double holdout = config.at("holdout_fraction").get<double>();
+  const double gainWeight = config.at("gain_weight").get<double>();
   const Activation activation = parseActivation(config.at("activation").get<std::string>());
   if (batchSize <= 0 || iterations <= 0 || reportEvery <= 0 || checkpointEvery < 0)
     throw UsageError("batch_size, iterations and report_every must be positive, checkpoint_every not negative");
@@ -116,12 +151,14 @@ BCSummary trainBehavioralCloning(const BCOptions &options) {
   // Modules are held out whole, chosen by a hash of their name and the seed.
   RawDecisions trainRaw, heldoutRaw;
   const size_t featureCount = problem.featureNames().size();
+  const std::map<std::string, uint64_t> baselines = gainWeight > 0 ? reader.baselines() : std::map<std::string, uint64_t>{};
   reader.forEachModule([&](const trace::ModuleTrace &module) {
     RawDecisions &target =
         uniformFromKey(hashName(module.name), options.seed ^ 0x6d6c676f686f6c64ull) < holdout ? heldoutRaw : trainRaw;
     ++target.modules;
     target.features.insert(target.features.end(), module.features.begin(), module.features.end());
     for (uint8_t action : module.actions) target.labels.push_back(action);
+    target.weights.insert(target.weights.end(), module.actions.size(), moduleWeight(module, baselines, gainWeight));
   });
   if (trainRaw.labels.empty())
     throw InputError(describeInputProblem(options.trace.string(), "", "no training decisions (all modules held out?)"));
@@ -190,9 +227,7 @@ BCSummary trainBehavioralCloning(const BCOptions &options) {
     const torch::Tensor batch = order.narrow(0, cursor, std::min<int64_t>(batchSize, order.size(0)));
     cursor += batch.size(0);
     optimizer.zero_grad();
-    torch::Tensor loss =
-        torch::nn::functional::cross_entropy(network->forward(train.inputs.index_select(0, batch)),
-                                             train.labels.index_select(0, batch));
+    torch::Tensor loss = batchLoss(network->forward(train.inputs.index_select(0, batch)), train, batch);
     loss.backward();
     optimizer.step();
     runningLoss += loss.item<double>();

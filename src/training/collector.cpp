@@ -40,7 +40,7 @@ std::vector<CollectedModule> collectTrajectories(const CompilerDriver &driver, c
     const CorpusModule &module = corpus.modules.at(plan.modules[i]);
     collected[i].module = plan.modules[i];
     const uint64_t seed = actionSeed(plan.seed, plan.iteration, module.name);
-    samplers[i] = std::make_unique<ActionSampler>(model, seed, collected[i].trajectory);
+    samplers[i] = std::make_unique<ActionSampler>(model, seed, collected[i].trajectory, plan.greedy);
     // The module as the default compile would key it: bitcode, command
     // line, versions; what the decisions add is the tree's.
     if (plan.trajectories) moduleKeys[i] = CompilerDriver::requestMemoKey({&module, "", {}});
@@ -54,10 +54,10 @@ std::vector<CollectedModule> collectTrajectories(const CompilerDriver &driver, c
       }
       // Left the known paths: compile, sampling afresh from the same seed.
       collected[i].trajectory.clear();
-      samplers[i] = std::make_unique<ActionSampler>(model, seed, collected[i].trajectory);
+      samplers[i] = std::make_unique<ActionSampler>(model, seed, collected[i].trajectory, plan.greedy);
     }
     requestOf[i] = requests.size();
-    requests.push_back({&module, "", {problem.samplingHook(*samplers[i])}});
+    requests.push_back({&module, "", {problem.steeringHook(*samplers[i])}});
   }
   for (size_t i = 0; i < count; ++i)
     if (plan.needsDefault.at(i)) {

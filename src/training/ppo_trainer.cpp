@@ -137,24 +137,6 @@ struct Settings {
   }
 };
 
-/// The default heuristic's sizes a default trace recorded (baselines.json).
-void readTraceBaselines(const fs::path &given, SizeMetric metric, RewardBaselines &baselines) {
-  const fs::path path = fs::is_directory(given) ? given / "baselines.json" : given;
-  const json file = readJsonFile(path);
-  const std::string recorded = file.value("metric", "");
-  if (recorded != sizeMetricName(metric))
-    throw InputError(describeInputProblem(path.string(), "metric",
-                                          "baselines measure \"" + recorded + "\" but the reward uses \"" +
-                                              sizeMetricName(metric) + "\""));
-  if (!file.contains("sizes") || !file["sizes"].is_object())
-    throw InputError(describeInputProblem(path.string(), "sizes", "missing or not an object"));
-  for (const auto &[name, size] : file["sizes"].items()) {
-    if (!size.is_number() || size.get<double>() < 0)
-      throw InputError(describeInputProblem(path.string(), "sizes." + name, "not a size in bytes"));
-    baselines.addDefault(name, size.get<double>());
-  }
-}
-
 /// One policy iteration's training data: every decision of every module that
 /// compiled, with its module's reward.
 struct Batch {
@@ -288,19 +270,6 @@ void loadTorchArchive(Value &value, const fs::path &path) {
   } catch (const std::exception &e) {
     throw InputError(describeInputProblem(path.string(), "", std::string("cannot be loaded: ") + e.what()));
   }
-}
-
-/// Keeps metrics.jsonl lines of iterations up to `iteration`: a run killed
-/// after writing a record but before saving its state redoes that iteration.
-void truncateMetrics(const fs::path &path, int64_t iteration) {
-  if (!fs::exists(path)) return;
-  std::string kept;
-  forEachLine(readFile(path), [&](size_t, std::string_view line) {
-    if (line.empty()) return;
-    json record = json::parse(line, nullptr, false);
-    if (!record.is_discarded() && record.value("iteration", int64_t(0)) <= iteration) kept += std::string(line) + "\n";
-  });
-  writeFileAtomically(path, kept);
 }
 
 std::string describeFailures(const std::vector<std::pair<std::string, std::string>> &failures) {

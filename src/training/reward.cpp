@@ -4,6 +4,9 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/errors.h"
+#include "mlgo/support/text_input.h"
 #include "mlgo/vocab/quantiles.h"
 
 namespace mlgo {
@@ -61,6 +64,34 @@ RewardDistribution summarizeRewards(std::vector<double> rewards) {
   distribution.p75 = quantileOfSorted(rewards, 0.75);
   distribution.p90 = quantileOfSorted(rewards, 0.90);
   return distribution;
+}
+
+void readTraceBaselines(const std::filesystem::path &given, SizeMetric metric, RewardBaselines &baselines) {
+  const std::filesystem::path path = std::filesystem::is_directory(given) ? given / "baselines.json" : given;
+  const nlohmann::json file = readJsonFile(path);
+  const std::string recorded = file.value("metric", "");
+  if (recorded != sizeMetricName(metric))
+    throw InputError(describeInputProblem(path.string(), "metric",
+                                          "baselines measure \"" + recorded + "\" but the reward uses \"" +
+                                              sizeMetricName(metric) + "\""));
+  if (!file.contains("sizes") || !file["sizes"].is_object())
+    throw InputError(describeInputProblem(path.string(), "sizes", "missing or not an object"));
+  for (const auto &[name, size] : file["sizes"].items()) {
+    if (!size.is_number() || size.get<double>() < 0)
+      throw InputError(describeInputProblem(path.string(), "sizes." + name, "not a size in bytes"));
+    baselines.addDefault(name, size.get<double>());
+  }
+}
+
+void truncateMetrics(const std::filesystem::path &path, int64_t iteration) {
+  if (!std::filesystem::exists(path)) return;
+  std::string kept;
+  forEachLine(readFile(path), [&](size_t, std::string_view line) {
+    if (line.empty()) return;
+    const nlohmann::json record = nlohmann::json::parse(line, nullptr, false);
+    if (!record.is_discarded() && record.value("iteration", int64_t(0)) <= iteration) kept += std::string(line) + "\n";
+  });
+  writeFileAtomically(path, kept);
 }
 
 }  // namespace mlgo

@@ -25,7 +25,12 @@ TEST_CASE("cli: version, help and usage errors", "[cli]") {
   CHECK(mlgoRun({"--version"}).exitCode == exit_code::kSuccess);
   auto help = mlgoRun({"--help"});
   CHECK(help.exitCode == exit_code::kSuccess);
-  CHECK_THAT(help.out, Contains("extract-ir") && Contains("eval"));
+  // Every user-facing subcommand of the table, the internal one hidden.
+  for (const char *name : {"extract-ir", "combine-corpus", "eval", "default-trace", "explore", "trace-info",
+                           "gen-vocab", "train-bc", "train-ppo", "train-es", "export", "serve", "autotune", "report",
+                           "mllvm-options"})
+    CHECK_THAT(help.out, Contains(std::string("  ") + name));
+  CHECK_THAT(help.out, !Contains("compile-worker"));
   CHECK(mlgoRun({}).exitCode == exit_code::kUsage);
   CHECK(mlgoRun({"no-such-command"}).exitCode == exit_code::kUsage);
   CHECK(mlgoRun({"eval", "--corpus", "x", "--inline", "sometimes"}).exitCode == exit_code::kUsage);

@@ -155,7 +155,8 @@ struct MpiCorpus : test::TracedTestCorpus {
 
 }  // namespace
 
-TEST_CASE("mpi: default-trace and autotune over 3 ranks write the single-process files byte for byte", "[mpi]") {
+TEST_CASE("mpi: default-trace, explore and autotune over 3 ranks write the single-process files byte for byte",
+          "[mpi]") {
   MpiCorpus corpus;
   const std::string corpusDir = (corpus / "corpus").string();
   auto single = test::runProgram(test::mlgoBinary(),
@@ -167,6 +168,17 @@ TEST_CASE("mpi: default-trace and autotune over 3 ranks write the single-process
   REQUIRE(ranks.exitCode == exit_code::kSuccess);
   CHECK_THAT(ranks.out, Contains("traced 7 of 7"));
   requireSameFiles(corpus / "t1", corpus / "t3");
+
+  auto exploreArgs = [&](const std::string &output) {
+    return std::vector<std::string>{"explore", "--corpus", corpusDir, "--output", (corpus / output).string(),
+                                    "--flips", "6", "--threads", "1"};
+  };
+  REQUIRE(test::runProgram(test::mlgoBinary(), exploreArgs("e1")).exitCode == exit_code::kSuccess);
+  auto explored = runMpi(3, exploreArgs("e3"));
+  INFO(explored.err);
+  REQUIRE(explored.exitCode == exit_code::kSuccess);
+  CHECK_THAT(explored.out, Contains("explored 7 of 7"));
+  requireSameFiles(corpus / "e1", corpus / "e3");
 
   const std::vector<std::string> autotune{"autotune", "--corpus", corpusDir, "--budget", "25", "--no-gate",
                                           "--seed", "3"};

@@ -302,17 +302,7 @@ TEST_CASE("driver: -mllvm options off the allow-list fail their module and write
 TEST_CASE("driver: the hook answering the default equals -Oz where LLVM's advisor would stop inlining",
           "[driver][inlining][fidelity]") {
   test::ScratchDirectory scratch;
-  Corpus extracted = test::extractTestCorpus(scratch / "corpus");
-  const std::vector<std::string> commandLine = test::moduleNamed(extracted, "helpers.o").commandLine;
-  const fs::path bitcode = scratch / "stack_machine.bc";
-  // Pre-optimization bitcode, as -fembed-bitcode=all keeps it.
-  const test::CommandOutcome clang = test::runProgram(
-      test::clangPath(), {"-Oz", "-Xclang", "-disable-llvm-passes", "-emit-llvm", "-c",
-                          (test::testData() / "advisor" / "stack_machine.c").string(), "-o", bitcode.string()});
-  REQUIRE(clang.exitCode == 0);
-  test::writeModule(scratch / "advisor", "stack_machine.o", readFile(bitcode), commandLine);
-  writeCorpusDescription(scratch / "advisor", {"stack_machine.o"}, false);
-  Corpus corpus = Corpus::load(scratch / "advisor");
+  Corpus corpus = test::singleSourceCorpus(scratch / "advisor", test::testData() / "advisor" / "stack_machine.c");
   CompilerDriver driver({});
   const CompileResult oz = driver.compile({&corpus.modules[0], "", {}});
   REQUIRE(oz.ok());

@@ -9,6 +9,7 @@
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/trace/default_trace.h"
+#include "mlgo/trace/explore.h"
 #include "mlgo/trace/trace_reader.h"
 #include "mlgo/training/bc_trainer.h"
 #include "mlgo/vocab/gen_vocab.h"
@@ -69,6 +70,39 @@ TEST_CASE("train-bc: a short run on a tiny trace clearly beats chance", "[traini
   CHECK(report.compared == traced.corpus.modules.size());
   const double change = double(report.candidateTotals.sizes.text) / report.baselineTotals.sizes.text - 1;
   CHECK(std::abs(change) < 0.05);
+}
+
+TEST_CASE("train-bc: imitation of an explored trace learns what the search found", "[training][explore]") {
+  TracedCorpus traced;
+  ExploreOptions explore;
+  explore.output = traced.scratch / "explored";
+  const std::unique_ptr<Cluster> single = singleProcessCluster();
+  const ExploreSummary found =
+      runExplore(traced.corpus, CompilerDriver({}), findProblem("inlining"), explore, nullptr, *single);
+  REQUIRE(found.bestSize < found.defaultSize);
+
+  auto imitate = [&](const std::string &output, const std::string &gainWeight) {
+    BCOptions options = traced.options(output, {"iterations=3000", "report_every=3000", "holdout_fraction=0",
+                                                "learning_rate=0.01", "gain_weight=" + gainWeight});
+    options.trace = traced.scratch / "explored";
+    const BCSummary summary = trainBehavioralCloning(options);
+    const auto &problem = findProblem("inlining");
+    EvalOptions eval;
+    eval.policy = std::make_shared<NeuralInliningPolicy>(std::make_shared<PolicyModel>(
+        PolicyModel::load(traced.scratch / output, problem.name(), problem.featureNames())));
+    const EvalReport report = evaluateCorpus(traced.corpus, CompilerDriver({}), eval);
+    REQUIRE(report.compared == traced.corpus.modules.size());
+    return std::make_pair(summary, report.candidateTotals.sizes.text);
+  };
+  // The policy reproduces the explored decisions and, compiled, is smaller
+  // than the default heuristic: it learned what the search found.
+  const auto [weighted, weightedText] = imitate("imitation", "1");
+  CHECK(weighted.trainAgreement >= 0.95);
+  CHECK(weightedText < found.defaultSize);
+  // Weights change what is learned (the improved module's decisions count more).
+  imitate("unweighted", "0");
+  CHECK(readFile(traced.scratch / "imitation/policy/model.json") !=
+        readFile(traced.scratch / "unweighted/policy/model.json"));
 }
 
 TEST_CASE("train-bc: the same trace, config and seed give identical weights", "[training][determinism]") {

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mlgo/policy/decision_steer.h"
 #include "mlgo/policy/policy_model.h"
 
 namespace mlgo {
@@ -27,18 +28,21 @@ struct Trajectory {
 uint64_t actionSeed(uint64_t runSeed, uint64_t iteration, std::string_view moduleName);
 
 /// Samples actions from a policy's categorical distribution with its own
-/// random stream, recording each decision. One sampler per compile: it is not
-/// thread-safe, and the decisions of one compile come in a fixed order.
-class ActionSampler {
+/// random stream (or, `greedy`, takes the policy's argmax), recording each
+/// decision. One sampler per compile: it is not thread-safe, and the
+/// decisions of one compile come in a fixed order.
+class ActionSampler final : public DecisionSteer {
  public:
-  ActionSampler(const PolicyModel &model, uint64_t seed, Trajectory &trajectory);
+  ActionSampler(const PolicyModel &model, uint64_t seed, Trajectory &trajectory, bool greedy = false);
   /// Samples and records an action for one decision's raw features.
   bool sample(const int64_t *features);
+  bool decide(const int64_t *features, int64_t) override { return sample(features); }
 
  private:
   double nextUniform();
   const PolicyModel &model_;
   uint64_t state_;
+  bool greedy_;
   Trajectory &trajectory_;
 };
 

@@ -12,7 +12,7 @@
 
 namespace mlgo {
 
-class ActionSampler;
+class DecisionSteer;
 
 class Problem {
  public:
@@ -25,10 +25,10 @@ class Problem {
   /// decide and records every decision (features, default, action) into
   /// `trace`, which must outlive the compile.
   virtual std::shared_ptr<PipelineHook> defaultTracingHook(trace::ModuleTrace &trace) const = 0;
-  /// A hook for one compile whose every decision is taken (and recorded) by
-  /// `sampler`, for reinforcement learning. The sampler must outlive the
-  /// compile.
-  virtual std::shared_ptr<PipelineHook> samplingHook(ActionSampler &sampler) const = 0;
+  /// A hook for one compile whose every decision is taken by `steer` (which
+  /// records what it needs): sampling for reinforcement learning, flipping
+  /// for exploration. The steer must outlive the compile.
+  virtual std::shared_ptr<PipelineHook> steeringHook(DecisionSteer &steer) const = 0;
 };
 
 /// The problem registered under `name`; throws UsageError naming the known ones.

@@ -34,6 +34,8 @@ struct CollectionPlan {
   std::vector<bool> needsDefault;       ///< per entry of `modules`
   uint64_t seed = 0;
   uint64_t iteration = 0;
+  /// Take the policy's argmax instead of sampling (evolution strategies).
+  bool greedy = false;
   /// Trajectories compiled in earlier iterations, replayed instead of
   /// compiled where the samples repeat them (null: compile everything).
   /// Local to a process: never sent between ranks.

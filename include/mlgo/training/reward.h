@@ -5,12 +5,15 @@
 // baseline is a per-module moving average of the policy's own sizes, started
 // at the default heuristic's size; for reporting it is the default size.
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "mlgo/driver/compile_result.h"
 
 namespace mlgo {
 
@@ -60,5 +63,15 @@ struct RewardDistribution {
   nlohmann::json toJson() const;
 };
 RewardDistribution summarizeRewards(std::vector<double> rewards);
+
+/// Adds the default heuristic's sizes a trace recorded (`given`: a trace
+/// directory or its baselines.json) to `baselines`. Throws InputError naming
+/// the file and entry for another metric or a malformed size.
+void readTraceBaselines(const std::filesystem::path &given, SizeMetric metric, RewardBaselines &baselines);
+
+/// Keeps the metrics.jsonl lines of iterations up to `iteration`: a run
+/// killed after writing a record but before saving its state redoes that
+/// iteration when resumed.
+void truncateMetrics(const std::filesystem::path &path, int64_t iteration);
 
 }  // namespace mlgo

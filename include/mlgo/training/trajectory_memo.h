@@ -44,7 +44,7 @@ class TrajectoryMemo {
   struct Node {
     std::vector<int64_t> features;  ///< of the next decision; empty when unknown or complete
     std::unique_ptr<Node> next[2];
-    std::optional<CompileResult> result;  ///< set when the compile ends here
+    std::unique_ptr<CompileResult> result;  ///< set when the compile ends here (leaves only: nodes stay small)
   };
   size_t maxBytes_;
   mutable std::mutex mutex_;

@@ -1,6 +1,6 @@
 #include "mlgo/problems/inlining/fixed_policies.h"
 #include "mlgo/problems/inlining/inlining_hook.h"
-#include "mlgo/policy/trajectory.h"
+#include "mlgo/policy/decision_steer.h"
 #include "mlgo/problems/problem.h"
 
 namespace mlgo::inlining {
@@ -33,15 +33,18 @@ class RecordingHook final : public PipelineHook {
   InliningHook hook_;
 };
 
-/// Lets an ActionSampler take every decision (it records them itself). Its
+/// Lets a DecisionSteer take every decision (it records them itself). Its
 /// state is per compile, so each compile gets its own instance.
-class SamplingPolicy final : public Policy {
+class SteeredPolicy final : public Policy {
  public:
-  explicit SamplingPolicy(ActionSampler &sampler) : sampler_(sampler) {}
-  bool decide(const DecisionInput &input) const override { return sampler_.sample(input.features); }
+  explicit SteeredPolicy(DecisionSteer &steer) : steer_(steer) {}
+  bool needsDefaultDecision() const override { return steer_.wantsDefaultAction(); }
+  bool decide(const DecisionInput &input) const override {
+    return steer_.decide(input.features, input.defaultDecision);
+  }
 
  private:
-  ActionSampler &sampler_;
+  DecisionSteer &steer_;
 };
 
 class InliningProblem final : public Problem {
@@ -52,9 +55,9 @@ class InliningProblem final : public Problem {
     installInliningAdvisor();
     return std::make_shared<RecordingHook>(makeFixedPolicy(FixedChoice::Default), trace);
   }
-  std::shared_ptr<PipelineHook> samplingHook(ActionSampler &sampler) const override {
+  std::shared_ptr<PipelineHook> steeringHook(DecisionSteer &steer) const override {
     installInliningAdvisor();
-    return std::make_shared<InliningHook>(std::make_shared<SamplingPolicy>(sampler));
+    return std::make_shared<InliningHook>(std::make_shared<SteeredPolicy>(steer));
   }
 };
 

@@ -1,0 +1,23 @@
+#pragma once
+// Whatever takes the decisions of one compile in a problem's hook: a policy
+// sampling for reinforcement learning (ActionSampler), a baseline with some
+// decisions flipped for exploration (mlgo/trace/explore.h). Problem-agnostic:
+// it sees a decision's raw features and, when it asks, the default
+// heuristic's action, and answers with an action.
+#include <cstdint>
+
+namespace mlgo {
+
+class DecisionSteer {
+ public:
+  virtual ~DecisionSteer() = default;
+  /// True when decide() needs the default heuristic's action, which can cost
+  /// the problem extra work per decision (inlining: a second cost analysis).
+  virtual bool wantsDefaultAction() const { return false; }
+  /// The action for the next decision of the compile (decisions come in a
+  /// fixed order, one compile per steer). `defaultAction` is the default
+  /// heuristic's (0 or 1) when asked for, -1 otherwise.
+  virtual bool decide(const int64_t *features, int64_t defaultAction) = 0;
+};
+
+}  // namespace mlgo

@@ -1,0 +1,112 @@
+#pragma once
+// `mlgo train-es`: evolution strategies over a policy's weights, the
+// blackbox learner of ml-compiler-opt's es/ (after Salimans et al. 2017).
+// Each iteration samples modules (the same for every candidate: common
+// random numbers), draws `perturbations` Gaussian directions e_p, compiles the
+// modules with the greedy policies theta + sigma e_p and theta - sigma e_p
+// (antithetic pairs), scores each candidate by its mean size reward against
+// the default heuristic (1 - (size + 0.01) / (default + 0.01), as train-ppo
+// reports it), shapes the scores (centered ranks in [-0.5, 0.5], or z-scores),
+// and steps theta along
+//     g = sum_p (s(theta + sigma e_p) - s(theta - sigma e_p)) e_p / (2 P sigma)
+// with Adam (gradient ascent). No LibTorch: the policy is the plain C++
+// PolicyModel, and problem-agnostic: compiles go through the problem's
+// steering hook (greedy ActionSamplers), replayed from the trajectory memo
+// where a candidate takes decisions already compiled.
+//
+// Output directory (as train-ppo's):
+//   config.json     the resolved config
+//   metrics.jsonl   one JSON record per iteration
+//   policy/         the current policy (theta), every iteration
+//   checkpoints/iteration-N/   every checkpoint_every iterations
+//   resume/state.json   what --resume needs: theta, Adam's moments, the
+//                   default sizes, the iteration (replaced atomically)
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mlgo/driver/compiler_driver.h"
+#include "mlgo/policy/policy_model.h"
+#include "mlgo/training/config_schema.h"
+
+namespace mlgo {
+
+ConfigSchema esSchema();
+
+enum class FitnessShaping { CenteredRanks, ZScores };
+
+struct ESSettings {
+  size_t perturbations = 8;  ///< antithetic pairs per iteration
+  double sigma = 0.02;
+  double learningRate = 0.005;
+  double adamBeta1 = 0.9, adamBeta2 = 0.999, adamEpsilon = 1e-8;
+  FitnessShaping shaping = FitnessShaping::CenteredRanks;
+  /// From a config resolved with esSchema().
+  static ESSettings fromConfig(const nlohmann::json &config);
+};
+
+/// The search distribution and its optimizer, independent of what the
+/// fitness is (tests use toy functions). Deterministic: the directions of an
+/// iteration depend only on the seed, the iteration and the pair.
+class EvolutionStrategy {
+ public:
+  EvolutionStrategy(std::vector<float> start, ESSettings settings, uint64_t seed);
+
+  /// Candidate 2p (theta + sigma e_p) or 2p+1 (theta - sigma e_p) of `iteration`.
+  std::vector<float> candidate(int64_t iteration, size_t index) const;
+  size_t candidates() const { return 2 * settings_.perturbations; }
+  /// One step from the candidates' fitness (index order; higher is better).
+  void step(int64_t iteration, const std::vector<double> &fitness);
+
+  const std::vector<float> &weights() const { return theta_; }
+  /// Exact round trip of theta and the optimizer's state.
+  nlohmann::json state() const;
+  void restore(const nlohmann::json &state);
+
+ private:
+  std::vector<float> direction(int64_t iteration, size_t pair) const;
+  std::vector<float> theta_;
+  ESSettings settings_;
+  uint64_t seed_;
+  std::vector<double> firstMoment_, secondMoment_;
+  int64_t steps_ = 0;
+};
+
+/// Shaped fitness: centered ranks (ties: the lower index ranks lower) or
+/// z-scores (all 0 when every fitness is equal).
+std::vector<double> shapeFitness(const std::vector<double> &fitness, FitnessShaping shaping);
+
+/// A policy's weights and biases, layer by layer, as one vector, and back.
+std::vector<float> flattenWeights(const PolicyModel &policy);
+PolicyModel withWeights(const PolicyModel &policy, const std::vector<float> &weights);
+
+struct ESOptions {
+  std::filesystem::path corpus;
+  std::filesystem::path warmstart;  ///< the starting policy (its network and vocab)
+  /// A trace directory or baselines.json: the default heuristic's sizes.
+  /// Modules missing there are compiled once with the default.
+  std::filesystem::path baselines;
+  std::filesystem::path output;
+  nlohmann::json config;  ///< resolved with esSchema()
+  uint64_t seed = 0;
+  bool resume = false;
+  DriverOptions driver;
+  std::string problem = "inlining";
+  /// Called with every iteration's metrics record (also in metrics.jsonl).
+  std::function<void(const nlohmann::json &)> onMetrics;
+};
+
+struct ESSummary {
+  int64_t firstIteration = 0, lastIteration = 0;
+  nlohmann::json lastMetrics;
+  double seconds = 0;
+};
+
+/// Throws UsageError (bad config, a resumed run with another config or
+/// seed) and InputError (corpus, warm start, baselines, resume state).
+ESSummary trainES(const ESOptions &options);
+
+}  // namespace mlgo

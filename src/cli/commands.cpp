@@ -1,0 +1,45 @@
+#include "commands.h"
+
+namespace mlgo::cli {
+
+const std::vector<Subcommand> &subcommands() {
+  static const std::vector<Subcommand> table{
+      {"extract-ir", "Extract embedded bitcode and command lines from a build into a corpus",
+       addExtractIRCommand, false, false},
+      {"combine-corpus",
+       "Combine the corpora in the subdirectories of a directory into one corpus there "
+       "(module names become <subdirectory>/<module>; nothing is copied)",
+       addCombineCorpusCommand, false, false},
+      {"eval", "Compile a corpus and compare sizes with the -Oz default",
+       addEvalCommand, false, false},
+      {"default-trace", "Record the default heuristic's decisions over a corpus",
+       addDefaultTraceCommand, true, false},
+      {"explore", "Search each module's decisions around a baseline; write the best as a trace",
+       addExploreCommand, true, false},
+      {"trace-info", "Counts, feature ranges, or one module's decisions of a trace",
+       addTraceInfoCommand, false, false},
+      {"gen-vocab", "Quantile bucket boundaries for every feature of a trace",
+       addGenVocabCommand, false, false},
+      {"train-bc", "Behavioral cloning of a trace's decisions (warm start)",
+       addTrainBCCommand, false, true},
+      {"train-ppo", "Reinforcement learning (PPO) with in-process collection over a corpus",
+       addTrainPPOCommand, true, true},
+      {"train-es", "Evolution strategies over a policy's weights (antithetic perturbations, whole compiles)",
+       addTrainESCommand, false, false},
+      {"export", "Export a policy for a release-mode LLVM build or for PyTorch",
+       addExportCommand, false, false},
+      {"serve", "Answer a stock clang's inlining decisions with a policy (LLVM's interactive channel)",
+       addServeCommand, false, false},
+      {"autotune", "Per-module pass-list search for code size (LLM Compiler's autotuner)",
+       addAutotuneCommand, true, false},
+      {"report", "Plot a training run and its evaluations (PNG, gnuplot) and write one HTML page with the table",
+       addReportCommand, false, false},
+      {"mllvm-options", "Print the -mllvm options a corpus may record; modules recording others are refused",
+       addMllvmOptionsCommand, false, false},
+      {"compile-worker", "Internal: compiles modules of a corpus on request",
+       addCompileWorkerCommand, false, false},
+  };
+  return table;
+}
+
+}  // namespace mlgo::cli

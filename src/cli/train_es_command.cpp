@@ -1,0 +1,109 @@
+// mlgo train-es: evolution strategies over a policy's weights.
+#include <cstdio>
+#include <memory>
+#include <optional>
+
+#include <spdlog/spdlog.h>
+
+#include "commands.h"
+#include "common_options.h"
+#include "mlgo/report/event_file_writer.h"
+#include "mlgo/support/exit_codes.h"
+#include "mlgo/training/es_trainer.h"
+
+namespace mlgo::cli {
+
+namespace {
+
+struct TrainESFlags {
+  std::string corpus, warmstart, baselines, output, config;
+  std::string problem = "inlining";
+  std::vector<std::string> sets;
+  uint64_t seed = 0;
+  bool resume = false;
+  bool force = false;
+  bool printConfig = false;
+  DriverFlags driver;
+};
+
+int runTrainES(const TrainESFlags &flags) {
+  ESOptions options;
+  const auto configFile = flags.config.empty() ? std::nullopt : std::optional<std::filesystem::path>(flags.config);
+  options.config = esSchema().resolve(configFile, flags.sets);
+  if (flags.printConfig) {
+    std::printf("%s\n", options.config.dump(2).c_str());
+    return exit_code::kSuccess;
+  }
+  ESSettings::fromConfig(options.config);  // a bad fitness_shaping is a usage error before anything is written
+  options.corpus = flags.corpus;
+  options.warmstart = flags.warmstart;
+  options.baselines = flags.baselines;
+  options.output = flags.output;
+  options.problem = flags.problem;
+  options.seed = flags.seed;
+  options.resume = flags.resume;
+  const auto outputLock =
+      claimOutput(flags.output, "train-es",
+                  flags.force ? ExistingOutput::Replace : flags.resume ? ExistingOutput::Resume : ExistingOutput::Refuse,
+                  "pass --resume to continue that run or --force to start over");
+  options.driver = toDriverOptions(flags.driver);
+  const int64_t total = options.config["iterations"].get<int64_t>();
+  // A new event file per start: TensorBoard reads every file of the directory.
+  auto events = std::make_shared<std::optional<EventFileWriter>>();
+  options.onMetrics = [events, total, &flags](const nlohmann::json &m) {
+    if (!*events) events->emplace(flags.output);
+    nlohmann::json scalars = m;
+    scalars.erase("iteration");
+    (*events)->addScalars(scalars, m["iteration"].get<int64_t>());
+    (*events)->flush();
+    spdlog::info("iteration {}/{}: fitness mean {:+.5f} best {:+.5f}; policy reward {:+.5f}, size vs -Oz {:+.3f}%; "
+                 "{} modules x {} candidates: {} compiled, {} replayed, {} failed; collect {:.1f} s",
+                 m["iteration"].get<int64_t>(), total, m["fitness"]["mean"].get<double>(),
+                 m["fitness"]["best"].get<double>(), m["policy_reward"].get<double>(),
+                 100 * m["size"]["change"].get<double>(), m["modules"].get<size_t>(), m["candidates"].get<size_t>(),
+                 m["compiles"].get<size_t>(), m["replayed"].get<size_t>(), m["failed"].get<size_t>(),
+                 m["seconds"]["collect"].get<double>());
+  };
+  const ESSummary summary = trainES(options);
+  logMemoStats(options.driver);
+  if (summary.lastIteration < summary.firstIteration) {
+    std::printf("nothing to do: %s already finished %lld iterations\n", flags.output.c_str(),
+                (long long)summary.lastIteration);
+    return exit_code::kSuccess;
+  }
+  std::printf("trained ES iterations %lld-%lld in %.1f s; last iteration: sampled modules %+.3f%% text vs -Oz; "
+              "policy in %s/policy, metrics in %s/metrics.jsonl\n",
+              (long long)summary.firstIteration, (long long)summary.lastIteration, summary.seconds,
+              100 * summary.lastMetrics["size"]["change"].get<double>(), flags.output.c_str(), flags.output.c_str());
+  return exit_code::kSuccess;
+}
+
+}  // namespace
+
+void addTrainESCommand(CLI::App *command, CommandRunner &runner) {
+  auto flags = std::make_shared<TrainESFlags>();
+  command->add_option("--corpus", flags->corpus, "Corpus directory");
+  command->add_option("--warmstart", flags->warmstart, "Policy to start from (train-bc's or train-ppo's output)");
+  command->add_option("--baselines", flags->baselines,
+                      "Default trace directory or baselines.json with the -Oz sizes (missing ones are compiled)");
+  command->add_option("--output", flags->output, "Output directory (policy/, metrics.jsonl, resume/, ...)");
+  command->add_option("--config", flags->config, "JSON config (default: configs/inlining/es.json's values)");
+  command->add_option("--problem", flags->problem, "Optimization problem")->capture_default_str();
+  command->add_option("--set", flags->sets, "Override a config key: --set iterations=50 (repeatable)");
+  command->add_option("--seed", flags->seed, "Seed of the directions and the module sampling")
+      ->capture_default_str()
+      ->check(wholeNumber());
+  command->add_flag("--resume", flags->resume, "Continue the run in --output after an interruption");
+  command->add_flag("--force", flags->force, "Start over: remove what an earlier run left in --output");
+  command->add_flag("--print-config", flags->printConfig, "Print the resolved config and exit");
+  addDriverFlags(*command, flags->driver);
+  command->callback([flags, command, &runner] {
+    if (!flags->printConfig)
+      for (const char *name : {"--corpus", "--warmstart", "--baselines", "--output"})
+        if (command->count(name) == 0) throw CLI::RequiredError(name);
+    if (flags->resume && flags->force) throw CLI::ValidationError("--resume and --force", "exclude each other");
+    runner = [flags] { return runTrainES(*flags); };
+  });
+}
+
+}  // namespace mlgo::cli

@@ -1,0 +1,383 @@
+#include "mlgo/training/es_trainer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <numeric>
+#include <optional>
+
+#include "mlgo/problems/problem.h"
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/errors.h"
+#include "mlgo/support/parallel_for.h"
+#include "mlgo/support/text_input.h"
+#include "mlgo/trace/sampling.h"
+#include "mlgo/training/collector.h"
+#include "mlgo/training/reward.h"
+#include "mlgo/training/trajectory_memo.h"
+
+namespace mlgo {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+ConfigSchema esSchema() {
+  using T = ConfigSchema::Type;
+  ConfigSchema schema;
+  schema.add("iterations", T::Integer, 100, "ES steps (each compiles every candidate on the sampled modules)")
+      .within(1, 1e9)
+      .add("perturbations", T::Integer, 8, "antithetic pairs of directions per step").within(1, 10000)
+      .add("modules_per_iteration", T::Integer, 25, "modules sampled per step, the same for every candidate")
+      .within(1, 1e9)
+      .add("sigma", T::Number, 0.02, "standard deviation of the weight perturbations").positive(100)
+      .add("learning_rate", T::Number, 0.005, "Adam step size (gradient ascent on the shaped fitness)").positive(100)
+      .add("adam_beta1", T::Number, 0.9, "Adam's first-moment decay").within(0, 0.9999)
+      .add("adam_beta2", T::Number, 0.999, "Adam's second-moment decay").within(0, 0.999999)
+      .add("adam_epsilon", T::Number, 1e-8, "Adam epsilon").positive(1)
+      .add("fitness_shaping", T::String, "ranks", "ranks (centered ranks in [-0.5, 0.5]) or zscores")
+      .add("checkpoint_every", T::Integer, 50, "steps between checkpoints (0: none)").within(0, 1e9);
+  return schema;
+}
+
+ESSettings ESSettings::fromConfig(const json &config) {
+  ESSettings settings;
+  settings.perturbations = config.at("perturbations").get<size_t>();
+  settings.sigma = config.at("sigma").get<double>();
+  settings.learningRate = config.at("learning_rate").get<double>();
+  settings.adamBeta1 = config.at("adam_beta1").get<double>();
+  settings.adamBeta2 = config.at("adam_beta2").get<double>();
+  settings.adamEpsilon = config.at("adam_epsilon").get<double>();
+  const std::string shaping = config.at("fitness_shaping").get<std::string>();
+  if (shaping == "ranks") settings.shaping = FitnessShaping::CenteredRanks;
+  else if (shaping == "zscores") settings.shaping = FitnessShaping::ZScores;
+  else throw UsageError("fitness_shaping must be ranks or zscores, not \"" + shaping + "\"");
+  return settings;
+}
+
+std::vector<double> shapeFitness(const std::vector<double> &fitness, FitnessShaping shaping) {
+  const size_t n = fitness.size();
+  std::vector<double> shaped(n, 0.0);
+  if (n < 2) return shaped;
+  if (shaping == FitnessShaping::CenteredRanks) {
+    std::vector<size_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return fitness[a] < fitness[b]; });
+    for (size_t rank = 0; rank < n; ++rank) shaped[order[rank]] = double(rank) / double(n - 1) - 0.5;
+    return shaped;
+  }
+  const double mean = std::accumulate(fitness.begin(), fitness.end(), 0.0) / double(n);
+  double variance = 0;
+  for (double f : fitness) variance += (f - mean) * (f - mean) / double(n);
+  if (variance <= 0) return shaped;
+  for (size_t i = 0; i < n; ++i) shaped[i] = (fitness[i] - mean) / std::sqrt(variance);
+  return shaped;
+}
+
+std::vector<float> flattenWeights(const PolicyModel &policy) {
+  std::vector<float> weights;
+  for (const DenseLayer &layer : policy.layers()) {
+    weights.insert(weights.end(), layer.weights.begin(), layer.weights.end());
+    weights.insert(weights.end(), layer.bias.begin(), layer.bias.end());
+  }
+  return weights;
+}
+
+PolicyModel withWeights(const PolicyModel &policy, const std::vector<float> &weights) {
+  std::vector<DenseLayer> layers = policy.layers();
+  size_t at = 0;
+  for (DenseLayer &layer : layers)
+    for (std::vector<float> *part : {&layer.weights, &layer.bias})
+      for (float &value : *part) value = weights.at(at++);
+  if (at != weights.size()) throw std::invalid_argument("withWeights: the vector does not fit the network");
+  PolicyModel changed(policy.problem(), policy.preprocessor(), std::move(layers), policy.activation());
+  changed.training = policy.training;
+  return changed;
+}
+
+EvolutionStrategy::EvolutionStrategy(std::vector<float> start, ESSettings settings, uint64_t seed)
+    : theta_(std::move(start)), settings_(settings), seed_(seed), firstMoment_(theta_.size(), 0.0),
+      secondMoment_(theta_.size(), 0.0) {}
+
+constexpr double kPi = 3.14159265358979323846;
+
+std::vector<float> EvolutionStrategy::direction(int64_t iteration, size_t pair) const {
+  // Standard normals by Box-Muller from a SplitMix64 stream keyed by the
+  // seed, the iteration and the pair: regenerated for the step, never stored.
+  uint64_t state = mixBits(seed_ ^ 0x6576'6f6c'7574'696full) ^ mixBits(uint64_t(iteration)) ^ mixBits(pair + 1);
+  auto uniform = [&] { return (double(mixBits(state++) >> 11) + 1.0) * 0x1.0p-53; };  // (0, 1]
+  std::vector<float> direction(theta_.size());
+  for (float &value : direction) {
+    const double radius = std::sqrt(-2.0 * std::log(uniform()));
+    value = float(radius * std::cos(2.0 * kPi * uniform()));
+  }
+  return direction;
+}
+
+std::vector<float> EvolutionStrategy::candidate(int64_t iteration, size_t index) const {
+  const std::vector<float> e = direction(iteration, index / 2);
+  const double sign = index % 2 == 0 ? 1.0 : -1.0;
+  std::vector<float> weights(theta_.size());
+  for (size_t i = 0; i < weights.size(); ++i) weights[i] = float(theta_[i] + sign * settings_.sigma * e[i]);
+  return weights;
+}
+
+void EvolutionStrategy::step(int64_t iteration, const std::vector<double> &fitness) {
+  if (fitness.size() != candidates()) throw std::invalid_argument("EvolutionStrategy::step: one fitness per candidate");
+  const std::vector<double> shaped = shapeFitness(fitness, settings_.shaping);
+  std::vector<double> gradient(theta_.size(), 0.0);
+  const double scale = 1.0 / (2.0 * double(settings_.perturbations) * settings_.sigma);
+  for (size_t pair = 0; pair < settings_.perturbations; ++pair) {
+    const double weight = (shaped[2 * pair] - shaped[2 * pair + 1]) * scale;
+    if (weight == 0) continue;
+    const std::vector<float> e = direction(iteration, pair);
+    for (size_t i = 0; i < gradient.size(); ++i) gradient[i] += weight * e[i];
+  }
+  ++steps_;
+  const double correction1 = 1 - std::pow(settings_.adamBeta1, double(steps_));
+  const double correction2 = 1 - std::pow(settings_.adamBeta2, double(steps_));
+  for (size_t i = 0; i < theta_.size(); ++i) {
+    firstMoment_[i] = settings_.adamBeta1 * firstMoment_[i] + (1 - settings_.adamBeta1) * gradient[i];
+    secondMoment_[i] = settings_.adamBeta2 * secondMoment_[i] + (1 - settings_.adamBeta2) * gradient[i] * gradient[i];
+    const double ascent = (firstMoment_[i] / correction1) /
+                          (std::sqrt(secondMoment_[i] / correction2) + settings_.adamEpsilon);
+    theta_[i] = float(theta_[i] + settings_.learningRate * ascent);
+  }
+}
+
+json EvolutionStrategy::state() const {
+  // nlohmann writes doubles with 17 significant digits: exact round trips.
+  return {{"theta", theta_}, {"first_moment", firstMoment_}, {"second_moment", secondMoment_}, {"steps", steps_}};
+}
+
+void EvolutionStrategy::restore(const json &state) {
+  std::vector<float> theta = state.at("theta").get<std::vector<float>>();
+  if (theta.size() != theta_.size()) throw std::invalid_argument("the saved weights do not fit the network");
+  theta_ = std::move(theta);
+  firstMoment_ = state.at("first_moment").get<std::vector<double>>();
+  secondMoment_ = state.at("second_moment").get<std::vector<double>>();
+  steps_ = state.at("steps").get<int64_t>();
+  if (firstMoment_.size() != theta_.size() || secondMoment_.size() != theta_.size())
+    throw std::invalid_argument("the saved optimizer state does not fit the network");
+}
+
+namespace {
+
+/// What one iteration measured.
+struct Scores {
+  std::vector<double> fitness;  ///< per candidate
+  size_t modules = 0;
+  double policyReward = 0;      ///< the unperturbed policy's mean reward
+  double policySize = 0, defaultSize = 0;
+  size_t compiles = 0, replayed = 0, failed = 0;
+};
+
+class ESRun {
+ public:
+  explicit ESRun(const ESOptions &options)
+      : options_(options), problem_(findProblem(options.problem)), corpus_(Corpus::load(options.corpus)),
+        settings_(ESSettings::fromConfig(options.config)),
+        start_(PolicyModel::load(options.warmstart, problem_.name(), problem_.featureNames())),
+        strategy_(flattenWeights(start_), settings_, options.seed), driver_(options.driver) {
+    if (corpus_.modules.empty())
+      throw InputError(describeInputProblem((options.corpus / kCorpusDescriptionFile).string(), "modules",
+                                            "the corpus has no modules"));
+    applyCorpusBackendOptions(corpus_);
+    if (options.driver.memo) trajectories_.emplace(options.driver.memo->options().maxBytes);
+  }
+
+  ESSummary run() {
+    const auto start = std::chrono::steady_clock::now();
+    const int64_t first = prepareOutput();
+    const int64_t last = options_.config.at("iterations").get<int64_t>();
+    const int64_t checkpointEvery = options_.config.at("checkpoint_every").get<int64_t>();
+    std::ofstream metricsFile(metricsPath(), std::ios::app);
+    if (!metricsFile) throw std::runtime_error("cannot write " + metricsPath().string());
+    ESSummary summary;
+    summary.firstIteration = first;
+    summary.lastIteration = first - 1;
+    for (int64_t iteration = first; iteration <= last; ++iteration) {
+      const auto iterationStart = std::chrono::steady_clock::now();
+      const Scores scores = evaluate(iteration);
+      const double collectSeconds = secondsSince(iterationStart);
+      strategy_.step(iteration, scores.fitness);
+      const PolicyModel policy = currentPolicy(iteration);
+      policy.save(options_.output / "policy");
+      if (checkpointEvery > 0 && iteration % checkpointEvery == 0)
+        policy.save(options_.output / "checkpoints" / ("iteration-" + std::to_string(iteration)));
+      json metrics = metricsRecord(iteration, scores, collectSeconds, secondsSince(start));
+      metricsFile << metrics.dump() << "\n" << std::flush;
+      saveState(iteration);
+      if (options_.onMetrics) options_.onMetrics(metrics);
+      summary.lastIteration = iteration;
+      summary.lastMetrics = std::move(metrics);
+    }
+    summary.seconds = secondsSince(start);
+    return summary;
+  }
+
+ private:
+  static double secondsSince(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  fs::path metricsPath() const { return options_.output / "metrics.jsonl"; }
+  fs::path statePath() const { return options_.output / "resume" / "state.json"; }
+
+  /// Starts or resumes the run's files; the first iteration to run.
+  int64_t prepareOutput() {
+    fs::create_directories(options_.output);
+    if (options_.resume && fs::exists(statePath())) {
+      const json saved = readJsonFile(statePath());
+      for (const char *key : {"iteration", "seed", "config", "strategy", "baselines"})
+        if (!saved.contains(key)) throw InputError(describeInputProblem(statePath().string(), key, "missing"));
+      if (saved["seed"].get<uint64_t>() != options_.seed)
+        throw UsageError("--seed " + std::to_string(options_.seed) + " differs from the resumed run's seed " +
+                         saved["seed"].dump());
+      json savedConfig = saved["config"], config = options_.config;
+      savedConfig.erase("iterations");
+      config.erase("iterations");
+      if (savedConfig != config)
+        throw UsageError("the config differs from the resumed run's (" + statePath().string() +
+                         "); only iterations may change on --resume");
+      try {
+        strategy_.restore(saved["strategy"]);
+      } catch (const std::exception &e) {
+        throw InputError(describeInputProblem(statePath().string(), "strategy", e.what()));
+      }
+      for (const auto &[name, size] : saved["baselines"].items()) defaultSizes_.addDefault(name, size.get<double>());
+      const int64_t done = saved["iteration"].get<int64_t>();
+      truncateMetrics(metricsPath(), done);
+      return done + 1;
+    }
+    readTraceBaselines(options_.baselines, SizeMetric::Text, defaultSizes_);
+    writeFileAtomically(options_.output / "config.json", options_.config.dump(2) + "\n");
+    writeFileAtomically(metricsPath(), "");
+    return 1;
+  }
+
+  void saveState(int64_t iteration) const {
+    json baselines = json::object();
+    for (const CorpusModule &module : corpus_.modules)
+      if (defaultSizes_.has(module.name)) baselines[module.name] = defaultSizes_.at(module.name).defaultSize;
+    fs::create_directories(statePath().parent_path());
+    writeFileAtomically(statePath(), json{{"iteration", iteration},
+                                          {"seed", options_.seed},
+                                          {"config", options_.config},
+                                          {"strategy", strategy_.state()},
+                                          {"baselines", baselines}}
+                                         .dump() +
+                                         "\n");
+  }
+
+  PolicyModel currentPolicy(int64_t iteration) const {
+    PolicyModel policy = withWeights(start_, strategy_.weights());
+    policy.training = {{"trainer", "evolution-strategies"},
+                       {"corpus", options_.corpus.string()},
+                       {"warmstart", options_.warmstart.string()},
+                       {"seed", options_.seed},
+                       {"iterations", iteration},
+                       {"config", options_.config}};
+    return policy;
+  }
+
+  /// Compiles the iteration's modules with every candidate and with the
+  /// unperturbed policy (reported, not used by the step).
+  Scores evaluate(int64_t iteration) {
+    const size_t count = options_.config.at("modules_per_iteration").get<size_t>();
+    CollectionPlan plan;
+    plan.modules = sampleModules(corpus_.modules.size(), count, options_.seed, uint64_t(iteration));
+    plan.seed = options_.seed;
+    plan.iteration = uint64_t(iteration);
+    plan.greedy = true;
+    plan.trajectories = trajectories_ ? &*trajectories_ : nullptr;
+    learnMissingDefaults(plan.modules);
+    plan.needsDefault.assign(plan.modules.size(), false);
+
+    Scores scores;
+    scores.modules = plan.modules.size();
+    auto meanReward = [&](const PolicyModel &model, double *policySize, double *defaultSize) {
+      const std::vector<CollectedModule> collected = collectTrajectories(driver_, corpus_, problem_, model, plan);
+      double total = 0;
+      for (const CollectedModule &module : collected) {
+        const double defaultBytes = defaultSizes_.at(corpus_.modules[module.module].name).defaultSize;
+        if (module.result.seconds > 0) ++scores.compiles;  // replayed from the memo: no time
+        else ++scores.replayed;
+        if (!module.result.ok()) {
+          ++scores.failed;
+          total += -1.0;  // a failed compile is the worst outcome a candidate can have
+          continue;
+        }
+        const double bytes = double(measure(module.result.sizes, SizeMetric::Text));
+        total += sizeReward(bytes, defaultBytes);
+        if (policySize) {
+          *policySize += bytes;
+          *defaultSize += defaultBytes;
+        }
+      }
+      return total / double(collected.size());
+    };
+    for (size_t index = 0; index < strategy_.candidates(); ++index)
+      scores.fitness.push_back(meanReward(withWeights(start_, strategy_.candidate(iteration, index)), nullptr, nullptr));
+    scores.policyReward = meanReward(withWeights(start_, strategy_.weights()), &scores.policySize, &scores.defaultSize);
+    return scores;
+  }
+
+  /// Modules the baselines did not know are compiled once with the default.
+  void learnMissingDefaults(const std::vector<size_t> &modules) {
+    std::vector<CompileRequest> requests;
+    std::vector<size_t> which;
+    for (size_t index : modules)
+      if (!defaultSizes_.has(corpus_.modules[index].name)) {
+        requests.push_back({&corpus_.modules[index], "", {}});
+        which.push_back(index);
+      }
+    const std::vector<CompileResult> results = driver_.compileAll(requests);
+    for (size_t i = 0; i < results.size(); ++i) {
+      // A module whose default fails keeps a size of 0: every candidate's
+      // reward on it is then equal (and the failure shows in the metrics).
+      defaultSizes_.addDefault(corpus_.modules[which[i]].name,
+                               results[i].ok() ? double(measure(results[i].sizes, SizeMetric::Text)) : 0.0);
+    }
+  }
+
+  json metricsRecord(int64_t iteration, const Scores &scores, double collectSeconds, double elapsed) const {
+    const auto [worst, best] = std::minmax_element(scores.fitness.begin(), scores.fitness.end());
+    const double mean =
+        std::accumulate(scores.fitness.begin(), scores.fitness.end(), 0.0) / double(scores.fitness.size());
+    json metrics{{"iteration", iteration},
+                 {"modules", scores.modules},
+                 {"candidates", scores.fitness.size()},
+                 {"fitness", {{"mean", mean}, {"best", *best}, {"worst", *worst}}},
+                 {"policy_reward", scores.policyReward},
+                 {"size",
+                  {{"metric", "text"},
+                   {"policy", scores.policySize},
+                   {"default", scores.defaultSize},
+                   {"change", scores.defaultSize > 0 ? scores.policySize / scores.defaultSize - 1 : 0.0}}},
+                 {"compiles", scores.compiles},
+                 {"replayed", scores.replayed},
+                 {"failed", scores.failed},
+                 {"seconds", {{"collect", collectSeconds}, {"elapsed", elapsed}}}};
+    if (options_.driver.memo) {
+      metrics["memo"] = options_.driver.memo->stats().toJson();
+      metrics["memo"]["trajectory_bytes"] = trajectories_->bytes();
+    }
+    return metrics;
+  }
+
+  const ESOptions &options_;
+  const Problem &problem_;
+  Corpus corpus_;
+  ESSettings settings_;
+  PolicyModel start_;  ///< the network shape, preprocessing and vocab every candidate shares
+  EvolutionStrategy strategy_;
+  CompilerDriver driver_;
+  RewardBaselines defaultSizes_;
+  std::optional<TrajectoryMemo> trajectories_;
+};
+
+}  // namespace
+
+ESSummary trainES(const ESOptions &options) { return ESRun(options).run(); }
+
+}  // namespace mlgo
