@@ -42,6 +42,10 @@ ConfigSchema behavioralCloningSchema() {
       .add("gain_weight", T::Number, 0.0,
            "imitation: a module's decisions weigh 1 + gain_weight x (its trace's % .text gain over the default "
            "heuristic, from baselines.json); 0: every decision weighs the same")
+      .within(0, 1e6)
+      .add("flip_weight", T::Number, 0.0,
+           "imitation: a decision whose action differs from the default heuristic's (what the search changed) "
+           "weighs 1 + flip_weight times more")
       .within(0, 1e6);
   return schema;
 }
@@ -128,6 +132,7 @@ BCSummary trainBehavioralCloning(const BCOptions &options) {
   const int64_t checkpointEvery = config.at("checkpoint_every").get<int64_t>();
   const double holdout = config.at("holdout_fraction").get<double>();
   const double gainWeight = config.at("gain_weight").get<double>();
+  const double flipWeight = config.at("flip_weight").get<double>();
   const Activation activation = parseActivation(config.at("activation").get<std::string>());
   if (batchSize <= 0 || iterations <= 0 || reportEvery <= 0 || checkpointEvery < 0)
     throw UsageError("batch_size, iterations and report_every must be positive, checkpoint_every not negative");
@@ -157,8 +162,12 @@ BCSummary trainBehavioralCloning(const BCOptions &options) {
         uniformFromKey(hashName(module.name), options.seed ^ 0x6d6c676f686f6c64ull) < holdout ? heldoutRaw : trainRaw;
     ++target.modules;
     target.features.insert(target.features.end(), module.features.begin(), module.features.end());
-    for (uint8_t action : module.actions) target.labels.push_back(action);
-    target.weights.insert(target.weights.end(), module.actions.size(), moduleWeight(module, baselines, gainWeight));
+    const float weight = moduleWeight(module, baselines, gainWeight);
+    for (size_t d = 0; d < module.decisions(); ++d) {
+      target.labels.push_back(module.actions[d]);
+      const bool flipped = module.defaultDecisions[d] >= 0 && module.actions[d] != module.defaultDecisions[d];
+      target.weights.push_back(flipped ? weight * float(1 + flipWeight) : weight);
+    }
   });
   if (trainRaw.labels.empty())
     throw InputError(describeInputProblem(options.trace.string(), "", "no training decisions (all modules held out?)"));
