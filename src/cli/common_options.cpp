@@ -91,4 +91,35 @@ PolicyModel loadInliningPolicy(const std::string &directory) {
   return PolicyModel::load(directory, problem.name(), problem.featureNames());
 }
 
+void addTrainingRunFlags(CLI::App &command, TrainingRunFlags &flags, const std::string &configHelp,
+                         const std::string &setExample, const std::string &seedHelp) {
+  command.add_option("--output", flags.output, "Output directory (policy/, metrics.jsonl, resume/, ...)");
+  command.add_option("--config", flags.config, configHelp);
+  command.add_option("--set", flags.sets, "Override a config key: --set " + setExample + " (repeatable)");
+  command.add_option("--seed", flags.seed, seedHelp)->capture_default_str()->check(wholeNumber());
+  command.add_flag("--resume", flags.resume, "Continue the run in --output after an interruption");
+  command.add_flag("--force", flags.force, "Start over: remove what an earlier run left in --output");
+  command.add_flag("--print-config", flags.printConfig, "Print the resolved config and exit");
+}
+
+void checkTrainingRunFlags(const CLI::App &command, const TrainingRunFlags &flags,
+                           std::initializer_list<const char *> required) {
+  if (!flags.printConfig)
+    for (const char *name : required)
+      if (command.count(name) == 0) throw CLI::RequiredError(name);
+  if (flags.resume && flags.force) throw CLI::ValidationError("--resume and --force", "exclude each other");
+}
+
+nlohmann::json resolveTrainingConfig(const ConfigSchema &schema, const TrainingRunFlags &flags) {
+  return schema.resolve(flags.config.empty() ? std::nullopt : std::optional<std::filesystem::path>(flags.config),
+                        flags.sets);
+}
+
+std::optional<OutputDirectoryLock> claimTrainingOutput(const TrainingRunFlags &flags, const std::string &command) {
+  const ExistingOutput existing =
+      flags.force ? ExistingOutput::Replace : flags.resume ? ExistingOutput::Resume : ExistingOutput::Refuse;
+  return claimOutput(flags.output, command, existing,
+                     "pass --resume to continue that run or --force to start over");
+}
+
 }  // namespace mlgo::cli

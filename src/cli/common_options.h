@@ -7,6 +7,7 @@
 #include "mlgo/distributed/cluster.h"
 #include "mlgo/driver/compiler_driver.h"
 #include "mlgo/policy/policy_model.h"
+#include "mlgo/training/config_schema.h"
 #include "mlgo/support/output_directory.h"
 
 namespace mlgo::cli {
@@ -51,6 +52,26 @@ std::optional<OutputDirectoryLock> claimOutput(const std::string &directory, con
                                                ExistingOutput existing, const std::string &howToContinue = "");
 /// Refuse, or Replace with --force: for outputs that must hold one run only.
 inline ExistingOutput freshOutput(bool force) { return force ? ExistingOutput::Replace : ExistingOutput::Refuse; }
+
+/// What the learners that resume (train-ppo, train-es) share: where the run
+/// writes, its config, its seed, and what to do with an earlier run there.
+struct TrainingRunFlags {
+  std::string output, config;
+  std::vector<std::string> sets;
+  uint64_t seed = 0;
+  bool resume = false, force = false, printConfig = false;
+};
+/// --output, --config, --set, --seed, --resume, --force and --print-config.
+void addTrainingRunFlags(CLI::App &command, TrainingRunFlags &flags, const std::string &configHelp,
+                         const std::string &setExample, const std::string &seedHelp);
+/// In the subcommand's callback: the `required` flags (unless only the
+/// config is printed) and --resume without --force.
+void checkTrainingRunFlags(const CLI::App &command, const TrainingRunFlags &flags,
+                           std::initializer_list<const char *> required);
+/// The config file (if any) and the --set overrides, resolved by `schema`.
+nlohmann::json resolveTrainingConfig(const ConfigSchema &schema, const TrainingRunFlags &flags);
+/// claimOutput for a run that --resume continues and --force starts over.
+std::optional<OutputDirectoryLock> claimTrainingOutput(const TrainingRunFlags &flags, const std::string &command);
 
 /// A policy directory checked against the inlining problem's features.
 /// Throws InputError naming the file and what does not match.

@@ -16,21 +16,16 @@ namespace mlgo::cli {
 namespace {
 
 struct TrainESFlags {
-  std::string corpus, warmstart, baselines, output, config;
+  std::string corpus, warmstart, baselines;
   std::string problem = "inlining";
-  std::vector<std::string> sets;
-  uint64_t seed = 0;
-  bool resume = false;
-  bool force = false;
-  bool printConfig = false;
+  TrainingRunFlags run;
   DriverFlags driver;
 };
 
 int runTrainES(const TrainESFlags &flags) {
   ESOptions options;
-  const auto configFile = flags.config.empty() ? std::nullopt : std::optional<std::filesystem::path>(flags.config);
-  options.config = esSchema().resolve(configFile, flags.sets);
-  if (flags.printConfig) {
+  options.config = resolveTrainingConfig(esSchema(), flags.run);
+  if (flags.run.printConfig) {
     std::printf("%s\n", options.config.dump(2).c_str());
     return exit_code::kSuccess;
   }
@@ -38,20 +33,17 @@ int runTrainES(const TrainESFlags &flags) {
   options.corpus = flags.corpus;
   options.warmstart = flags.warmstart;
   options.baselines = flags.baselines;
-  options.output = flags.output;
+  options.output = flags.run.output;
   options.problem = flags.problem;
-  options.seed = flags.seed;
-  options.resume = flags.resume;
-  const auto outputLock =
-      claimOutput(flags.output, "train-es",
-                  flags.force ? ExistingOutput::Replace : flags.resume ? ExistingOutput::Resume : ExistingOutput::Refuse,
-                  "pass --resume to continue that run or --force to start over");
+  options.seed = flags.run.seed;
+  options.resume = flags.run.resume;
+  const auto outputLock = claimTrainingOutput(flags.run, "train-es");
   options.driver = toDriverOptions(flags.driver);
   const int64_t total = options.config["iterations"].get<int64_t>();
   // A new event file per start: TensorBoard reads every file of the directory.
   auto events = std::make_shared<std::optional<EventFileWriter>>();
   options.onMetrics = [events, total, &flags](const nlohmann::json &m) {
-    if (!*events) events->emplace(flags.output);
+    if (!*events) events->emplace(flags.run.output);
     nlohmann::json scalars = m;
     scalars.erase("iteration");
     (*events)->addScalars(scalars, m["iteration"].get<int64_t>());
@@ -67,14 +59,15 @@ int runTrainES(const TrainESFlags &flags) {
   const ESSummary summary = trainES(options);
   logMemoStats(options.driver);
   if (summary.lastIteration < summary.firstIteration) {
-    std::printf("nothing to do: %s already finished %lld iterations\n", flags.output.c_str(),
+    std::printf("nothing to do: %s already finished %lld iterations\n", flags.run.output.c_str(),
                 (long long)summary.lastIteration);
     return exit_code::kSuccess;
   }
   std::printf("trained ES iterations %lld-%lld in %.1f s; last iteration: sampled modules %+.3f%% text vs -Oz; "
               "policy in %s/policy, metrics in %s/metrics.jsonl\n",
               (long long)summary.firstIteration, (long long)summary.lastIteration, summary.seconds,
-              100 * summary.lastMetrics["size"]["change"].get<double>(), flags.output.c_str(), flags.output.c_str());
+              100 * summary.lastMetrics["size"]["change"].get<double>(), flags.run.output.c_str(),
+              flags.run.output.c_str());
   return exit_code::kSuccess;
 }
 
@@ -86,22 +79,12 @@ void addTrainESCommand(CLI::App *command, CommandRunner &runner) {
   command->add_option("--warmstart", flags->warmstart, "Policy to start from (train-bc's or train-ppo's output)");
   command->add_option("--baselines", flags->baselines,
                       "Default trace directory or baselines.json with the -Oz sizes (missing ones are compiled)");
-  command->add_option("--output", flags->output, "Output directory (policy/, metrics.jsonl, resume/, ...)");
-  command->add_option("--config", flags->config, "JSON config (default: configs/inlining/es.json's values)");
   command->add_option("--problem", flags->problem, "Optimization problem")->capture_default_str();
-  command->add_option("--set", flags->sets, "Override a config key: --set iterations=50 (repeatable)");
-  command->add_option("--seed", flags->seed, "Seed of the directions and the module sampling")
-      ->capture_default_str()
-      ->check(wholeNumber());
-  command->add_flag("--resume", flags->resume, "Continue the run in --output after an interruption");
-  command->add_flag("--force", flags->force, "Start over: remove what an earlier run left in --output");
-  command->add_flag("--print-config", flags->printConfig, "Print the resolved config and exit");
+  addTrainingRunFlags(*command, flags->run, "JSON config (default: the values of configs/inlining/es.json)",
+                      "iterations=50", "Seed of the directions and the module sampling");
   addDriverFlags(*command, flags->driver);
   command->callback([flags, command, &runner] {
-    if (!flags->printConfig)
-      for (const char *name : {"--corpus", "--warmstart", "--baselines", "--output"})
-        if (command->count(name) == 0) throw CLI::RequiredError(name);
-    if (flags->resume && flags->force) throw CLI::ValidationError("--resume and --force", "exclude each other");
+    checkTrainingRunFlags(*command, flags->run, {"--corpus", "--warmstart", "--baselines", "--output"});
     runner = [flags] { return runTrainES(*flags); };
   });
 }

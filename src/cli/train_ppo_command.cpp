@@ -18,13 +18,9 @@ namespace mlgo::cli {
 namespace {
 
 struct TrainPPOFlags {
-  std::string corpus, vocab, warmstart, baselines, output, config;
+  std::string corpus, vocab, warmstart, baselines;
   std::string problem = "inlining";
-  std::vector<std::string> sets;
-  uint64_t seed = 0;
-  bool resume = false;
-  bool force = false;
-  bool printConfig = false;
+  TrainingRunFlags run;
   bool progress = false;
   DriverFlags driver;
 };
@@ -69,10 +65,8 @@ int runTrainPPO(const TrainPPOFlags &flags) {
   const TrainingLibrary &training = trainingLibrary();
   const ConfigSchema schema = training.ppoSchema();
   PPOOptions options;
-  const auto configFile =
-      flags.config.empty() ? std::nullopt : std::optional<std::filesystem::path>(flags.config);
-  options.config = schema.resolve(configFile, flags.sets);
-  if (flags.printConfig) {
+  options.config = resolveTrainingConfig(schema, flags.run);
+  if (flags.run.printConfig) {
     std::printf("%s\n", options.config.dump(2).c_str());
     return exit_code::kSuccess;
   }
@@ -80,14 +74,11 @@ int runTrainPPO(const TrainPPOFlags &flags) {
   options.vocab = flags.vocab;
   if (!flags.warmstart.empty()) options.warmstart = flags.warmstart;
   if (!flags.baselines.empty()) options.baselines = flags.baselines;
-  options.output = flags.output;
+  options.output = flags.run.output;
   options.problem = flags.problem;
-  options.seed = flags.seed;
-  options.resume = flags.resume;
-  const auto outputLock =
-      claimOutput(flags.output, "train-ppo",
-                  flags.force ? ExistingOutput::Replace : flags.resume ? ExistingOutput::Resume : ExistingOutput::Refuse,
-                  "pass --resume to continue that run or --force to start over");
+  options.seed = flags.run.seed;
+  options.resume = flags.run.resume;
+  const auto outputLock = claimTrainingOutput(flags.run, "train-ppo");
   options.driver = toDriverOptions(flags.driver);
   options.cluster = &runCluster();
   if (flags.progress) options.onCollectProgress = ProgressReporter::callback("collect");
@@ -101,7 +92,7 @@ int runTrainPPO(const TrainPPOFlags &flags) {
   PPOSummary summary = training.trainPPO(options);
   logMemoStats(options.driver);
   if (summary.lastIteration < summary.firstIteration) {
-    std::printf("nothing to do: %s already finished %lld policy iterations\n", flags.output.c_str(),
+    std::printf("nothing to do: %s already finished %lld policy iterations\n", flags.run.output.c_str(),
                 (long long)summary.lastIteration);
     return exit_code::kSuccess;
   }
@@ -110,7 +101,7 @@ int runTrainPPO(const TrainPPOFlags &flags) {
               "mean reward vs -Oz %+.4f; policy in %s/policy, metrics in %s/metrics.jsonl\n",
               (long long)summary.firstIteration, (long long)summary.lastIteration, summary.seconds,
               100 * m["size"]["change"].get<double>(), m["size"]["metric"].get<std::string>().c_str(),
-              m["reward_distribution"]["mean"].get<double>(), flags.output.c_str(), flags.output.c_str());
+              m["reward_distribution"]["mean"].get<double>(), flags.run.output.c_str(), flags.run.output.c_str());
   return exit_code::kSuccess;
 }
 
@@ -120,26 +111,16 @@ void addTrainPPOCommand(CLI::App *command, CommandRunner &runner) {
   auto flags = std::make_shared<TrainPPOFlags>();
   command->add_option("--corpus", flags->corpus, "Corpus directory");
   command->add_option("--vocab", flags->vocab, "Vocab directory (<feature>.buckets)");
-  command->add_option("--output", flags->output, "Output directory (policy/, metrics.jsonl, resume/, ...)");
   command->add_option("--warmstart", flags->warmstart, "Policy to start from (e.g. train-bc's output)");
   command->add_option("--baselines", flags->baselines,
                       "Default trace directory or baselines.json with the -Oz sizes (missing ones are compiled)");
-  command->add_option("--config", flags->config, "JSON config (default: ml-compiler-opt's PPO settings)");
   command->add_option("--problem", flags->problem, "Optimization problem")->capture_default_str();
-  command->add_option("--set", flags->sets, "Override a config key: --set num_policy_iterations=50 (repeatable)");
-  command->add_option("--seed", flags->seed, "Seed of initialization, module sampling, actions and batches")
-      ->capture_default_str()
-      ->check(wholeNumber());
-  command->add_flag("--resume", flags->resume, "Continue the run in --output after an interruption");
-  command->add_flag("--force", flags->force, "Start over: remove what an earlier run left in --output");
-  command->add_flag("--print-config", flags->printConfig, "Print the resolved config and exit");
+  addTrainingRunFlags(*command, flags->run, "JSON config (default: ml-compiler-opt's PPO settings)",
+                      "num_policy_iterations=50", "Seed of initialization, module sampling, actions and batches");
   command->add_flag("--progress", flags->progress, "Show collection progress within each iteration");
   addDriverFlags(*command, flags->driver);
   command->callback([flags, command, &runner] {
-    if (!flags->printConfig)
-      for (const char *name : {"--corpus", "--vocab", "--output"})
-        if (command->count(name) == 0) throw CLI::RequiredError(name);
-    if (flags->resume && flags->force) throw CLI::ValidationError("--resume and --force", "exclude each other");
+    checkTrainingRunFlags(*command, flags->run, {"--corpus", "--vocab", "--output"});
     runner = [flags] { return runTrainPPO(*flags); };
   });
 }

@@ -156,7 +156,8 @@ BCSummary trainBehavioralCloning(const BCOptions &options) {
   // Modules are held out whole, chosen by a hash of their name and the seed.
   RawDecisions trainRaw, heldoutRaw;
   const size_t featureCount = problem.featureNames().size();
-  const std::map<std::string, uint64_t> baselines = gainWeight > 0 ? reader.baselines() : std::map<std::string, uint64_t>{};
+  const std::map<std::string, uint64_t> baselines =
+      gainWeight > 0 ? reader.baselines() : std::map<std::string, uint64_t>{};
   reader.forEachModule([&](const trace::ModuleTrace &module) {
     RawDecisions &target =
         uniformFromKey(hashName(module.name), options.seed ^ 0x6d6c676f686f6c64ull) < holdout ? heldoutRaw : trainRaw;

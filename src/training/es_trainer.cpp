@@ -317,7 +317,8 @@ class ESRun {
       return total / double(collected.size());
     };
     for (size_t index = 0; index < strategy_.candidates(); ++index)
-      scores.fitness.push_back(meanReward(withWeights(start_, strategy_.candidate(iteration, index)), nullptr, nullptr));
+      scores.fitness.push_back(
+          meanReward(withWeights(start_, strategy_.candidate(iteration, index)), nullptr, nullptr));
     scores.policyReward = meanReward(withWeights(start_, strategy_.weights()), &scores.policySize, &scores.defaultSize);
     return scores;
   }

@@ -62,7 +62,8 @@ TEST_CASE("explore: the budget bounds the compiles of a module", "[trace][explor
   const Corpus corpus = test::singleSourceCorpus(scratch / "corpus", test::testData() / "explore" / "planted.c");
   ExploreSettings settings;
   settings.budget = 3;
-  const ExploredModule explored = exploreModule(CompilerDriver({}), corpus.modules[0], findProblem("inlining"), settings);
+  const ExploredModule explored =
+      exploreModule(CompilerDriver({}), corpus.modules[0], findProblem("inlining"), settings);
   REQUIRE(explored.ok());
   CHECK(explored.compiles == 3);
   CHECK(explored.flipsTried == 2);
@@ -76,7 +77,8 @@ TEST_CASE("explore: a policy baseline flips its least certain decisions", "[trac
   settings.baseline = &policy;
   settings.flips = 4;
   const ExploredModule explored =
-      exploreModule(CompilerDriver({}), test::moduleNamed(traced.corpus, "shapes.o"), findProblem("inlining"), settings);
+      exploreModule(CompilerDriver({}), test::moduleNamed(traced.corpus, "shapes.o"), findProblem("inlining"),
+                    settings);
   REQUIRE(explored.ok());
   CHECK(explored.flipsTried == 4);
   CHECK(explored.bestSize <= explored.baselineSize);

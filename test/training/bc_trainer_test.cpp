@@ -109,7 +109,8 @@ TEST_CASE("train-bc: imitation of an explored trace learns what the search found
   CHECK(flips.trainAgreement >= 0.95);
   CHECK(readFile(traced.scratch / "imitation/policy/model.json") !=
         readFile(traced.scratch / "unweighted/policy/model.json"));
-  CHECK(readFile(traced.scratch / "flips/policy/model.json") != readFile(traced.scratch / "imitation/policy/model.json"));
+  CHECK(readFile(traced.scratch / "flips/policy/model.json") !=
+        readFile(traced.scratch / "imitation/policy/model.json"));
 }
 
 TEST_CASE("train-bc: the same trace, config and seed give identical weights", "[training][determinism]") {

@@ -25,7 +25,8 @@ std::vector<float> climb(const std::vector<float> &target, ESSettings settings, 
   EvolutionStrategy strategy(std::vector<float>(target.size(), 0.0f), settings, seed);
   for (int iteration = 1; iteration <= steps; ++iteration) {
     std::vector<double> fitness;
-    for (size_t c = 0; c < strategy.candidates(); ++c) fitness.push_back(-distance(strategy.candidate(iteration, c), target));
+    for (size_t c = 0; c < strategy.candidates(); ++c)
+      fitness.push_back(-distance(strategy.candidate(iteration, c), target));
     strategy.step(iteration, fitness);
   }
   return strategy.weights();
