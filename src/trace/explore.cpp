@@ -13,6 +13,7 @@
 #include "mlgo/policy/trajectory.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/atomic_file.h"
+#include "mlgo/support/crc32c.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/parallel_for.h"
 #include "mlgo/support/text_input.h"
@@ -166,10 +167,13 @@ namespace {
 constexpr const char *kJournal = ".explore-journal";
 
 json settingsJson(const ExploreOptions &options, const Problem &problem) {
-  return {{"problem", problem.name()},
-          {"baseline", options.baselineName},
-          {"flips", options.settings.flips},
-          {"budget", options.settings.budget}};
+  json settings{{"problem", problem.name()},
+                {"baseline", options.baselineName},
+                {"flips", options.settings.flips},
+                {"budget", options.settings.budget}};
+  // A policy changed at the same path must not resume an exploration made with the old one.
+  if (options.settings.baseline) settings["baseline_crc32c"] = crc32c(options.settings.baseline->serialize());
+  return settings;
 }
 
 std::string encodeExplored(const ExploredModule &explored) {
@@ -205,7 +209,9 @@ ExploredModule decodeExplored(std::string_view bytes, size_t featureCount) {
 }
 
 /// Finished modules of an interrupted run, kept one file per module so a
-/// kill loses only the modules in flight.
+/// kill loses only the modules in flight. Each file starts with the module's
+/// compile key (its bitcode's hash, command line and versions), so a module
+/// that changed since is explored again.
 class Journal {
  public:
   Journal(const fs::path &output, const json &settings, bool resume) : directory_(output / kJournal) {
@@ -223,22 +229,22 @@ class Journal {
     writeFileAtomically(settingsFile, settings.dump() + "\n");
   }
   /// The module's encoded exploration, when an earlier run finished it.
-  std::optional<std::string> find(const std::string &moduleName) const {
-    const fs::path file = fileOf(moduleName);
+  std::optional<std::string> find(const CorpusModule &module) const {
+    const fs::path file = fileOf(module.name);
     if (!fs::exists(file)) return std::nullopt;
     const std::string bytes = readFile(file);
     try {
       ByteReader reader(bytes);
-      if (reader.bytes() == moduleName) return std::string(reader.bytes());
+      if (reader.bytes() == keyOf(module)) return std::string(reader.bytes());
     } catch (const ByteReader::DecodeError &) {
     }
-    return std::nullopt;  // another module's (a hash collision) or damaged: explore again
+    return std::nullopt;  // another module's, a changed module, or damaged: explore again
   }
-  void keep(const std::string &moduleName, const std::string &encoded) const {
+  void keep(const CorpusModule &module, const std::string &encoded) const {
     std::string bytes;
-    putBytes(bytes, moduleName);
+    putBytes(bytes, keyOf(module));
     putBytes(bytes, encoded);
-    writeFileAtomically(fileOf(moduleName), bytes);
+    writeFileAtomically(fileOf(module.name), bytes);
   }
   void remove() const {
     std::error_code ignored;
@@ -246,6 +252,9 @@ class Journal {
   }
 
  private:
+  static std::string keyOf(const CorpusModule &module) {
+    return module.name + "\n" + CompilerDriver::requestMemoKey({&module, "", {}});
+  }
   fs::path fileOf(const std::string &moduleName) const {
     return directory_ / (std::to_string(hashName(moduleName)) + ".explored");
   }
@@ -287,14 +296,14 @@ ExploreSummary runExplore(const Corpus &corpus, const CompilerDriver &driver, co
   std::mutex progressMutex;
   size_t done = 0;
   auto exploreSlot = [&](size_t slot, size_t total) {
-    const std::string &name = corpus.modules[slot].name;
+    const CorpusModule &module = corpus.modules[slot];
     std::string bytes;
-    if (std::optional<std::string> kept = journal ? journal->find(name) : std::nullopt) {
+    if (std::optional<std::string> kept = journal ? journal->find(module) : std::nullopt) {
       bytes = std::move(*kept);
       fromJournal[slot] = true;
     } else {
-      bytes = encodeExplored(exploreModule(driver, corpus.modules[slot], problem, settings));
-      if (journal) journal->keep(name, bytes);
+      bytes = encodeExplored(exploreModule(driver, module, problem, settings));
+      if (journal) journal->keep(module, bytes);
     }
     if (progress) {
       std::lock_guard<std::mutex> lock(progressMutex);
