@@ -156,7 +156,6 @@ ExploredModule exploreModule(const CompilerDriver &driver, const CorpusModule &m
   }
   explored.compiles = compiles;
   explored.bestSize = best.size();
-  explored.flipsKept = kept.size();
   explored.keptFlips.assign(kept.begin(), kept.end());
   explored.best = std::move(best.record);
   return explored;
@@ -202,7 +201,6 @@ ExploredModule decodeExplored(std::string_view bytes, size_t featureCount) {
   explored.improvingFlips = reader.varint();
   explored.keptFlips.resize(reader.varint());
   for (size_t &k : explored.keptFlips) k = reader.varint();
-  explored.flipsKept = explored.keptFlips.size();
   const std::string_view record = reader.bytes();
   if (explored.ok()) explored.best = trace::decodeModule(record, featureCount);
   return explored;

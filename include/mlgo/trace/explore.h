@@ -45,7 +45,7 @@ struct ExploredModule {
   CompileResult failure;  ///< the default compile when it failed (then nothing else is set)
   uint64_t defaultSize = 0, baselineSize = 0, bestSize = 0;
   size_t decisions = 0;  ///< of the baseline's compile
-  size_t compiles = 0, flipsTried = 0, improvingFlips = 0, flipsKept = 0;
+  size_t compiles = 0, flipsTried = 0, improvingFlips = 0;
   std::vector<size_t> keptFlips;  ///< decision numbers, ascending
   trace::ModuleTrace best;        ///< the smallest compile's decisions
   bool ok() const { return failure.ok(); }
