@@ -43,7 +43,7 @@ std::vector<CollectedModule> collectTrajectories(const CompilerDriver &driver, c
     samplers[i] = std::make_unique<ActionSampler>(model, seed, collected[i].trajectory, plan.greedy);
     // The module as the default compile would key it: bitcode, command
     // line, versions; what the decisions add is the tree's.
-    if (plan.trajectories) moduleKeys[i] = CompilerDriver::requestMemoKey({&module, "", {}});
+    if (plan.trajectories) moduleKeys[i] = plan.trajectories->moduleKey(module);
     if (!moduleKeys[i].empty()) {
       std::optional<CompileResult> known = plan.trajectories->replay(moduleKeys[i], *samplers[i]);
       if (memo) memo->noteSequenceCompile(known.has_value(), known ? known->seconds : 0.0);

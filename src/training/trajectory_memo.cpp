@@ -1,5 +1,7 @@
 #include "mlgo/training/trajectory_memo.h"
 
+#include "mlgo/driver/compiler_driver.h"
+
 namespace mlgo {
 
 namespace {
@@ -9,6 +11,17 @@ namespace {
 constexpr size_t kAllocationOverhead = 16;
 constexpr size_t allocated(size_t bytes) { return (bytes + kAllocationOverhead + 15) / 16 * 16; }
 }  // namespace
+
+std::string TrajectoryMemo::moduleKey(const CorpusModule &module) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto found = moduleKeys_.find(module.name);
+    if (found != moduleKeys_.end()) return found->second;
+  }
+  std::string key = CompilerDriver::requestMemoKey({&module, "", {}});  // reads the bitcode: outside the lock
+  std::lock_guard<std::mutex> lock(mutex_);
+  return moduleKeys_.emplace(module.name, std::move(key)).first->second;
+}
 
 std::optional<CompileResult> TrajectoryMemo::replay(const std::string &moduleKey, ActionSampler &sampler) const {
   std::lock_guard<std::mutex> lock(mutex_);

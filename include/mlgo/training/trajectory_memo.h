@@ -17,6 +17,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "mlgo/corpus/corpus.h"
 #include "mlgo/driver/compile_result.h"
 #include "mlgo/policy/trajectory.h"
 
@@ -27,6 +28,12 @@ class TrajectoryMemo {
   /// The trees stop growing at `maxBytes` (new paths are then compiled
   /// each time, never stored).
   explicit TrajectoryMemo(size_t maxBytes) : maxBytes_(maxBytes) {}
+
+  /// The key of a module's tree (CompilerDriver::requestMemoKey of its
+  /// default compile: bitcode hash, command line, versions), computed once per
+  /// run: collection samples the same modules every iteration (train-es many
+  /// times an iteration), and rehashing their bitcode each time repeats work.
+  std::string moduleKey(const CorpusModule &module);
 
   /// Samples the module's decisions from its tree with `sampler` (which
   /// records them into its trajectory). The compile's result when every
@@ -49,6 +56,7 @@ class TrajectoryMemo {
   size_t maxBytes_;
   mutable std::mutex mutex_;
   std::unordered_map<std::string, std::unique_ptr<Node>> roots_;
+  std::unordered_map<std::string, std::string> moduleKeys_;  ///< by module name
   size_t bytes_ = 0;
 };
 
