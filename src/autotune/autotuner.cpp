@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "mlgo/autotune/culprit_isolation.h"
+#include "mlgo/corpus/corpus.h"
 #include "mlgo/distributed/rank_share.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/parallel_for.h"
@@ -206,24 +207,27 @@ AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver
       ++report.listsGated;
       if (found->second.passed) return found->second;
       ++report.listsRejected;
+      report.listsFailingOnlyCxxLinks += found->second.cxxLinkOnly;
       const std::string program = found->second.program;
       if (program.empty()) return found->second;
       noteFailure(program);
+      const bool linkFailure = found->second.cxxLinkOnly;
       const std::vector<int> passes = isolateCulprit(
           list,
           [&](const std::vector<int> &part) {
             ++report.culpritChecks;
-            return gate->breaks(space.pipeline(part), program);
+            return gate->breaks(space.pipeline(part), program, linkFailure);
           },
           options.culpritChecks);
       report.culprits.push_back({passes, program, list});
       return found->second;
     };
-    // The first program that has failed before and breaks under `pipeline`.
-    auto prescreen = [&](const std::string &pipeline) -> std::optional<std::string> {
+    // The first program that has failed before and breaks under `pipeline`
+    // for a module of this language.
+    auto prescreen = [&](const std::string &pipeline, bool cxxModule) -> std::optional<std::string> {
       for (const std::string &program : failedPrograms) {
         ++report.prescreenRuns;
-        if (gate->breaks(pipeline, program)) return program;
+        if (gate->breaks(pipeline, program, cxxModule)) return program;
       }
       return std::nullopt;
     };
@@ -233,9 +237,16 @@ AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver
     for (size_t i = 0; i < report.modules.size(); ++i) {
       ModuleTuning &tuning = report.modules[i];
       if (tuning.best.empty()) continue;
+      const bool cxxModule = isCxxModule(corpus.modules[i]);
       const GateVerdict &verdict = verdictOf(tuning.best);
-      tuning.gatePassed = verdict.passed;
-      if (verdict.passed) continue;
+      tuning.gatePassed = verdict.acceptsFor(cxxModule);
+      if (verdict.acceptsFor(cxxModule)) {
+        if (!verdict.passed) {
+          tuning.gateFailure = verdict.failure;
+          ++report.cModulesKeepingCxxLinkFailures;
+        }
+        continue;
+      }
       tuning.gateFailure = verdict.failure + " (list " + space.describe(tuning.best) + ")";
       noteFailure(verdict.program);  // this module's near-copies most likely break it too
       tuning.best.clear();
@@ -245,14 +256,18 @@ AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver
         const auto list = runnerUp["list"].get<std::vector<int>>();
         const std::string pipeline = space.pipeline(list);
         if (!verdicts.count(pipeline)) {
-          if (const std::optional<std::string> broken = prescreen(pipeline)) {
+          if (const std::optional<std::string> broken = prescreen(pipeline, cxxModule)) {
             ++report.fallbacksScreenedOut;
-            verdicts.emplace(pipeline, GateVerdict{false, *broken + ": broke in the prescreen", *broken});
+            // Every module's verdict only when it is a miscompile: a C++
+            // module's prescreen also counts link failures, which do not
+            // reject the list for C modules.
+            if (!cxxModule)
+              verdicts.emplace(pipeline, GateVerdict{false, *broken + ": broke in the prescreen", *broken, false});
             continue;
           }
           ++gated;
         }
-        if (!verdictOf(list).passed) continue;
+        if (!verdictOf(list).acceptsFor(cxxModule)) continue;
         tuning.best = list;
         tuning.gatePassed = true;
         tuning.gateFallback = true;
@@ -311,7 +326,9 @@ json autotuneReportToJson(const AutotuneReport &report, const SearchSpace &space
       if (tuning.gatePassed)
         entry["gate"] = !*tuning.gatePassed ? "rejected: " + tuning.gateFailure
                         : tuning.gateFallback ? "passed (a runner-up: the best list was rejected: " + tuning.gateFailure + ")"
-                                              : std::string("passed");
+                        : !tuning.gateFailure.empty()
+                            ? "passed for C (only C++ programs fail, to link: " + tuning.gateFailure + ")"
+                            : std::string("passed");
     }
     entry["compilations"] = tuning.compilations;
     entry["failed_candidates"] = tuning.failedCandidates;
@@ -343,6 +360,9 @@ json autotuneReportToJson(const AutotuneReport &report, const SearchSpace &space
             {"failed_candidates", report.failedCandidates},
             {"lists_gated", report.listsGated},
             {"lists_rejected", report.listsRejected},
+            {"lists_rejected_miscompile", report.listsRejected - report.listsFailingOnlyCxxLinks},
+            {"lists_rejected_cxx_link_only", report.listsFailingOnlyCxxLinks},
+            {"c_modules_keeping_cxx_link_failures", report.cModulesKeepingCxxLinkFailures},
             {"culprits", culpritsToJson(report.culprits, space)},
             {"culprit_checks", report.culpritChecks},
             {"fallbacks_screened_out", report.fallbacksScreenedOut},
@@ -354,9 +374,11 @@ json autotuneReportToJson(const AutotuneReport &report, const SearchSpace &space
 
 std::map<std::string, std::string> readPassLists(const fs::path &bestJson) {
   const json best = readJsonFile(bestJson);
-  if (!best.is_object() || best.value("format", "") != "mlgo-autotune" || !best.contains("modules") ||
+  const std::string format = best.is_object() ? best.value("format", "") : "";
+  if ((format != "mlgo-autotune" && format != "mlgo-predicted-passes") || !best.contains("modules") ||
       !best["modules"].is_array())
-    throw InputError(describeInputProblem(bestJson.string(), "", "not a best.json written by mlgo autotune"));
+    throw InputError(describeInputProblem(bestJson.string(), "",
+                                          "neither a best.json of mlgo autotune nor a predict-passes --json file"));
   std::map<std::string, std::string> lists;
   for (size_t i = 0; i < best["modules"].size(); ++i) {
     const json &module = best["modules"][i];

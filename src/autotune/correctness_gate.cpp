@@ -13,12 +13,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string describeFailure(const std::string &step, const ProcessOutcome &outcome) {
+/// What went wrong in one step, its stderr cut to 300 characters after
+/// `directory` is removed from it (so the same failure reads the same
+/// wherever the work directory is).
+std::string describeFailure(const std::string &step, const ProcessOutcome &outcome, const std::string &directory = "") {
   if (!outcome.started) return step + " did not start: " + outcome.error;
   if (outcome.timedOut) return step + " ran past the timeout";
   if (outcome.signal) return step + " died with signal " + std::to_string(outcome.signal);
   std::string text = step + " exited with status " + std::to_string(outcome.exitCode);
-  if (!outcome.stderrText.empty()) text += ": " + outcome.stderrText.substr(0, 300);
+  std::string details = outcome.stderrText;
+  if (!directory.empty())
+    for (size_t at; (at = details.find(directory)) != std::string::npos;) details.erase(at, directory.size());
+  if (!details.empty()) text += ": " + details.substr(0, 300);
   return text;
 }
 
@@ -64,7 +70,8 @@ CorrectnessGate::CorrectnessGate(GateOptions options) : options_(std::move(optio
       throw InputError(describeInputProblem(options_.programs.string(), programs_[i].name, errors[i]));
 }
 
-std::string CorrectnessGate::runOne(const Program &program, const std::string &pipeline, size_t slot) const {
+CorrectnessGate::ProgramRun CorrectnessGate::runOne(const Program &program, const std::string &pipeline,
+                                                    size_t slot) const {
   const std::string base = (options_.workDirectory / (program.name + "." + std::to_string(slot))).string();
   const std::string optimized = base + ".opt.bc", object = base + ".o", binary = base + ".exe";
   auto cleanup = [&] {
@@ -74,12 +81,9 @@ std::string CorrectnessGate::runOne(const Program &program, const std::string &p
   // Verdicts name files relative to the work directory, and the object file
   // is named here rather than by clang (a random temporary name), so the
   // same list gives the same message in every run.
-  auto failure = [&](const std::string &step, const ProcessOutcome &outcome) {
+  auto failure = [&](const std::string &step, const ProcessOutcome &outcome) -> ProgramRun {
     cleanup();
-    std::string text = describeFailure(step, outcome);
-    const std::string directory = options_.workDirectory.string() + "/";
-    for (size_t at; (at = text.find(directory)) != std::string::npos;) text.erase(at, directory.size());
-    return text;
+    return {describeFailure(step, outcome, options_.workDirectory.string() + "/"), step == "linking"};
   };
   std::vector<std::string> clang{options_.clang};
   if (program.cxx) clang.push_back("--driver-mode=g++");
@@ -97,7 +101,7 @@ std::string CorrectnessGate::runOne(const Program &program, const std::string &p
   outcome = runProcess({binary}, options_.timeout);
   if (!outcome.succeeded()) return failure("the program", outcome);
   cleanup();
-  return "";
+  return {};
 }
 
 GateVerdict CorrectnessGate::check(const std::string &pipeline) {
@@ -107,23 +111,28 @@ GateVerdict CorrectnessGate::check(const std::string &pipeline) {
     if (found != verdicts_.end()) return found->second;
   }
   const size_t slot = nextSlot_++;
-  std::vector<std::string> failures(programs_.size());
-  parallelFor(programs_.size(), options_.threads,
-              [&](size_t i) { failures[i] = runOne(programs_[i], pipeline, slot); });
-  GateVerdict verdict{true, "", ""};
-  for (size_t i = 0; i < programs_.size(); ++i)
-    if (!failures[i].empty()) {
-      verdict = {false, programs_[i].name + ": " + failures[i], programs_[i].name};
-      break;
+  std::vector<ProgramRun> runs(programs_.size());
+  parallelFor(programs_.size(), options_.threads, [&](size_t i) { runs[i] = runOne(programs_[i], pipeline, slot); });
+  GateVerdict verdict{true, "", "", false};
+  // The first miscompile names the verdict; a C++ link failure only when there is none.
+  for (bool linkFailures : {false, true})
+    for (size_t i = 0; i < programs_.size() && verdict.passed; ++i) {
+      const ProgramRun &run = runs[i];
+      const bool cxxLink = programs_[i].cxx && run.linkFailed;
+      if (run.failure.empty() || cxxLink != linkFailures) continue;
+      verdict = {false, programs_[i].name + ": " + run.failure, programs_[i].name, cxxLink};
     }
   std::lock_guard<std::mutex> lock(mutex_);
   ++runs_;
   return verdicts_.emplace(pipeline, verdict).first->second;
 }
 
-bool CorrectnessGate::breaks(const std::string &pipeline, const std::string &program) {
-  for (const Program &candidate : programs_)
-    if (candidate.name == program) return !runOne(candidate, pipeline, nextSlot_++).empty();
+bool CorrectnessGate::breaks(const std::string &pipeline, const std::string &program, bool linkFailuresCount) {
+  for (const Program &candidate : programs_) {
+    if (candidate.name != program) continue;
+    const ProgramRun run = runOne(candidate, pipeline, nextSlot_++);
+    return !run.failure.empty() && (linkFailuresCount || !candidate.cxx || !run.linkFailed);
+  }
   return false;
 }
 

@@ -4,7 +4,10 @@
 #include <random>
 #include <tuple>
 
+#include "mlgo/autotune/module_features.h"
+#include "mlgo/autotune/pass_predictor.h"
 #include "mlgo/support/crc32c.h"
+#include "mlgo/support/errors.h"
 
 namespace mlgo::autotune {
 
@@ -85,6 +88,7 @@ std::optional<Strategy> parseStrategy(const std::string &name) {
   if (name == "random") return Strategy::Random;
   if (name == "local") return Strategy::Local;
   if (name == "hybrid") return Strategy::Hybrid;
+  if (name == "predicted") return Strategy::Predicted;
   return std::nullopt;
 }
 
@@ -96,6 +100,8 @@ const char *strategyName(Strategy strategy) {
       return "local";
     case Strategy::Hybrid:
       return "hybrid";
+    case Strategy::Predicted:
+      return "predicted";
   }
   return "local";
 }
@@ -153,8 +159,30 @@ std::vector<std::vector<int>> ModuleEvaluator::runnersUp(const std::vector<int> 
   return lists;
 }
 
+namespace {
+
+SearchOutcome tryPredictedLists(ModuleEvaluator &evaluator, const SearchOptions &options) {
+  SearchOutcome best{{}, UINT64_MAX};
+  if (!options.predictor) throw UsageError("the predicted strategy needs a predictor");
+  std::vector<size_t> ranking;
+  try {
+    ranking = options.predictor->rank(moduleFeatures(evaluator.module()), isCxxModule(evaluator.module()));
+  } catch (const InputError &) {
+    return best;  // unreadable bitcode: its -Oz compile failed already
+  }
+  for (size_t k : ranking) {
+    if (evaluator.exhausted()) break;
+    const std::optional<uint64_t> size = evaluator.size(options.predictorLists[k]);
+    if (size && better(*size, options.predictorLists[k].size(), best)) best = {options.predictorLists[k], *size};
+  }
+  return best;
+}
+
+}  // namespace
+
 SearchOutcome searchModule(ModuleEvaluator &evaluator, const SearchSpace &space, const SearchOptions &options,
                            const std::string &moduleName) {
+  if (options.strategy == Strategy::Predicted) return tryPredictedLists(evaluator, options);
   Search search(evaluator, space, moduleSeed(options.seed, moduleName));
   // The starting point: default<Oz> as a pass list (the recorded -Oz compile
   // is the backup the caller keeps anyway).

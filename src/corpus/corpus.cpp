@@ -151,4 +151,31 @@ void writeCorpusDescription(const fs::path &directory, const std::vector<std::st
   writeFileAtomically(directory / kCorpusDescriptionFile, description.dump(2) + "\n");
 }
 
+namespace {
+
+bool cxxExtension(const std::string &file) {
+  const size_t dot = file.rfind('.');
+  if (dot == std::string::npos) return false;
+  const std::string extension = file.substr(dot + 1);
+  for (const char *cxx : {"cc", "cpp", "cxx", "c++", "C", "CC", "CPP", "ii"})
+    if (extension == cxx) return true;
+  return false;
+}
+
+}  // namespace
+
+bool isCxxModule(const CorpusModule &module) {
+  const std::vector<std::string> &args = module.commandLine;
+  auto valueOf = [&](const char *option) -> const std::string * {
+    for (size_t i = 0; i + 1 < args.size(); ++i)
+      if (args[i] == option) return &args[i + 1];
+    return nullptr;
+  };
+  if (const std::string *language = valueOf("-x")) return language->rfind("c++", 0) == 0;
+  if (const std::string *file = valueOf("-main-file-name")) return cxxExtension(*file);
+  for (const std::string &arg : args)
+    if (arg.rfind("-std=c++", 0) == 0 || arg.rfind("-std=gnu++", 0) == 0) return true;
+  return false;
+}
+
 }  // namespace mlgo

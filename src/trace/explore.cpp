@@ -9,6 +9,7 @@
 
 #include "mlgo/distributed/rank_share.h"
 #include "mlgo/driver/compile_worker.h"
+#include "mlgo/driver/module_journal.h"
 #include "mlgo/policy/decision_steer.h"
 #include "mlgo/policy/trajectory.h"
 #include "mlgo/problems/problem.h"
@@ -206,59 +207,6 @@ ExploredModule decodeExplored(std::string_view bytes, size_t featureCount) {
   return explored;
 }
 
-/// Finished modules of an interrupted run, kept one file per module so a
-/// kill loses only the modules in flight. Each file starts with the module's
-/// compile key (its bitcode's hash, command line and versions), so a module
-/// that changed since is explored again.
-class Journal {
- public:
-  Journal(const fs::path &output, const json &settings, bool resume) : directory_(output / kJournal) {
-    const fs::path settingsFile = directory_ / "settings.json";
-    if (resume && fs::exists(settingsFile)) {
-      const json recorded = readJsonFile(settingsFile);
-      if (recorded != settings)
-        throw UsageError("--resume: " + output.string() + " holds an exploration with other settings (" +
-                         recorded.dump() + "); pass --force to start over");
-    } else {
-      std::error_code ignored;
-      fs::remove_all(directory_, ignored);
-    }
-    fs::create_directories(directory_);
-    writeFileAtomically(settingsFile, settings.dump() + "\n");
-  }
-  /// The module's encoded exploration, when an earlier run finished it.
-  std::optional<std::string> find(const CorpusModule &module) const {
-    const fs::path file = fileOf(module.name);
-    if (!fs::exists(file)) return std::nullopt;
-    const std::string bytes = readFile(file);
-    try {
-      ByteReader reader(bytes);
-      if (reader.bytes() == keyOf(module)) return std::string(reader.bytes());
-    } catch (const ByteReader::DecodeError &) {
-    }
-    return std::nullopt;  // another module's, a changed module, or damaged: explore again
-  }
-  void keep(const CorpusModule &module, const std::string &encoded) const {
-    std::string bytes;
-    putBytes(bytes, keyOf(module));
-    putBytes(bytes, encoded);
-    writeFileAtomically(fileOf(module.name), bytes);
-  }
-  void remove() const {
-    std::error_code ignored;
-    fs::remove_all(directory_, ignored);
-  }
-
- private:
-  static std::string keyOf(const CorpusModule &module) {
-    return module.name + "\n" + CompilerDriver::requestMemoKey({&module, "", {}});
-  }
-  fs::path fileOf(const std::string &moduleName) const {
-    return directory_ / (std::to_string(hashName(moduleName)) + ".explored");
-  }
-  fs::path directory_;
-};
-
 json moduleFigures(const std::string &name, const ExploredModule &explored) {
   return {{"name", name},
           {"default_size", explored.defaultSize},
@@ -284,8 +232,9 @@ ExploreSummary runExplore(const Corpus &corpus, const CompilerDriver &driver, co
   const size_t featureCount = problem.featureNames().size();
   const json settingsRecord = settingsJson(options, problem);
   // Only rank 0 writes; in a single process the journal makes a run resumable.
-  std::optional<Journal> journal;
-  if (cluster.isLeader() && !cluster.distributed()) journal.emplace(options.output, settingsRecord, options.resume);
+  std::optional<ModuleJournal> journal;
+  if (cluster.isLeader() && !cluster.distributed())
+    journal.emplace(options.output / kJournal, settingsRecord, options.resume, "an exploration");
 
   ExploreSummary summary;
   summary.modules = corpus.modules.size();

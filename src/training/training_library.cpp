@@ -3,12 +3,14 @@
 
 #include "mlgo/export/torchscript_export.h"
 #include "mlgo/training/bc_trainer.h"
+#include "mlgo/training/pass_predictor_trainer.h"
 #include "mlgo/training/ppo_trainer.h"
 
 extern "C" const mlgo::TrainingLibrary *mlgo_training_library() {
   static const mlgo::TrainingLibrary library{
       &mlgo::behavioralCloningSchema, &mlgo::trainBehavioralCloning, &mlgo::ppoSchema,
       &mlgo::trainPPO,                &mlgo::serveCollectionForPPO,  &mlgo::exportTorchScript,
+      &mlgo::passPredictorSchema,     &mlgo::trainPassPredictor,
   };
   return &library;
 }

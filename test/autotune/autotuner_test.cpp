@@ -80,7 +80,7 @@ class RejectingGate final : public PassListGate {
     return {true, "", ""};
   }
   // Its verdicts name no program, so no culprit is ever isolated.
-  bool breaks(const std::string &, const std::string &) override { return false; }
+  bool breaks(const std::string &, const std::string &, bool) override { return false; }
   std::vector<std::string> checked;
 
  private:
@@ -151,7 +151,7 @@ class PassBreakingGate final : public PassListGate {
     if (runs(pipeline)) return {false, "victim: wrong answer", "victim"};
     return {true, "", ""};
   }
-  bool breaks(const std::string &pipeline, const std::string &program) override {
+  bool breaks(const std::string &pipeline, const std::string &program, bool) override {
     ++singleRuns;
     return program == "victim" && runs(pipeline);
   }

@@ -46,9 +46,9 @@ TEST_CASE("correctness gate: -Oz passes, a crashing compiler or a failing progra
   // The verdict names the program, which culprit isolation then runs alone.
   REQUIRE(crash.program == "ast_interpreter");  // the first in name order
   CHECK_THAT(crash.failure, Catch::StartsWith("ast_interpreter: "));
-  CHECK(gate.breaks("function(codegenprepare)", crash.program));
-  CHECK_FALSE(gate.breaks("default<Oz>", crash.program));
-  CHECK_FALSE(gate.breaks("function(codegenprepare)", "no_such_program"));
+  CHECK(gate.breaks("function(codegenprepare)", crash.program, true));
+  CHECK_FALSE(gate.breaks("default<Oz>", crash.program, true));
+  CHECK_FALSE(gate.breaks("function(codegenprepare)", "no_such_program", true));
   CHECK(gate.check("default<Oz>").program.empty());
 
   // A program that fails its own test rejects every list, naming itself.
@@ -58,7 +58,7 @@ TEST_CASE("correctness gate: -Oz passes, a crashing compiler or a failing progra
   CHECK_FALSE(verdict.passed);
   CHECK_THAT(verdict.failure, Catch::Contains("extra: the program exited with status 3"));
   CHECK(verdict.program == "extra");
-  CHECK(failing.breaks("default<Oz>", "extra"));
+  CHECK(failing.breaks("default<Oz>", "extra", true));
 }
 
 TEST_CASE("correctness gate: a program that does not compile is bad input", "[autotune][gate][errors]") {
@@ -70,4 +70,26 @@ TEST_CASE("correctness gate: a program that does not compile is bad input", "[au
   GateOptions options = smallGate(empty);
   options.programs = empty / "none";
   CHECK_THROWS_AS(CorrectnessGate(options), InputError);
+}
+
+TEST_CASE("correctness gate: a C++ program that only fails to link rejects a list for C++ modules, not C ones",
+          "[autotune][gate]") {
+  test::ScratchDirectory scratch;
+  CorrectnessGate gate(smallGate(scratch));
+  // mem2reg alone neither inlines nor drops the available_externally bodies
+  // clang leaves: references to libstdc++ instances the library does not export.
+  const GateVerdict linkOnly = gate.check("function(mem2reg)");
+  CHECK_FALSE(linkOnly.passed);
+  CHECK(linkOnly.cxxLinkOnly);
+  CHECK(linkOnly.program == "ast_interpreter");
+  CHECK_THAT(linkOnly.failure, Catch::Contains("linking exited"));
+  CHECK(linkOnly.acceptsFor(false));
+  CHECK_FALSE(linkOnly.acceptsFor(true));
+  CHECK(gate.breaks("function(mem2reg)", "ast_interpreter", true));
+  CHECK_FALSE(gate.breaks("function(mem2reg)", "ast_interpreter", false));
+  // A crash is a miscompile: rejected for every module.
+  const GateVerdict crash = gate.check("function(codegenprepare)");
+  CHECK_FALSE(crash.cxxLinkOnly);
+  CHECK_FALSE(crash.acceptsFor(false));
+  CHECK(gate.check("default<Oz>").acceptsFor(true));
 }

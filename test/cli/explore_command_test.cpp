@@ -42,7 +42,7 @@ TEST_CASE("cli explore: a run killed with -9 and resumed equals an uninterrupted
   const test::CommandOutcome killed = test::runProgram(
       "/bin/sh", {"-c", "'" + test::mlgoBinary() + "'" + command + " >/dev/null 2>&1 & pid=$!; " +
                             "while kill -0 $pid 2>/dev/null; do n=$(ls '" + journal +
-                            "' 2>/dev/null | grep -c explored); [ \"$n\" -ge 3 ] && break; sleep 0.01; done; " +
+                            "' 2>/dev/null | grep -c done); [ \"$n\" -ge 3 ] && break; sleep 0.01; done; " +
                             "kill -9 $pid; wait $pid; echo $?"});
   REQUIRE(killed.out == "137\n");  // it was still running: killed by SIGKILL
   CHECK(!fs::exists(scratch / "killed" / "trace_description.json"));

@@ -75,6 +75,10 @@ struct AutotuneReport {
   size_t compilations = 0;
   size_t failedCandidates = 0;
   size_t listsGated = 0, listsRejected = 0;
+  /// Rejected lists whose only failures are C++ programs that no longer link:
+  /// rejected for C++ modules, kept by C modules (GateVerdict::cxxLinkOnly).
+  size_t listsFailingOnlyCxxLinks = 0;
+  size_t cModulesKeepingCxxLinkFailures = 0;
   std::vector<Culprit> culprits;     ///< one per rejection with a failing program, in order
   size_t culpritChecks = 0;          ///< single-program gate runs spent isolating them
   size_t fallbacksScreenedOut = 0;   ///< runners-up that broke a program in the prescreen
@@ -98,7 +102,8 @@ nlohmann::json autotuneReportToJson(const AutotuneReport &report, const SearchSp
                                     const AutotuneOptions &options);
 
 /// Module name -> opt pipeline, read from a best.json (only modules whose list
-/// is not -Oz). Throws InputError naming the file and entry.
+/// is not -Oz) or from `predict-passes --json` (each module's first-ranked
+/// list). Throws InputError naming the file and entry.
 std::map<std::string, std::string> readPassLists(const std::filesystem::path &bestJson);
 
 }  // namespace mlgo::autotune

@@ -24,9 +24,19 @@ struct GateOptions {
 };
 
 struct GateVerdict {
-  bool passed = false;
-  std::string failure;  ///< the first failing program and why
+  bool passed = false;  ///< every program passed
+  std::string failure;  ///< the first failing program and why (a miscompile before a link failure)
   std::string program;  ///< that program's name (empty when passed)
+  /// Every failure is a C++ program that no longer links. A list that neither
+  /// inlines nor drops the available_externally bodies clang leaves in C++
+  /// code (`function(mem2reg)` alone) leaves references to libstdc++
+  /// template instances the library does not export: that cannot happen to
+  /// a C module, so such a verdict rejects the list for C++ modules only.
+  /// Miscompiles (an opt or code generation failure, a crash, a wrong
+  /// answer) reject it for every module.
+  bool cxxLinkOnly = false;
+  /// Whether the list may be used on a module of this language.
+  bool acceptsFor(bool cxxModule) const { return passed || (cxxLinkOnly && !cxxModule); }
 };
 
 /// What the autotuner asks of a gate: a verdict per pipeline.
@@ -36,7 +46,9 @@ class PassListGate {
   virtual GateVerdict check(const std::string &pipeline) = 0;
   /// Whether `pipeline` breaks `program` (a name from a failed verdict),
   /// running that program alone: what culprit isolation asks, many times.
-  virtual bool breaks(const std::string &pipeline, const std::string &program) = 0;
+  /// A C++ program that only fails to link breaks it when `linkFailuresCount`
+  /// (the question is asked for a C++ module, or about a link failure).
+  virtual bool breaks(const std::string &pipeline, const std::string &program, bool linkFailuresCount) = 0;
 };
 
 class CorrectnessGate final : public PassListGate {
@@ -49,7 +61,7 @@ class CorrectnessGate final : public PassListGate {
   /// Verdicts are cached per pipeline. Thread-safe.
   GateVerdict check(const std::string &pipeline) override;
   /// Not cached (each subsequence is asked once); false for an unknown program.
-  bool breaks(const std::string &pipeline, const std::string &program) override;
+  bool breaks(const std::string &pipeline, const std::string &program, bool linkFailuresCount) override;
 
   size_t programCount() const { return programs_.size(); }
   size_t listsChecked() const;
@@ -60,7 +72,11 @@ class CorrectnessGate final : public PassListGate {
     bool cxx = false;
     std::filesystem::path bitcode;
   };
-  std::string runOne(const Program &program, const std::string &pipeline, size_t slot) const;
+  struct ProgramRun {
+    std::string failure;  ///< empty: the program passed
+    bool linkFailed = false;
+  };
+  ProgramRun runOne(const Program &program, const std::string &pipeline, size_t slot) const;
 
   GateOptions options_;
   std::vector<Program> programs_;

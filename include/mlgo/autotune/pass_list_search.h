@@ -26,6 +26,10 @@ enum class Strategy {
   /// Local's start, then half of the search budget on random lists (far
   /// from -Oz, where local edits do not reach), then local edits of the best.
   Hybrid,
+  /// A learned predictor's ranking of its coreset (pass_predictor.h): the
+  /// budget's first-ranked lists, nothing else, no minimization (the lists
+  /// passed the gate as they are).
+  Predicted,
 };
 std::optional<Strategy> parseStrategy(const std::string &name);
 const char *strategyName(Strategy strategy);
@@ -61,6 +65,7 @@ class ModuleEvaluator {
   /// Changes the cap (phases share one module's budget).
   void setBudget(size_t budget) { budget_ = budget; }
   bool exhausted() const { return used_ >= budget_; }
+  const CorpusModule &module() const { return module_; }
 
  private:
   const CorpusModule &module_;
@@ -75,8 +80,14 @@ class ModuleEvaluator {
   std::map<std::string, Compiled> cache_;  ///< by pipeline text ("" = -Oz)
 };
 
+class PassPredictor;
+
 struct SearchOptions {
   Strategy strategy = Strategy::Hybrid;
+  /// Strategy::Predicted: the predictor, and its coreset's lists as indices
+  /// into the search space (predictedLists(), same order).
+  const PassPredictor *predictor = nullptr;
+  std::vector<std::vector<int>> predictorLists;
   /// Compilations kept back from the search for minimization.
   double minimizationShare = 0.3;
   uint64_t seed = 0;

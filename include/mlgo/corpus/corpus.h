@@ -34,6 +34,10 @@ struct Corpus {
   static Corpus load(const std::filesystem::path &directory);
 };
 
+/// Whether a module was compiled as C++: its recorded `-x` language or
+/// `-main-file-name` extension, or a C++ `-std=`.
+bool isCxxModule(const CorpusModule &module);
+
 inline constexpr const char *kCorpusDescriptionFile = "corpus_description.json";
 
 /// Splits the contents of a .cmd file ('\0'-separated, as clang records it).

@@ -1,6 +1,6 @@
 #pragma once
-// The LibTorch side of mlgo (train-bc, train-ppo and the TorchScript export)
-// is a shared library of its own, libmlgo_training.so, that the mlgo
+// The LibTorch side of mlgo (train-bc, train-ppo, train-pass-predictor and the
+// TorchScript export) is a shared library of its own, libmlgo_training.so, that the mlgo
 // executable loads only for the commands that need it: LibTorch costs every
 // process that maps it 0.7 s and 150 MB, which eval, extract-ir,
 // autotune's compile workers and the rest of the commands never need.
@@ -19,6 +19,8 @@ struct BCOptions;
 struct BCSummary;
 struct PPOOptions;
 struct PPOSummary;
+struct PassPredictorOptions;
+struct PassPredictorResult;
 
 struct TrainingLibrary {
   ConfigSchema (*behavioralCloningSchema)();
@@ -27,6 +29,8 @@ struct TrainingLibrary {
   PPOSummary (*trainPPO)(const PPOOptions &options);
   void (*serveCollectionForPPO)(const PPOOptions &options, Cluster &cluster);
   void (*exportTorchScript)(const PolicyModel &policy, const std::filesystem::path &file, bool replace);
+  ConfigSchema (*passPredictorSchema)();
+  PassPredictorResult (*trainPassPredictor)(const PassPredictorOptions &options);
 };
 
 /// The library's file name and the name of its entry point,

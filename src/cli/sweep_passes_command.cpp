@@ -1,0 +1,84 @@
+// mlgo sweep-passes: every module of a corpus under every list of a pool,
+// with module features and gate verdicts: the data of a pass-list predictor.
+#include <cstdio>
+#include <memory>
+
+#include <spdlog/spdlog.h>
+
+#include "commands.h"
+#include "common_options.h"
+#include "mlgo/autotune/pass_sweep.h"
+#include "mlgo/support/errors.h"
+#include "mlgo/support/exit_codes.h"
+#include "pass_list_options.h"
+#include "progress.h"
+
+namespace mlgo::cli {
+
+namespace {
+
+struct SweepFlags {
+  std::string corpus, lists, output;
+  bool resume = false, force = false;
+  PassListFlags passLists;
+  DriverFlags driver;
+};
+
+int runSweep(const SweepFlags &flags) {
+  const autotune::SearchSpace space = loadSearchSpace(flags.passLists);
+  autotune::SweepOptions options;
+  options.lists = autotune::readPassListPool(flags.lists, space);
+  options.output = flags.output;
+  options.resume = flags.resume;
+  options.progress = ProgressReporter::callback("sweep-passes");
+  const auto outputLock =
+      claimOutput(flags.output, "sweep-passes",
+                  flags.force ? ExistingOutput::Replace : flags.resume ? ExistingOutput::Resume : ExistingOutput::Refuse,
+                  "pass --resume to finish that sweep or --force to start over");
+  const DriverOptions driverOptions = toDriverOptions(flags.driver);
+  CompilerDriver driver(driverOptions);
+  Corpus corpus = Corpus::load(flags.corpus);
+  if (corpus.modules.empty()) throw InputError(flags.corpus + ": the corpus lists no modules");
+  applyCorpusBackendOptions(corpus);
+  std::unique_ptr<IsolatedCompiler> workers;
+  options.compile = candidateCompile(flags.passLists, flags.corpus, flags.driver, driverOptions, workers);
+  Cluster &cluster = runCluster();
+  const std::string gateWork = (std::filesystem::path(flags.output) / "gate-work").string();
+  const std::unique_ptr<autotune::CorrectnessGate> gate =
+      cluster.isLeader() ? makeGate(flags.passLists, gateWork, flags.driver.threads) : nullptr;
+  options.gate = gate.get();
+  spdlog::info("sweeping {} lists over {} modules", options.lists.size(), corpus.modules.size());
+
+  const autotune::SweepSummary summary = autotune::sweepPassLists(corpus, driver, options, cluster);
+  if (!cluster.isLeader()) return exit_code::kSuccess;
+  std::error_code ignored;
+  std::filesystem::remove_all(gateWork, ignored);
+  std::printf("swept %zu lists over %zu of %zu modules (%zu from an earlier run); %zu compiles, %zu failed; gate: "
+              "%zu lists rejected (%zu only for C++ link failures); %s/%s; %.1f s\n",
+              options.lists.size(), summary.swept, summary.modules, summary.resumed, summary.compiles,
+              summary.failedCompiles, summary.listsRejected, summary.listsCxxLinkOnly, flags.output.c_str(),
+              autotune::SweepTable::kFile, summary.seconds);
+  logMemoStats(driverOptions);
+  logLostWorkers(workers);
+  return summary.swept == summary.modules ? exit_code::kSuccess : exit_code::kPartialFailure;
+}
+
+}  // namespace
+
+void addSweepPassesCommand(CLI::App *command, CommandRunner &runner) {
+  auto flags = std::make_shared<SweepFlags>();
+  command->add_option("--corpus", flags->corpus, "Corpus directory")->required();
+  command
+      ->add_option("--lists", flags->lists,
+                   "The pool: autotune's best.json, a coreset file, or a text file of one list per line "
+                   "(search-space elements separated by spaces)")
+      ->required();
+  command->add_option("--output", flags->output, "Directory for sweep.json")->required();
+  command->add_flag("--resume", flags->resume, "Finish an interrupted sweep in --output");
+  command->add_flag("--force", flags->force, "Replace what an earlier run left in --output");
+  addPassListFlags(*command, flags->passLists);
+  addDriverFlags(*command, flags->driver);
+  command->callback([flags, &runner] { runner = [flags] { return runSweep(*flags); }; });
+}
+
+}  // namespace mlgo::cli

@@ -1,0 +1,98 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "mlgo/autotune/module_features.h"
+#include "mlgo/autotune/pass_predictor.h"
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/errors.h"
+#include "mlgo/support/text_input.h"
+#include "support/test_environment.h"
+
+using namespace mlgo;
+using namespace mlgo::autotune;
+namespace fs = std::filesystem;
+
+namespace {
+
+size_t featureIndex(const std::string &name) {
+  const std::vector<std::string> &names = moduleFeatureNames();
+  return size_t(std::find(names.begin(), names.end(), name) - names.begin());
+}
+
+Coreset threeLists() {
+  Coreset coreset;
+  coreset.trainingModules = 3;
+  coreset.lists = {{{"default<O1>"}, "default<O1>", false, 0.5, 2},
+                   {{"mem2reg"}, "function(mem2reg)", true, 0.2, 1},
+                   {{"default<Oz>", "mergefunc"}, "default<Oz>,mergefunc", false, 0.1, 0}};
+  return coreset;
+}
+
+/// One linear layer: list 0 scores the standardized switch count, list 1 its
+/// negation plus 0.5, list 2 a constant 0.
+PassPredictor handMade() {
+  const size_t width = moduleFeatureNames().size();
+  DenseLayer layer{width, 3, std::vector<float>(3 * width, 0.0f), {0.0f, 0.5f, 0.0f}};
+  layer.weights[0 * width + featureIndex("op.switch")] = 1.0f;
+  layer.weights[1 * width + featureIndex("op.switch")] = -1.0f;
+  return PassPredictor(threeLists(), moduleFeatureNames(), std::vector<float>(width, 0.0f),
+                       std::vector<float>(width, 2.0f), {layer});
+}
+
+}  // namespace
+
+TEST_CASE("pass predictor: scores from standardized log counts, ranking by language", "[autotune][predictor]") {
+  const PassPredictor predictor = handMade();
+  std::vector<double> features(moduleFeatureNames().size(), 0.0);
+  features[featureIndex("op.switch")] = 3;  // log(1 + 3) / 2 = 0.693
+  const std::vector<float> scores = predictor.scores(features);
+  REQUIRE(scores.size() == 3);
+  CHECK(scores[0] == Approx(std::log(4.0) / 2));
+  CHECK(scores[1] == Approx(0.5 - std::log(4.0) / 2));
+  CHECK(scores[2] == 0);
+  CHECK(predictor.rank(features, false) == std::vector<size_t>{0, 2, 1});
+  CHECK(predictor.rank(features, true) == std::vector<size_t>{0, 2});  // list 1 is for C modules only
+  features[featureIndex("op.switch")] = 0;
+  CHECK(predictor.rank(features, false) == std::vector<size_t>{1, 0, 2});  // ties keep coreset order
+}
+
+TEST_CASE("pass predictor: save and load give the same predictor, other files are refused by name", "[autotune][predictor]") {
+  test::ScratchDirectory scratch;
+  PassPredictor predictor = handMade();
+  predictor.training = {{"trainer", "by hand"}};
+  predictor.save(scratch / "p");
+  CHECK(!fs::exists(scratch / "p.partial"));
+  const PassPredictor loaded = PassPredictor::load(scratch / "p");
+  std::vector<double> features(moduleFeatureNames().size(), 7.0);
+  CHECK(loaded.scores(features) == predictor.scores(features));
+  CHECK(loaded.coreset().toJson() == predictor.coreset().toJson());
+  CHECK(loaded.training["trainer"] == "by hand");
+  const SearchSpace space = SearchSpace::load(defaultSearchSpaceFile());
+  const std::vector<std::vector<int>> lists = predictedLists(loaded, space, "p");
+  REQUIRE(lists.size() == 3);
+  CHECK(space.pipeline(lists[2]) == "default<Oz>,mergefunc");
+
+  const fs::path metadata = scratch / "p" / PassPredictor::kMetadataFile;
+  const std::string original = readFile(metadata);
+  nlohmann::json changed = nlohmann::json::parse(original);
+  changed["version"] = 2;
+  writeFileAtomically(metadata, changed.dump());
+  CHECK_THROWS_WITH(PassPredictor::load(scratch / "p"),
+                    Catch::Contains("predictor.json: version: a predictor of version 2; this mlgo reads version 1"));
+  changed = nlohmann::json::parse(original);
+  changed["feature_names"][0] = "op.something_else";
+  writeFileAtomically(metadata, changed.dump());
+  CHECK_THROWS_WITH(PassPredictor::load(scratch / "p"), Catch::Contains("feature_names"));
+  changed = nlohmann::json::parse(original);
+  changed["coreset"]["lists"].erase(0);
+  writeFileAtomically(metadata, changed.dump());
+  CHECK_THROWS_WITH(PassPredictor::load(scratch / "p"), Catch::Contains("one score per coreset list"));
+  changed = nlohmann::json::parse(original);
+  changed["coreset"]["lists"][1]["passes"] = {"no-such-pass"};
+  writeFileAtomically(metadata, changed.dump());
+  CHECK_THROWS_WITH(predictedLists(PassPredictor::load(scratch / "p"), space, "p"),
+                    Catch::Contains("'no-such-pass' is not a pass"));
+  fs::remove(scratch / "p" / PassPredictor::kWeightsFile);
+  CHECK_THROWS_WITH(PassPredictor::load(scratch / "p"), Catch::Contains("model.json: missing"));
+}

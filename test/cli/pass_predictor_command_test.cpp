@@ -1,0 +1,107 @@
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "mlgo/autotune/correctness_gate.h"
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/exit_codes.h"
+#include "mlgo/support/text_input.h"
+#include "support/test_environment.h"
+
+using namespace mlgo;
+using Catch::Matchers::Contains;
+namespace fs = std::filesystem;
+
+TEST_CASE("cli pass prediction: sweep, coreset, train, predict, eval --pass-lists and autotune --strategy predicted",
+          "[cli][predictor]") {
+  test::ScratchDirectory scratch;
+  const std::string corpus = (scratch / "corpus").string();
+  test::extractTestCorpus(corpus);
+  writeFileAtomically(scratch / "pool.txt", "default<Oz> mergefunc\nmem2reg\ndefault<O1>\ndefault<Os>\n");
+  // A gate of two programs: one C, one C++ (which `mem2reg` alone leaves unlinkable).
+  fs::create_directories(scratch / "programs");
+  for (const char *program : {"avl_order_stats.c", "ast_interpreter.cpp"})
+    fs::copy_file(autotune::defaultGatePrograms() / program, scratch / "programs" / program);
+  auto sweepArguments = [&](const std::string &output, const std::string &threads) {
+    return std::vector<std::string>{"sweep-passes", "--corpus", corpus, "--lists", (scratch / "pool.txt").string(),
+                                    "--output", (scratch / output).string(), "--gate-programs",
+                                    (scratch / "programs").string(), "--threads", threads};
+  };
+  const test::CommandOutcome swept = test::runProgram(test::mlgoBinary(), sweepArguments("sweep", "2"));
+  INFO(swept.err);
+  REQUIRE(swept.exitCode == exit_code::kSuccess);
+  CHECK_THAT(swept.out, Contains("swept 4 lists over 7 of 7 modules"));
+  CHECK_THAT(swept.out, Contains("1 lists rejected (1 only for C++ link failures)"));
+  REQUIRE(test::runProgram(test::mlgoBinary(), sweepArguments("sweep1", "1")).exitCode == exit_code::kSuccess);
+  CHECK(readFile(scratch / "sweep" / "sweep.json") == readFile(scratch / "sweep1" / "sweep.json"));
+
+  const std::string coreset = (scratch / "coreset.json").string();
+  const test::CommandOutcome selected = test::runProgram(
+      test::mlgoBinary(), {"select-coreset", "--sweep", (scratch / "sweep").string(), "--output", coreset, "--size", "3"});
+  INFO(selected.err);
+  REQUIRE(selected.exitCode == exit_code::kSuccess);
+  const nlohmann::json coresetJson = readJsonFile(coreset);
+  REQUIRE_FALSE(coresetJson["lists"].empty());
+
+  const std::string predictor = (scratch / "predictor").string();
+  const test::CommandOutcome trained =
+      test::runProgram(test::mlgoBinary(), {"train-pass-predictor", "--sweep", (scratch / "sweep").string(), "--coreset",
+                                            coreset, "--output", predictor, "--set", "epochs=100", "--set",
+                                            "holdout_fraction=0"});
+  INFO(trained.err);
+  REQUIRE(trained.exitCode == exit_code::kSuccess);
+  CHECK_THAT(trained.out, Contains("trained on 7 modules"));
+
+  // Zero-shot: the first-ranked list of every module, without compiling; eval applies it.
+  auto predict = [&](const std::string &json, const std::string &threads) {
+    return test::runProgram(test::mlgoBinary(), {"predict-passes", "--corpus", corpus, "--predictor", predictor,
+                                                 "--json", (scratch / json).string(), "--threads", threads});
+  };
+  const test::CommandOutcome predicted = predict("predicted.json", "2");
+  INFO(predicted.err);
+  REQUIRE(predicted.exitCode == exit_code::kSuccess);
+  CHECK_THAT(predicted.out, Contains("-passes='"));
+  REQUIRE(predict("predicted1.json", "1").exitCode == exit_code::kSuccess);
+  CHECK(predicted.out == predict("predicted1.json", "1").out);
+  const nlohmann::json predictions = readJsonFile(scratch / "predicted.json");
+  REQUIRE(predictions["modules"].size() == 7);
+  for (const auto &module : predictions["modules"]) {
+    INFO(module.dump());
+    REQUIRE(module["status"] == "ok");
+    bool inCoreset = false;
+    for (const auto &list : coresetJson["lists"]) inCoreset = inCoreset || list["pipeline"] == module["pipeline"];
+    CHECK(inCoreset);
+    // The C-only list is never predicted for the C++ module.
+    if (module["name"] == "shapes.o") CHECK(module["pipeline"] != "function(mem2reg)");
+  }
+  const test::CommandOutcome evaluated =
+      test::runProgram(test::mlgoBinary(), {"eval", "--corpus", corpus, "--pass-lists",
+                                            (scratch / "predicted.json").string(), "--json",
+                                            (scratch / "eval.json").string()});
+  INFO(evaluated.err);
+  CHECK(evaluated.exitCode == exit_code::kSuccess);
+
+  // The predicted strategy: the first ranked lists and -Oz, never larger than -Oz.
+  const test::CommandOutcome tuned = test::runProgram(
+      test::mlgoBinary(), {"autotune", "--corpus", corpus, "--output", (scratch / "tuned").string(), "--strategy",
+                           "predicted", "--predictor", predictor, "--budget", "2", "--threads", "2"});
+  INFO(tuned.err);
+  REQUIRE(tuned.exitCode == exit_code::kSuccess);
+  const nlohmann::json best = readJsonFile(scratch / "tuned" / "best.json");
+  CHECK(best["strategy"] == "predicted");
+  for (const auto &module : best["modules"]) {
+    INFO(module.dump());
+    CHECK(module["compilations"].get<size_t>() <= 3);
+    CHECK(module["best"]["text+data"].get<uint64_t>() <= module["oz"]["text+data"].get<uint64_t>());
+  }
+
+  // A predictor of another version is refused, naming the file.
+  nlohmann::json metadata = readJsonFile(fs::path(predictor) / "predictor.json");
+  metadata["version"] = 99;
+  writeFileAtomically(fs::path(predictor) / "predictor.json", metadata.dump());
+  const test::CommandOutcome refused = predict("refused.json", "1");
+  CHECK(refused.exitCode == exit_code::kBadInput);
+  CHECK_THAT(refused.err, Contains("predictor.json: version: a predictor of version 99"));
+  CHECK(test::runProgram(test::mlgoBinary(), {"autotune", "--corpus", corpus, "--output", (scratch / "x").string(),
+                                               "--predictor", predictor})
+            .exitCode == exit_code::kUsage);  // --predictor without the predicted strategy
+}
