@@ -156,6 +156,16 @@ serve_demo() {
 }
 timed serve serve_demo
 
+step "mlgo autotune --strategy predicted: pass lists for the held-out projects from mlgo's predictor, no search"
+# The first 5 lists of the shipped predictor's ranking and -Oz, the smallest
+# kept (6 compiles a module; a search spends about 500).
+predict_passes() {
+  "$mlgo" autotune --corpus "$heldout" --strategy predicted --budget 5 --output "$out/predicted" \
+    --threads "$threads" > "$out/predicted.txt"
+}
+cached predicted-passes "$out/predicted.txt" "$(hash_of "$heldout" "$root/configs/autotune/pass-predictor")" -- \
+  predict_passes
+
 step "mlgo report: plots and one HTML page"
 make_report() {
   "$mlgo" report --run "$out/ppo" --eval "training=$out/eval-train.json" --eval "held-out=$out/eval-heldout.json" \
@@ -174,6 +184,9 @@ step "results"
   echo ".text with the PPO policy vs -Oz (the default heuristic):"
   sed 's/^/  /' "$out/report.txt"
   echo
+  echo "held-out projects, the predictor's 5 first pass lists and -Oz (text+data):"
+  sed 's/^/  /' "$out/predicted.txt"
+  echo
   echo "outputs in $out:"
   echo "  projects/corpus/{train,heldout}  corpora (projects/projects.tsv lists the projects and their split)"
   echo "  trace/ vocab/ warmstart/         default trace, vocab, behavioral-cloning warm start"
@@ -181,4 +194,5 @@ step "results"
   echo "  eval-{train,heldout}.json        per-module sizes"
   echo "  InlinerSizeModel/ policy.pt      the policy for a release-mode LLVM build and for LibTorch/PyTorch"
   echo "  report/index.html                training curves, size-change distributions and this table"
+  echo "  predicted/best.json              predicted pass lists per held-out module (mlgo eval --pass-lists takes it)"
 } | tee "$out/results.txt"

@@ -125,12 +125,7 @@ json Coreset::toJson() const {
 void Coreset::write(const fs::path &file) const { writeFileAtomically(file, toJson().dump(2) + "\n"); }
 
 Coreset Coreset::fromJson(const json &document, const std::string &file) {
-  if (!document.is_object() || document.value("format", "") != kFormat)
-    throw InputError(describeInputProblem(file, "format", std::string("not a ") + kFormat + " file"));
-  if (document.value("version", 0) != kVersion)
-    throw InputError(describeInputProblem(file, "version",
-                                          "version " + document.value("version", json()).dump() +
-                                              ", this mlgo reads version " + std::to_string(kVersion)));
+  requireFormat(document, file, kFormat, kVersion, "a coreset", "select it again with this mlgo's select-coreset");
   Coreset coreset;
   try {
     const std::optional<SizeMetric> metric = parseSizeMetric(document.at("metric").get<std::string>());

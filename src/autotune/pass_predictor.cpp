@@ -107,13 +107,7 @@ PassPredictor PassPredictor::load(const fs::path &requested) {
   const fs::path metadataFile = directory / kMetadataFile, weightsFile = directory / kWeightsFile;
   const std::string file = metadataFile.string();
   const json metadata = readPart(metadataFile);
-  if (!metadata.is_object() || metadata.value("format", "") != kFormat)
-    throw InputError(describeInputProblem(file, "format", std::string("not a ") + kFormat));
-  if (metadata.value("version", 0) != kVersion)
-    throw InputError(describeInputProblem(
-        file, "version",
-        "a predictor of version " + metadata.value("version", json()).dump() + "; this mlgo reads version " +
-            std::to_string(kVersion) + " (train it again with this mlgo's train-pass-predictor)"));
+  requireFormat(metadata, file, kFormat, kVersion, "a predictor", "train it again with this mlgo's train-pass-predictor");
   std::vector<std::string> names;
   std::vector<float> mean, deviation;
   try {

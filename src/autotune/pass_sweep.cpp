@@ -172,12 +172,7 @@ SweepTable SweepTable::read(const fs::path &path) {
   const fs::path file = fs::is_directory(path) ? path / kFile : path;
   const std::string name = file.string();
   const json document = readJsonFile(file);
-  if (!document.is_object() || document.value("format", "") != kFormat)
-    throw InputError(describeInputProblem(name, "format", std::string("not a ") + kFormat + " file"));
-  if (document.value("version", 0) != kVersion)
-    throw InputError(describeInputProblem(name, "version",
-                                          "version " + document.value("version", json()).dump() +
-                                              ", this mlgo reads version " + std::to_string(kVersion)));
+  requireFormat(document, name, kFormat, kVersion, "a sweep", "sweep again with this mlgo's sweep-passes");
   SweepTable table;
   try {
     for (size_t l = 0; l < document.at("lists").size(); ++l) {

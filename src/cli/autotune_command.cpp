@@ -84,9 +84,7 @@ int runAutotune(const AutotuneFlags &flags) {
 
   const DriverOptions driverOptions = toDriverOptions(flags.driver);
   CompilerDriver driver(driverOptions);
-  Corpus corpus = Corpus::load(flags.corpus);
-  if (corpus.modules.empty()) throw InputError(flags.corpus + ": the corpus lists no modules");
-  applyCorpusBackendOptions(corpus);
+  const Corpus corpus = loadCorpusToCompile(flags.corpus);
 
   std::unique_ptr<IsolatedCompiler> isolated;
   options.compile = candidateCompile(flags.passLists, flags.corpus, flags.driver, driverOptions, isolated);

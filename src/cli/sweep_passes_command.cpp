@@ -37,9 +37,7 @@ int runSweep(const SweepFlags &flags) {
                   "pass --resume to finish that sweep or --force to start over");
   const DriverOptions driverOptions = toDriverOptions(flags.driver);
   CompilerDriver driver(driverOptions);
-  Corpus corpus = Corpus::load(flags.corpus);
-  if (corpus.modules.empty()) throw InputError(flags.corpus + ": the corpus lists no modules");
-  applyCorpusBackendOptions(corpus);
+  const Corpus corpus = loadCorpusToCompile(flags.corpus);
   std::unique_ptr<IsolatedCompiler> workers;
   options.compile = candidateCompile(flags.passLists, flags.corpus, flags.driver, driverOptions, workers);
   Cluster &cluster = runCluster();

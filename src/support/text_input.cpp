@@ -98,4 +98,15 @@ std::regex compileUserRegex(const std::string &flag, const std::string &pattern)
   }
 }
 
+void requireFormat(const nlohmann::json &document, const std::string &file, const std::string &format, int version,
+                   const std::string &what, const std::string &hint) {
+  if (!document.is_object() || !document.contains("format") || document["format"] != format)
+    throw InputError(describeInputProblem(file, "format", "not " + what + " (format " + format + ")"));
+  if (!document.contains("version") || document["version"] != version)
+    throw InputError(describeInputProblem(
+        file, "version",
+        what + " of version " + (document.contains("version") ? document["version"].dump() : "none") +
+            "; this mlgo reads version " + std::to_string(version) + (hint.empty() ? "" : " (" + hint + ")")));
+}
+
 }  // namespace mlgo

@@ -224,7 +224,7 @@ TEST_CASE("autotune: a rejected list's culprit is isolated and runners-up that b
 TEST_CASE("autotune: best.json that is not one is refused naming the entry", "[autotune][errors]") {
   test::ScratchDirectory scratch;
   writeFileAtomically(scratch / "a.json", R"({"format":"other"})");
-  CHECK_THROWS_WITH(readPassLists(scratch / "a.json"), Catch::Contains("not a best.json"));
+  CHECK_THROWS_WITH(readPassLists(scratch / "a.json"), Catch::Contains("neither a best.json of mlgo autotune"));
   writeFileAtomically(scratch / "b.json", R"({"format":"mlgo-autotune","modules":[{"name":"x.o","pipeline":3}]})");
   CHECK_THROWS_WITH(readPassLists(scratch / "b.json"), Catch::Contains("modules[0].pipeline"));
 }

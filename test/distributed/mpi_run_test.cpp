@@ -155,8 +155,9 @@ struct MpiCorpus : test::TracedTestCorpus {
 
 }  // namespace
 
-TEST_CASE("mpi: default-trace, explore and autotune over 3 ranks write the single-process files byte for byte",
-          "[mpi]") {
+TEST_CASE(
+    "mpi: default-trace, explore, autotune and sweep-passes over 3 ranks write the single-process files byte for byte",
+    "[mpi]") {
   MpiCorpus corpus;
   const std::string corpusDir = (corpus / "corpus").string();
   auto single = test::runProgram(test::mlgoBinary(),
@@ -194,6 +195,18 @@ TEST_CASE("mpi: default-trace, explore and autotune over 3 ranks write the singl
   REQUIRE(tunedRanks.exitCode == exit_code::kSuccess);
   CHECK(readFile(corpus / "a1/best.json") == readFile(corpus / "a3/best.json"));
   CHECK(nlohmann::json::parse(readFile(corpus / "a3/best.json"))["summary"]["compilations"].get<size_t>() > 7);
+
+  writeFileAtomically(corpus / "pool.txt", "default<Oz> mergefunc\ndefault<O1>\n");
+  auto sweepArgs = [&](const std::string &output) {
+    return std::vector<std::string>{"sweep-passes", "--corpus", corpusDir, "--lists", (corpus / "pool.txt").string(),
+                                    "--no-gate", "--threads", "1", "--output", (corpus / output).string()};
+  };
+  REQUIRE(test::runProgram(test::mlgoBinary(), sweepArgs("s1")).exitCode == exit_code::kSuccess);
+  auto swept = runMpi(3, sweepArgs("s3"));
+  INFO(swept.err);
+  REQUIRE(swept.exitCode == exit_code::kSuccess);
+  CHECK_THAT(swept.out, Contains("over 7 of 7 modules"));
+  requireSameFiles(corpus / "s1", corpus / "s3");
 }
 
 TEST_CASE("mpi: train-ppo over 3 ranks equals one process, and a run with a killed rank resumes to it",

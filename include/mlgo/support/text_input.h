@@ -18,6 +18,12 @@ nlohmann::json readJsonFile(const std::filesystem::path &path);
 /// The same for JSON text read from `where` (a file name, or a description).
 nlohmann::json parseJsonText(std::string_view text, const std::string &where);
 
+/// Checks a versioned file's "format" and "version": InputError naming the
+/// file and the field otherwise, e.g. "FILE: version: a coreset of version 2;
+/// this mlgo reads version 1" (`what` is "a coreset"), plus `hint` if any.
+void requireFormat(const nlohmann::json &document, const std::string &file, const std::string &format, int version,
+                   const std::string &what, const std::string &hint = "");
+
 /// Calls `visit(lineNumber, line)` for each line of `text`, trailing white
 /// space and '\r' removed; lines numbered from 1.
 void forEachLine(std::string_view text, const std::function<void(size_t, std::string_view)> &visit);
