@@ -248,3 +248,51 @@ TEST_CASE("autotune: a module with nothing under the metric counts as unchanged 
   CHECK(json["modules"][0]["change"] == 0.0);
   CHECK(json["modules"][1]["change"] == Approx(150.0 / 200.0 - 1));
 }
+
+namespace {
+
+/// A gate under which every list breaks only a C++ program's link.
+class CxxLinkGate final : public PassListGate {
+ public:
+  GateVerdict check(const std::string &) override {
+    return {false, "cxx_program: linking exited with status 1", "cxx_program", true};
+  }
+  bool breaks(const std::string &, const std::string &, bool linkFailuresCount) override { return linkFailuresCount; }
+};
+
+}  // namespace
+
+TEST_CASE("autotune: a list that only fails to link C++ programs stays with C modules, not with C++ ones",
+          "[autotune][gate]") {
+  test::ScratchDirectory scratch;
+  const Corpus corpus = test::extractTestCorpus(scratch / "corpus");
+  const SearchSpace space = SearchSpace::load(defaultSearchSpaceFile());
+  const AutotuneOptions options = gateTestOptions();
+  const CompilerDriver driver(test::driverThreads(2));
+  const AutotuneReport open = autotuneCorpus(corpus, driver, space, options, nullptr);
+  CxxLinkGate gate;
+  const AutotuneReport gated = autotuneCorpus(corpus, driver, space, options, &gate);
+  size_t cKept = 0, cxxWithList = 0;
+  for (size_t i = 0; i < corpus.modules.size(); ++i) {
+    INFO(corpus.modules[i].name);
+    if (open.modules[i].best.empty()) continue;
+    if (isCxxModule(corpus.modules[i])) {
+      CHECK(gated.modules[i].best.empty());  // every runner-up fails the same way: -Oz
+      cxxWithList += 1;
+    } else {
+      CHECK(gated.modules[i].best == open.modules[i].best);
+      CHECK(gated.modules[i].gatePassed == std::optional<bool>(true));
+      ++cKept;
+    }
+  }
+  REQUIRE(cKept > 0);
+  CHECK(gated.cModulesKeepingCxxLinkFailures == cKept);
+  CHECK(gated.listsFailingOnlyCxxLinks == gated.listsRejected);
+  const nlohmann::json json = autotuneReportToJson(gated, space, options);
+  CHECK(json["summary"]["lists_rejected_miscompile"] == 0);
+  bool reported = false;
+  for (const auto &module : json["modules"])
+    reported = reported || module.value("gate", "").rfind("passed for C (only C++ programs fail, to link", 0) == 0;
+  CHECK(reported);
+  INFO("C++ modules with a list before the gate: " << cxxWithList);
+}

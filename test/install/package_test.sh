@@ -63,6 +63,10 @@ check_installed() {
     fail "$name: mlgo eval: $(cat "$out/eval")"
   grep -q '"compared"' "$out/eval.json" && grep -q -E '"failed": ?0[,}]' "$out/eval.json" ||
     fail "$name: mlgo eval did not compare every module: $(cat "$out/eval.json")"
+  # The shipped pass-list predictor ranks the corpus's modules without any flag.
+  "$mlgo" predict-passes --corpus "$out/corpus" --top 1 >"$out/predicted" 2>&1 ||
+    fail "$name: mlgo predict-passes with the shipped predictor: $(cat "$out/predicted")"
+  grep -q -- "-passes='" "$out/predicted" || fail "$name: mlgo predict-passes printed no list: $(cat "$out/predicted")"
 
   # The training library (LibTorch) loads from beside the installed libmlgo_core.so.
   LD_DEBUG=files LD_DEBUG_OUTPUT="$out/loader" "$mlgo" train-ppo --print-config \
