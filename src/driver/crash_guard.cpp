@@ -7,7 +7,10 @@
 #include <unistd.h>
 #include <list>
 #include <mutex>
+#include <new>
 #include <pthread.h>
+#include <sys/mman.h>
+#include <ucontext.h>
 #include <thread>
 
 #include <llvm/Support/CrashRecoveryContext.h>
@@ -133,6 +136,53 @@ const char *signalName(int signal) {
   }
 }
 
+/// The stack contained runs execute on, one per thread. A run left by a
+/// crash, a fatal error or a timeout abandons its frames, and with them
+/// objects LLVM had linked into process-wide lists: every
+/// StandardInstrumentations (clang's backend makes one on its stack) puts two
+/// TimerGroups into LLVM's global list. Were that memory reused, the next
+/// compile's list updates would write into its live frames and corrupt it
+/// silently. So a failed run's stack is retired, never reused; it stays
+/// mapped, and what still points into it reads and writes dead memory only.
+class RunStack {
+ public:
+  static constexpr size_t kSize = size_t{16} << 20;
+  static constexpr size_t kGuard = 64 << 10;
+
+  /// Runs `run` on this thread's stack.
+  void enter(void (*run)()) {
+    if (!base_) allocate();
+    ucontext_t callee;
+    getcontext(&callee);
+    callee.uc_stack.ss_sp = base_;
+    callee.uc_stack.ss_size = kSize;
+    callee.uc_link = &caller_;
+    makecontext(&callee, run, 0);
+    swapcontext(&caller_, &callee);
+  }
+  void retire() { base_ = nullptr; }
+
+ private:
+  void allocate() {
+    // Only the pages a compile touches cost memory; the guard at the low end
+    // turns an overflow into a crash rather than a write into other memory.
+    void *memory = mmap(nullptr, kSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK,
+                        -1, 0);
+    if (memory == MAP_FAILED) throw std::bad_alloc();
+    mprotect(memory, kGuard, PROT_NONE);
+    base_ = memory;
+  }
+  void *base_ = nullptr;
+  ucontext_t caller_;
+};
+
+thread_local RunStack tlsRunStack;
+thread_local const std::function<void()> *tlsRunBody = nullptr;
+thread_local llvm::CrashRecoveryContext *tlsRunContext = nullptr;
+thread_local bool tlsRunCompleted = false;
+
+void runBodyOnRunStack() { tlsRunCompleted = tlsRunContext->RunSafely([] { (*tlsRunBody)(); }); }
+
 }  // namespace
 
 ContainedOutcome runContained(const std::function<void()> &body, std::chrono::milliseconds timeout) {
@@ -144,10 +194,21 @@ ContainedOutcome runContained(const std::function<void()> &body, std::chrono::mi
   slot.deadlineNanos.store(timeout.count() > 0
                                ? nowNanos() + std::chrono::duration_cast<std::chrono::nanoseconds>(timeout).count()
                                : 0);
+  const bool nested = tlsInContainedRun;
   tlsInContainedRun = true;
   llvm::CrashRecoveryContext context;
-  const bool completed = context.RunSafely([&] { body(); });
-  tlsInContainedRun = false;
+  bool completed;
+  if (nested) {
+    // Already on the run stack: entering it again would overwrite the outer run.
+    completed = context.RunSafely([&] { body(); });
+  } else {
+    tlsRunBody = &body;
+    tlsRunContext = &context;
+    tlsRunStack.enter(runBodyOnRunStack);
+    completed = tlsRunCompleted;
+    if (!completed) tlsRunStack.retire();
+  }
+  tlsInContainedRun = nested;
   slot.deadlineNanos.store(0);
 
   ContainedOutcome outcome;

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include <llvm/Support/ErrorHandling.h>
+#include <llvm/Support/Timer.h>
 
 #include "mlgo/driver/crash_guard.h"
 
@@ -99,4 +100,41 @@ TEST_CASE("crash guard: safe points outside a run do nothing", "[driver][contain
   ContainedOutcome failed = runContained([] { failContainedRun("reported by a callback"); }, 5s);
   CHECK(failed.failure == FailureKind::CompileError);
   CHECK(failed.message == "reported by a callback");
+}
+
+namespace {
+
+constexpr size_t kCanaryWords = 16384;  // 128 KB of stack either side
+constexpr uint64_t kCanary = 0x5eed5eed5eed5eedULL;
+
+/// Puts a TimerGroup (which links itself into LLVM's process-wide list, as
+/// the StandardInstrumentations clang's backend makes on its stack do) deep in
+/// the stack, then crashes with it still linked.
+[[gnu::noinline]] void crashWithATimerGroupOnTheStack() {
+  volatile uint64_t padding[kCanaryWords / 2];
+  for (size_t i = 0; i < kCanaryWords / 2; ++i) padding[i] = i;
+  llvm::TimerGroup group("mlgo-test-abandoned", "abandoned by a crash");
+  volatile int *null = nullptr;
+  *null = static_cast<int>(padding[0]);
+}
+
+/// Fills the stack where the abandoned group was with a pattern, makes a new
+/// group (which updates the list's links) and counts the words that changed.
+[[gnu::noinline]] size_t wordsChangedByANewTimerGroup() {
+  volatile uint64_t canary[kCanaryWords];
+  for (size_t i = 0; i < kCanaryWords; ++i) canary[i] = kCanary;
+  { llvm::TimerGroup group("mlgo-test-live", "made after the crash"); }
+  size_t changed = 0;
+  for (size_t i = 0; i < kCanaryWords; ++i) changed += canary[i] != kCanary;
+  return changed;
+}
+
+}  // namespace
+
+TEST_CASE("crash guard: what a failed run left linked into LLVM's lists never writes into later runs",
+          "[driver][containment]") {
+  CHECK(runContained(crashWithATimerGroupOnTheStack, 5s).failure == FailureKind::Crash);
+  size_t changed = 1;
+  CHECK(runContained([&] { changed = wordsChangedByANewTimerGroup(); }, 5s).failure == FailureKind::None);
+  CHECK(changed == 0);
 }

@@ -7,6 +7,12 @@
 // pipeline checks the deadline and leaves cleanly; a single pass that never
 // returns gets a signal on its own thread a moment after the deadline, which
 // unwinds it the same way a crash is unwound.
+//
+// A run that is left this way abandons its stack frames, and LLVM links some
+// stack objects into process-wide lists (the TimerGroups of the
+// StandardInstrumentations clang's backend makes). So each run executes on a
+// stack of its own, and a failed run's stack is retired, never reused: the
+// next compile's list updates could otherwise write into its live frames.
 #include <chrono>
 #include <functional>
 #include <string>
@@ -20,8 +26,8 @@ struct ContainedOutcome {
   std::string message;
 };
 
-/// Runs `body` on the calling thread. `timeout` of zero means no limit.
-/// `body` must not throw.
+/// Runs `body` on the calling thread, on the thread's run stack. `timeout` of
+/// zero means no limit. `body` must not throw.
 ContainedOutcome runContained(const std::function<void()> &body, std::chrono::milliseconds timeout);
 
 /// A safe point inside a contained run (called between passes): leaves the
