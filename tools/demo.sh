@@ -19,6 +19,9 @@
 #                        (default 400, about 40 minutes on 2 cores)
 #   MLGO_DEMO_DIR        where everything goes (default: demo-output/ here)
 #   MLGO_THREADS         compile threads (default 0: one per core)
+#   MLGO_DEMO_THINLTO    1: also build zlib, bzip2 and lua5.4 with ThinLTO
+#                        (-flto=thin, Debian's lld-19), extract both flavours
+#                        and evaluate the policy on them (about 5 minutes)
 # A re-run skips every step whose inputs did not change (stamps in
 # $MLGO_DEMO_DIR/.stamps); a larger MLGO_PPO_ITERATIONS resumes training.
 set -euo pipefail
@@ -166,6 +169,23 @@ predict_passes() {
 cached predicted-passes "$out/predicted.txt" "$(hash_of "$heldout" "$root/configs/autotune/pass-predictor")" -- \
   predict_passes
 
+if [ "${MLGO_DEMO_THINLTO:-0}" = 1 ]; then
+  step "ThinLTO corpora: zlib, bzip2 and lua5.4 built with -flto=thin -fuse-ld=lld, extract-ir --thinlto-build local and distributed"
+  timed thinlto-corpus env MLGO="$mlgo" "$root/tools/demo/build-corpus.sh" --workdir "$out/projects" --thinlto
+  for flavour in local distributed; do
+    thinlto_corpus="$out/projects/thinlto/corpus/$flavour"
+    "$mlgo" combine-corpus --root "$thinlto_corpus"
+    # The PPO policy on the post-import modules, and the driver against
+    # clang's own ThinLTO backend (--check-fidelity).
+    thinlto_eval() {
+      eval_ok "$mlgo" eval --corpus "$1" --policy "$policy" --check-fidelity --json "$2.json" \
+        --threads "$threads" > "$2.txt"
+    }
+    cached "eval-thinlto-$flavour" "$out/eval-thinlto-$flavour.json" "$(hash_of "$thinlto_corpus") $policy_key" -- \
+      thinlto_eval "$thinlto_corpus" "$out/eval-thinlto-$flavour"
+  done
+fi
+
 step "mlgo report: plots and one HTML page"
 make_report() {
   "$mlgo" report --run "$out/ppo" --eval "training=$out/eval-train.json" --eval "held-out=$out/eval-heldout.json" \
@@ -195,4 +215,7 @@ step "results"
   echo "  InlinerSizeModel/ policy.pt      the policy for a release-mode LLVM build and for LibTorch/PyTorch"
   echo "  report/index.html                training curves, size-change distributions and this table"
   echo "  predicted/best.json              predicted pass lists per held-out module (mlgo eval --pass-lists takes it)"
+  if [ "${MLGO_DEMO_THINLTO:-0}" = 1 ]; then
+    echo "  projects/thinlto/corpus/         ThinLTO corpora (local, distributed); eval-thinlto-*.{txt,json}"
+  fi
 } | tee "$out/results.txt"

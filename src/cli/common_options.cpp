@@ -116,9 +116,7 @@ nlohmann::json resolveTrainingConfig(const ConfigSchema &schema, const TrainingR
 }
 
 std::optional<OutputDirectoryLock> claimTrainingOutput(const TrainingRunFlags &flags, const std::string &command) {
-  const ExistingOutput existing =
-      flags.force ? ExistingOutput::Replace : flags.resume ? ExistingOutput::Resume : ExistingOutput::Refuse;
-  return claimOutput(flags.output, command, existing,
+  return claimOutput(flags.output, command, resumableOutput(flags.force, flags.resume),
                      "pass --resume to continue that run or --force to start over");
 }
 

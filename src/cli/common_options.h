@@ -56,6 +56,10 @@ std::optional<OutputDirectoryLock> claimOutput(const std::string &directory, con
                                                ExistingOutput existing, const std::string &howToContinue = "");
 /// Refuse, or Replace with --force: for outputs that must hold one run only.
 inline ExistingOutput freshOutput(bool force) { return force ? ExistingOutput::Replace : ExistingOutput::Refuse; }
+/// Replace with --force, Resume with --resume, else Refuse: for runs that resume.
+inline ExistingOutput resumableOutput(bool force, bool resume) {
+  return force ? ExistingOutput::Replace : resume ? ExistingOutput::Resume : ExistingOutput::Refuse;
+}
 
 /// What the learners that resume (train-ppo, train-es) share: where the run
 /// writes, its config, its seed, and what to do with an earlier run there.

@@ -38,7 +38,7 @@ int runExploreCommand(const ExploreFlags &flags) {
   if (!flags.policy.empty()) baseline = PolicyModel::load(flags.policy, problem.name(), problem.featureNames());
   const auto outputLock =
       claimOutput(flags.output, "explore",
-                  flags.force ? ExistingOutput::Replace : flags.resume ? ExistingOutput::Resume : ExistingOutput::Refuse,
+                  resumableOutput(flags.force, flags.resume),
                   "pass --resume to finish that exploration or --force to start over");
   CompilerDriver driver(toDriverOptions(flags.driver));
   Corpus corpus = Corpus::load(flags.corpus);

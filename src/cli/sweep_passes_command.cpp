@@ -33,7 +33,7 @@ int runSweep(const SweepFlags &flags) {
   options.progress = ProgressReporter::callback("sweep-passes");
   const auto outputLock =
       claimOutput(flags.output, "sweep-passes",
-                  flags.force ? ExistingOutput::Replace : flags.resume ? ExistingOutput::Resume : ExistingOutput::Refuse,
+                  resumableOutput(flags.force, flags.resume),
                   "pass --resume to finish that sweep or --force to start over");
   const DriverOptions driverOptions = toDriverOptions(flags.driver);
   CompilerDriver driver(driverOptions);

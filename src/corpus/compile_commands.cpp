@@ -87,6 +87,7 @@ std::vector<ObjectEntry> readCompileCommands(const fs::path &file) {
     }
     fs::path object = output;
     entry.objectPath = object.is_absolute() ? object : directory / object;
+    entry.directory = directory;
     entry.moduleName = moduleNameForObject(object, directory);
     entries.push_back(std::move(entry));
   }
@@ -102,6 +103,7 @@ std::vector<ObjectEntry> readObjectList(const fs::path &file) {
     entry.origin = file.string() + ": line " + std::to_string(lineNumber);
     const fs::path object(line);
     entry.objectPath = object.is_absolute() ? object : base / object;
+    entry.directory = base;
     entry.moduleName = moduleNameForObject(object, base);
     entries.push_back(std::move(entry));
   });

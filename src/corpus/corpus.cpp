@@ -126,8 +126,10 @@ Corpus Corpus::load(const fs::path &directory) {
       continue;
     }
     module.bitcodePath = directory / (module.name + ".bc");
+    if (corpus.hasThinLTO) module.thinltoIndexPath = directory / (module.name + kThinLTOIndexSuffix);
     if (!staysInside(realDirectory, module.bitcodePath) ||
-        !staysInside(realDirectory, directory / (module.name + ".cmd")))
+        !staysInside(realDirectory, directory / (module.name + ".cmd")) ||
+        (corpus.hasThinLTO && !staysInside(realDirectory, module.thinltoIndexPath)))
       throw InputError(describeInputProblem(where, entry + " \"" + module.name + "\"",
                                             "a symbolic link takes the module's files outside the corpus"));
     if (!globalOverride.empty()) {
@@ -140,6 +142,9 @@ Corpus Corpus::load(const fs::path &directory) {
         module.loadError = e.what();
       }
     }
+    if (corpus.hasThinLTO && module.loadError.empty() && !fs::is_regular_file(module.thinltoIndexPath))
+      module.loadError = describeInputProblem(module.thinltoIndexPath.string(), "",
+                                              "missing: a has_thinlto corpus needs each module's ThinLTO index");
     corpus.modules.push_back(std::move(module));
   }
   return corpus;

@@ -34,14 +34,40 @@ bool matchesFilter(const std::regex &filter, const std::vector<std::string> &arg
   return false;
 }
 
+std::vector<ObjectEntry> readEntries(const ExtractOptions &options) {
+  if (options.thinlto == ThinLTOBuild::Local)
+    return findLocalThinLTOModules(fs::is_directory(options.input) ? options.input
+                                                                   : fs::absolute(options.input).parent_path());
+  return options.inputType == ExtractInputType::CompileCommands ? readCompileCommands(options.input)
+                                                                : readObjectList(options.input);
+}
+
+/// A module's files: what clang embedded in the object, or the post-import
+/// module of a ThinLTO backend with its index.
+ExtractedModuleFiles readModuleFiles(const ExtractOptions &options, const ObjectEntry &entry) {
+  switch (options.thinlto) {
+    case ThinLTOBuild::Local: return readLocalThinLTOModule(entry.objectPath, options.thinltoOptLevel);
+    case ThinLTOBuild::Distributed: return readDistributedThinLTOModule(entry);
+    case ThinLTOBuild::None: break;
+  }
+  ExtractedModuleFiles files;
+  EmbeddedModule embedded = readEmbeddedModule(entry.objectPath);
+  if (embedded.status != EmbeddedModule::Status::Ok) {
+    files.problem = embeddedStatusName(embedded.status);
+    files.detail = embedded.detail;
+    return files;
+  }
+  files.bitcode = std::move(embedded.bitcode);
+  files.commandLine = std::move(embedded.commandLine);
+  return files;
+}
+
 }  // namespace
 
 ExtractSummary extractIR(const ExtractOptions &options) {
   std::optional<std::regex> filter;
   if (options.commandFilter) filter = compileUserRegex("--cmd-filter", *options.commandFilter);
-  std::vector<ObjectEntry> entries = options.inputType == ExtractInputType::CompileCommands
-                                         ? readCompileCommands(options.input)
-                                         : readObjectList(options.input);
+  std::vector<ObjectEntry> entries = readEntries(options);
 
   // Two entries naming the same object (a file compiled twice into one
   // output) would race on the same corpus files: keep the first.
@@ -68,19 +94,21 @@ ExtractSummary extractIR(const ExtractOptions &options) {
       outcome.detail = entry.problem;
       return;
     }
-    EmbeddedModule embedded = readEmbeddedModule(entry.objectPath);
-    if (embedded.status != EmbeddedModule::Status::Ok) {
-      outcome.reason = embeddedStatusName(embedded.status);
-      outcome.detail = embedded.detail;
+    ExtractedModuleFiles files = readModuleFiles(options, entry);
+    if (!files.problem.empty()) {
+      outcome.reason = files.problem;
+      outcome.detail = files.detail;
       return;
     }
-    if (filter && !matchesFilter(*filter, parseRecordedCommandLine(embedded.commandLine))) {
+    if (filter && !matchesFilter(*filter, parseRecordedCommandLine(files.commandLine))) {
       outcome.reason = "excluded by --cmd-filter";
       return;
     }
     try {
-      writeFileInside(options.outputDirectory, entry.moduleName + ".bc", embedded.bitcode);
-      writeFileInside(options.outputDirectory, entry.moduleName + ".cmd", embedded.commandLine);
+      writeFileInside(options.outputDirectory, entry.moduleName + ".bc", files.bitcode);
+      writeFileInside(options.outputDirectory, entry.moduleName + ".cmd", files.commandLine);
+      if (options.thinlto != ThinLTOBuild::None)
+        writeFileInside(options.outputDirectory, entry.moduleName + kThinLTOIndexSuffix, files.index);
     } catch (const InputError &e) {
       outcome.reason = "unsafe output path";
       outcome.detail = e.what();
@@ -104,7 +132,7 @@ ExtractSummary extractIR(const ExtractOptions &options) {
     summary.warnings.push_back(std::move(line));
   }
   if (!summary.moduleNames.empty())
-    writeCorpusDescription(options.outputDirectory, summary.moduleNames, /*hasThinLTO=*/false);
+    writeCorpusDescription(options.outputDirectory, summary.moduleNames, options.thinlto != ThinLTOBuild::None);
   return summary;
 }
 

@@ -28,7 +28,9 @@
 #include "mlgo/driver/object_sizes.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/parallel_for.h"
+#include "analysis_managers.h"
 #include "recorded_command.h"
+#include "thinlto_backend.h"
 
 namespace mlgo {
 
@@ -95,6 +97,8 @@ struct CompileState {
   llvm::LLVMContext context;
   std::string llvmErrors;
   std::unique_ptr<llvm::Module> module;
+  /// A ThinLTO module's index; null for other modules.
+  std::unique_ptr<llvm::ModuleSummaryIndex> thinltoIndex;
 };
 
 void registerHooks(llvm::PassBuilder &builder, const PipelineHooks &hooks) {
@@ -106,10 +110,10 @@ void registerHooks(llvm::PassBuilder &builder, const PipelineHooks &hooks) {
         [](llvm::StringRef, llvm::Any) { checkContainedDeadline(); });
 }
 
-/// Runs an opt-style pipeline the way `opt -passes=` does, with a target
-/// machine built from the recorded triple, CPU and features.
-void runCustomPipeline(CompileState &state, const std::string &pipeline, const PipelineHooks &hooks,
-                       CompileResult &result) {
+/// A target machine built from the recorded triple, CPU, features,
+/// relocation model and optimization level, for the optimization pipelines
+/// mlgo runs itself. Null with `result` failed when there is no such target.
+std::unique_ptr<llvm::TargetMachine> recordedTargetMachine(CompileState &state, CompileResult &result) {
   clang::CompilerInstance &instance = state.command->instance();
   const clang::TargetOptions &targetOptions = instance.getTargetOpts();
   const clang::CodeGenOptions &codegen = instance.getCodeGenOpts();
@@ -118,35 +122,53 @@ void runCustomPipeline(CompileState &state, const std::string &pipeline, const P
   if (!target) {
     result.failure = FailureKind::CompileError;
     result.message = "no target for " + targetOptions.Triple + ": " + error;
-    return;
+    return nullptr;
   }
-  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+  const auto level = llvm::CodeGenOpt::getLevel(static_cast<int>(codegen.OptimizationLevel));
+  return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
       targetOptions.Triple, targetOptions.CPU, joinFeatures(targetOptions.Features), llvm::TargetOptions(),
-      codegen.RelocationModel,
-      std::nullopt, llvm::CodeGenOptLevel::Default));
+      codegen.RelocationModel, std::nullopt, level.value_or(llvm::CodeGenOptLevel::Default)));
+}
 
-  llvm::LoopAnalysisManager loopAnalyses;
-  llvm::FunctionAnalysisManager functionAnalyses;
-  llvm::CGSCCAnalysisManager cgsccAnalyses;
-  llvm::ModuleAnalysisManager moduleAnalyses;
+/// Runs an opt-style pipeline the way `opt -passes=` does.
+void runCustomPipeline(CompileState &state, const std::string &pipeline, const PipelineHooks &hooks,
+                       CompileResult &result) {
+  std::unique_ptr<llvm::TargetMachine> machine = recordedTargetMachine(state, result);
+  if (!machine) return;
+  const clang::CodeGenOptions &codegen = state.command->instance().getCodeGenOpts();
+  AnalysisManagers analyses;
   llvm::PassInstrumentationCallbacks instrumentation;
   llvm::PassBuilder builder(machine.get(), llvm::PipelineTuningOptions(), std::nullopt, &instrumentation);
   registerHooks(builder, hooks);
-  llvm::TargetLibraryInfoImpl libraryInfo(llvm::Triple(targetOptions.Triple));
+  llvm::TargetLibraryInfoImpl libraryInfo(llvm::Triple(machine->getTargetTriple()));
   if (!codegen.SimplifyLibCalls) libraryInfo.disableAllFunctions();
-  functionAnalyses.registerPass([&] { return llvm::TargetLibraryAnalysis(libraryInfo); });
-  builder.registerModuleAnalyses(moduleAnalyses);
-  builder.registerCGSCCAnalyses(cgsccAnalyses);
-  builder.registerFunctionAnalyses(functionAnalyses);
-  builder.registerLoopAnalyses(loopAnalyses);
-  builder.crossRegisterProxies(loopAnalyses, functionAnalyses, cgsccAnalyses, moduleAnalyses);
+  analyses.registerWith(builder, libraryInfo);
   llvm::ModulePassManager passes;
   if (llvm::Error parseError = builder.parsePassPipeline(passes, pipeline)) {
     result.failure = FailureKind::InvalidInput;
     result.message = "invalid pass pipeline: " + llvm::toString(std::move(parseError));
     return;
   }
-  passes.run(*state.module, moduleAnalyses);
+  passes.run(*state.module, analyses.modules);
+}
+
+/// The optimization phase: clang's own backend for the recorded level, the
+/// ThinLTO backend's pipeline for a ThinLTO module, or a requested pipeline.
+void optimize(const CompileRequest &request, CompileState &state, CompileResult &result) {
+  clang::CompilerInstance &instance = state.command->instance();
+  if (!request.passPipeline.empty()) return runCustomPipeline(state, request.passPipeline, request.hooks, result);
+  if (state.thinltoIndex) {
+    std::unique_ptr<llvm::TargetMachine> machine = recordedTargetMachine(state, result);
+    if (!machine) return;
+    return runThinLTOBackendPipeline(*state.module, *state.thinltoIndex, *machine, instance.getCodeGenOpts(),
+                                     [&request](llvm::PassBuilder &builder) { registerHooks(builder, request.hooks); });
+  }
+  clang::CodeGenOptions optimize = instance.getCodeGenOpts();
+  optimize.PassBuilderCallbacks.push_back(
+      [&request](llvm::PassBuilder &builder) { registerHooks(builder, request.hooks); });
+  clang::EmitBackendOutput(instance.getDiagnostics(), instance.getHeaderSearchOpts(), optimize,
+                           instance.getTargetOpts(), instance.getLangOpts(), instance.getTarget().getDataLayoutString(),
+                           state.module.get(), clang::Backend_EmitNothing, llvm::vfs::getRealFileSystem(), nullptr);
 }
 
 std::string joinedCommandLine(const std::vector<std::string> &args) {
@@ -183,7 +205,8 @@ void compileContained(const CompileRequest &request, const FaultInjection &fault
     result.message = std::move(message);
   };
   std::string error;
-  state.command = RecordedCommand::parse(module.commandLine, module.bitcodePath.string(), error);
+  const bool thinltoModule = !module.thinltoIndexPath.empty();
+  state.command = RecordedCommand::parse(module.commandLine, module.bitcodePath.string(), thinltoModule, error);
   if (!state.command) return fail(FailureKind::InvalidInput, error);
   if (backendOptionsOf(module.commandLine) != appliedBackendOptions())
     return fail(FailureKind::InvalidInput,
@@ -201,6 +224,10 @@ void compileContained(const CompileRequest &request, const FaultInjection &fault
   llvm::raw_string_ostream verifierStream(verifierMessage);
   if (llvm::verifyModule(*state.module, &verifierStream))
     return fail(FailureKind::VerifierError, "module fails the IR verifier: " + verifierStream.str());
+  if (thinltoModule) {
+    state.thinltoIndex = loadThinLTOIndex(module.thinltoIndexPath, *state.module, error);
+    if (!state.thinltoIndex) return fail(FailureKind::InvalidInput, error);
+  }
 
   if (!faults.crashModule.empty() && module.name == faults.crashModule) {
     volatile int *null = nullptr;
@@ -234,19 +261,8 @@ void compileContained(const CompileRequest &request, const FaultInjection &fault
   // Phase 1, optimization only, so the IR can be measured between the two.
   // Running clang's backend twice (once without codegen, once codegen only)
   // gives the same object as one run: the module is all that passes between.
-  auto vfs = llvm::vfs::getRealFileSystem();
-  const std::string dataLayout = instance.getTarget().getDataLayoutString();
-  if (request.passPipeline.empty()) {
-    clang::CodeGenOptions optimize = instance.getCodeGenOpts();
-    optimize.PassBuilderCallbacks.push_back(
-        [&request](llvm::PassBuilder &builder) { registerHooks(builder, request.hooks); });
-    clang::EmitBackendOutput(instance.getDiagnostics(), instance.getHeaderSearchOpts(), optimize, targetOptions,
-                             instance.getLangOpts(), dataLayout, state.module.get(), clang::Backend_EmitNothing,
-                             vfs, nullptr);
-  } else {
-    runCustomPipeline(state, request.passPipeline, request.hooks, result);
-    if (!result.ok()) return;
-  }
+  optimize(request, state, result);
+  if (!result.ok()) return;
   if (state.command->hasErrors() || !state.llvmErrors.empty())
     return fail(FailureKind::CompileError, state.command->diagnostics() + state.llvmErrors);
   result.irInstructions = countInstructions(*state.module);
@@ -271,7 +287,8 @@ void compileContained(const CompileRequest &request, const FaultInjection &fault
   generate.PassBuilderCallbacks.push_back([](llvm::PassBuilder &builder) { registerHooks(builder, {}); });
   llvm::SmallString<0> object;
   clang::EmitBackendOutput(instance.getDiagnostics(), instance.getHeaderSearchOpts(), generate, targetOptions,
-                           instance.getLangOpts(), dataLayout, state.module.get(), clang::Backend_EmitObj, vfs,
+                           instance.getLangOpts(), instance.getTarget().getDataLayoutString(), state.module.get(),
+                           clang::Backend_EmitObj, llvm::vfs::getRealFileSystem(),
                            std::make_unique<llvm::raw_svector_ostream>(object));
   if (state.command->hasErrors() || !state.llvmErrors.empty())
     return fail(FailureKind::CompileError, state.command->diagnostics() + state.llvmErrors);
@@ -333,7 +350,14 @@ std::string CompilerDriver::requestMemoKey(const CompileRequest &request) {
                                             /*RequiresNullTerminator=*/false);
   if (!buffer) return {};
   // The -mllvm set applied to the process decides whether the module compiles.
-  return "request\n" + CompileMemo::versionTag() + "\n" + CompileMemo::hash((*buffer)->getBuffer()) + "\n" +
+  std::string indexHash;
+  if (!module.thinltoIndexPath.empty()) {
+    auto index = llvm::MemoryBuffer::getFile(module.thinltoIndexPath.string(), /*IsText=*/false,
+                                             /*RequiresNullTerminator=*/false);
+    if (!index) return {};
+    indexHash = CompileMemo::hash((*index)->getBuffer());
+  }
+  return "request\n" + CompileMemo::versionTag() + "\n" + CompileMemo::hash((*buffer)->getBuffer()) + indexHash + "\n" +
          CompileMemo::hash(joinedCommandLine(module.commandLine)) + "\n" +
          CompileMemo::hash(joinedCommandLine(appliedBackendOptions())) + "\n" + request.passPipeline + "\n" + hookKeys;
 }

@@ -13,11 +13,12 @@
 namespace mlgo {
 
 std::vector<std::string> argumentsForBitcode(const std::vector<std::string> &recorded,
-                                             const std::string &bitcodePath) {
+                                             const std::string &bitcodePath, bool thinltoModule) {
   std::vector<std::string> args;
   for (size_t i = 0; i < recorded.size(); ++i) {
     const std::string &arg = recorded[i];
     if (i == 0 && arg == "-cc1") continue;
+    if (thinltoModule && arg.rfind("-fthinlto-index=", 0) == 0) continue;
     // clang strips these when it records the command; other tools may not.
     // The others are outputs of clang's frontend (dependency files and
     // diagnostics logs), meaningless for an IR input and never to be written
@@ -32,6 +33,13 @@ std::vector<std::string> argumentsForBitcode(const std::vector<std::string> &rec
   }
   args.insert(args.end(), {"-x", "ir", bitcodePath});
   return args;
+}
+
+std::vector<std::string> thinltoBackendArguments(const std::string &indexPath) {
+  // Without -thinlto-assume-merged clang would import again, reading the
+  // other modules the index names, and take a module without a summary (as
+  // a post-import module is) for an empty one.
+  return {"-fthinlto-index=" + indexPath, "-mllvm", "-thinlto-assume-merged"};
 }
 
 namespace {
@@ -112,11 +120,12 @@ const std::vector<std::string> &RecordedCommand::backendOptions() const {
 }
 
 std::unique_ptr<RecordedCommand> RecordedCommand::parse(const std::vector<std::string> &recorded,
-                                                        const std::string &bitcodePath, std::string &error) {
+                                                        const std::string &bitcodePath, bool thinltoModule,
+                                                        std::string &error) {
   std::unique_ptr<RecordedCommand> command(new RecordedCommand());
   command->diagnosticStream_ = std::make_unique<llvm::raw_string_ostream>(command->diagnosticText_);
 
-  std::vector<std::string> args = argumentsForBitcode(recorded, bitcodePath);
+  std::vector<std::string> args = argumentsForBitcode(recorded, bitcodePath, thinltoModule);
   if (std::string why = refusedArgument(args); !why.empty()) {
     error = "refused recorded command line: " + why;
     return nullptr;

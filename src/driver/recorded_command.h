@@ -22,9 +22,11 @@ class RecordedCommand {
   /// Parses `recorded` (a module's .cmd) for the bitcode at `bitcodePath`.
   /// Returns null and sets `error` when clang rejects the flags or when they
   /// ask for something untrusted data may not do (load code, read or write
-  /// files outside the corpus).
+  /// files outside the corpus). For a ThinLTO module the parsed options never
+  /// name an index: the driver runs the ThinLTO backend itself.
   static std::unique_ptr<RecordedCommand> parse(const std::vector<std::string> &recorded,
-                                                const std::string &bitcodePath, std::string &error);
+                                                const std::string &bitcodePath, bool thinltoModule,
+                                                std::string &error);
 
   clang::CompilerInstance &instance() { return *instance_; }
   /// Diagnostics clang reported so far, as text.

@@ -28,8 +28,11 @@ CompileResult compileWithClangSubprocess(const std::string &clang, const CorpusM
   const auto start = std::chrono::steady_clock::now();
   const fs::path object = scratchDirectory / ("module-" + std::to_string(counter++) + ".o");
   std::vector<std::string> args{clang, "-cc1"};
-  for (std::string &arg : argumentsForBitcode(module.commandLine, module.bitcodePath.string()))
+  const bool thinltoModule = !module.thinltoIndexPath.empty();
+  for (std::string &arg : argumentsForBitcode(module.commandLine, module.bitcodePath.string(), thinltoModule))
     args.push_back(std::move(arg));
+  if (thinltoModule)
+    for (std::string &arg : thinltoBackendArguments(module.thinltoIndexPath.string())) args.push_back(std::move(arg));
   args.insert(args.end(), extraArguments.begin(), extraArguments.end());
   args.insert(args.end(), {"-o", object.string()});
   const ProcessOutcome outcome = runProcess(args, timeout);

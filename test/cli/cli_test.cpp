@@ -15,15 +15,12 @@ using Catch::Matchers::Contains;
 namespace fs = std::filesystem;
 
 namespace {
-test::CommandOutcome mlgoRun(const std::vector<std::string> &args) {
-  return test::runProgram(test::mlgoBinary(), args);
-}
 std::string compileCommands() { return (test::testProject() / "compile_commands.json").string(); }
 }  // namespace
 
 TEST_CASE("cli: version, help and usage errors", "[cli]") {
-  CHECK(mlgoRun({"--version"}).exitCode == exit_code::kSuccess);
-  auto help = mlgoRun({"--help"});
+  CHECK(test::runMlgo({"--version"}).exitCode == exit_code::kSuccess);
+  auto help = test::runMlgo({"--help"});
   CHECK(help.exitCode == exit_code::kSuccess);
   // Every user-facing subcommand of the table, the internal one hidden.
   for (const char *name : {"extract-ir", "combine-corpus", "eval", "default-trace", "explore", "trace-info",
@@ -31,22 +28,22 @@ TEST_CASE("cli: version, help and usage errors", "[cli]") {
                            "mllvm-options"})
     CHECK_THAT(help.out, Contains(std::string("  ") + name));
   CHECK_THAT(help.out, !Contains("compile-worker"));
-  CHECK(mlgoRun({}).exitCode == exit_code::kUsage);
-  CHECK(mlgoRun({"no-such-command"}).exitCode == exit_code::kUsage);
-  CHECK(mlgoRun({"eval", "--corpus", "x", "--inline", "sometimes"}).exitCode == exit_code::kUsage);
-  CHECK(mlgoRun({"extract-ir", "--output-dir", "x"}).exitCode == exit_code::kUsage);
+  CHECK(test::runMlgo({}).exitCode == exit_code::kUsage);
+  CHECK(test::runMlgo({"no-such-command"}).exitCode == exit_code::kUsage);
+  CHECK(test::runMlgo({"eval", "--corpus", "x", "--inline", "sometimes"}).exitCode == exit_code::kUsage);
+  CHECK(test::runMlgo({"extract-ir", "--output-dir", "x"}).exitCode == exit_code::kUsage);
 }
 
 TEST_CASE("cli: extract-ir then eval, with the JSON report", "[cli]") {
   test::ScratchDirectory scratch;
   const std::string corpus = (scratch / "corpus").string();
-  auto extract = mlgoRun({"extract-ir", "--input", compileCommands(), "--output-dir", corpus});
+  auto extract = test::runMlgo({"extract-ir", "--input", compileCommands(), "--output-dir", corpus});
   REQUIRE(extract.exitCode == exit_code::kSuccess);
   CHECK_THAT(extract.out, Contains("7 modules extracted"));
   CHECK_THAT(extract.err, Contains("no_bitcode.o") && Contains("7 extracted, 1 skipped"));
 
   const std::string json = (scratch / "eval.json").string();
-  auto eval = mlgoRun({"eval", "--corpus", corpus, "--inline", "never", "--json", json, "--threads", "2"});
+  auto eval = test::runMlgo({"eval", "--corpus", corpus, "--inline", "never", "--json", json, "--threads", "2"});
   REQUIRE(eval.exitCode == exit_code::kSuccess);
   CHECK_THAT(eval.out, Contains("helpers.o") && Contains("total (7 modules)"));
   auto report = nlohmann::json::parse(readFile(json));
@@ -59,7 +56,7 @@ TEST_CASE("cli: extract-ir then eval, with the JSON report", "[cli]") {
 TEST_CASE("cli: extract-ir exit codes for bad input", "[cli][errors]") {
   test::ScratchDirectory scratch;
   writeFileAtomically(scratch / "broken.json", "[{");
-  auto broken = mlgoRun({"extract-ir", "--input", (scratch / "broken.json").string(), "--output-dir",
+  auto broken = test::runMlgo({"extract-ir", "--input", (scratch / "broken.json").string(), "--output-dir",
                          (scratch / "out").string()});
   CHECK(broken.exitCode == exit_code::kBadInput);
   CHECK_THAT(broken.err, Contains("broken.json") && Contains("malformed JSON"));
@@ -67,7 +64,7 @@ TEST_CASE("cli: extract-ir exit codes for bad input", "[cli][errors]") {
   writeFileAtomically(scratch / "none.json",
                       "[{\"directory\": \"" + test::testProject().string() +
                           "\", \"arguments\": [\"clang\", \"-c\", \"n.c\", \"-o\", \"no_bitcode.o\"]}]");
-  auto nothing = mlgoRun({"extract-ir", "--input", (scratch / "none.json").string(), "--output-dir",
+  auto nothing = test::runMlgo({"extract-ir", "--input", (scratch / "none.json").string(), "--output-dir",
                           (scratch / "out").string()});
   CHECK(nothing.exitCode == exit_code::kFailure);
   CHECK_THAT(nothing.err, Contains("nothing was extracted"));
@@ -78,7 +75,7 @@ TEST_CASE("cli: eval survives an injected crash and hang, reports them, exits 4"
   test::ScratchDirectory scratch;
   test::extractTestCorpus(scratch / "corpus");
   const std::string json = (scratch / "eval.json").string();
-  auto eval = mlgoRun({"eval", "--corpus", (scratch / "corpus").string(), "--json", json, "--timeout", "10",
+  auto eval = test::runMlgo({"eval", "--corpus", (scratch / "corpus").string(), "--json", json, "--timeout", "10",
                        "--inject-fault", "crash:helpers.o"});
   CHECK(eval.exitCode == exit_code::kPartialFailure);
   CHECK_THAT(eval.err, Contains("helpers.o") && Contains("crash"));
@@ -86,7 +83,7 @@ TEST_CASE("cli: eval survives an injected crash and hang, reports them, exits 4"
   CHECK(report["totals"]["failed"] == 1);
   CHECK(report["totals"]["compared"] == 6);
 
-  auto hang = mlgoRun({"eval", "--corpus", (scratch / "corpus").string(), "--timeout", "2", "--inject-fault",
+  auto hang = test::runMlgo({"eval", "--corpus", (scratch / "corpus").string(), "--timeout", "2", "--inject-fault",
                        "hang:shapes.o"});
   CHECK(hang.exitCode == exit_code::kPartialFailure);
   CHECK_THAT(hang.out, Contains("shapes.o") && Contains("timeout"));
@@ -94,24 +91,24 @@ TEST_CASE("cli: eval survives an injected crash and hang, reports them, exits 4"
 
 TEST_CASE("cli: eval exit codes for bad input", "[cli][errors]") {
   test::ScratchDirectory scratch;
-  auto missing = mlgoRun({"eval", "--corpus", (scratch / "nothing-here").string()});
+  auto missing = test::runMlgo({"eval", "--corpus", (scratch / "nothing-here").string()});
   CHECK(missing.exitCode == exit_code::kBadInput);
   CHECK_THAT(missing.err, Contains("nothing-here"));
   test::extractTestCorpus(scratch / "corpus");
-  auto pipeline = mlgoRun({"eval", "--corpus", (scratch / "corpus").string(), "--passes", "no-such-pass"});
+  auto pipeline = test::runMlgo({"eval", "--corpus", (scratch / "corpus").string(), "--passes", "no-such-pass"});
   CHECK(pipeline.exitCode == exit_code::kUsage);
   CHECK_THAT(pipeline.err, Contains("no-such-pass"));
-  auto fault = mlgoRun({"eval", "--corpus", (scratch / "corpus").string(), "--inject-fault", "explode"});
+  auto fault = test::runMlgo({"eval", "--corpus", (scratch / "corpus").string(), "--inject-fault", "explode"});
   CHECK(fault.exitCode == exit_code::kUsage);
 }
 
 TEST_CASE("cli: bad values and bad inputs exit 2 or 3 with the file named", "[cli][errors]") {
   test::ScratchDirectory scratch;
-  auto missingInput = mlgoRun({"extract-ir", "--input", (scratch / "absent.json").string(), "--output-dir",
+  auto missingInput = test::runMlgo({"extract-ir", "--input", (scratch / "absent.json").string(), "--output-dir",
                                (scratch / "out").string()});
   CHECK(missingInput.exitCode == exit_code::kBadInput);
   CHECK_THAT(missingInput.err, Contains("absent.json"));
-  auto missingRoot = mlgoRun({"combine-corpus", "--root", (scratch / "absent").string()});
+  auto missingRoot = test::runMlgo({"combine-corpus", "--root", (scratch / "absent").string()});
   CHECK(missingRoot.exitCode == exit_code::kBadInput);
   CHECK_FALSE(fs::exists(scratch / "absent"));
 
@@ -122,20 +119,20 @@ TEST_CASE("cli: bad values and bad inputs exit 2 or 3 with the file named", "[cl
         {"autotune", "--corpus", "c", "--output", "o", "--gate-fallbacks", "-1"},
         {"eval", "--corpus", "c", "--threads", "-1"},
         {"default-trace", "--corpus", "c", "--output", "o", "--shards", "-3"}}) {
-    auto outcome = mlgoRun(args);
+    auto outcome = test::runMlgo(args);
     INFO(outcome.err);
     CHECK(outcome.exitCode == exit_code::kUsage);
   }
 
   // A search space naming a pass LLVM does not know.
   writeFileAtomically(scratch / "passes.txt", "include\tfunction\tsroa-typo\tmistyped\n");
-  auto passes = mlgoRun({"autotune", "--list-passes", "--passes-file", (scratch / "passes.txt").string()});
+  auto passes = test::runMlgo({"autotune", "--list-passes", "--passes-file", (scratch / "passes.txt").string()});
   CHECK(passes.exitCode == exit_code::kBadInput);
   CHECK_THAT(passes.err, Contains("passes.txt") && Contains("line 1") && Contains("sroa-typo"));
 
   // A number out of range in a JSON input.
   writeFileAtomically(scratch / "bc.json", R"({"learning_rate": 1e400})");
-  auto huge = mlgoRun({"train-bc", "--trace", "t", "--vocab", "v", "--output", (scratch / "bc").string(),
+  auto huge = test::runMlgo({"train-bc", "--trace", "t", "--vocab", "v", "--output", (scratch / "bc").string(),
                        "--config", (scratch / "bc.json").string()});
   CHECK(huge.exitCode == exit_code::kBadInput);
   CHECK_THAT(huge.err, Contains("bc.json") && Contains("learning_rate"));
@@ -160,13 +157,13 @@ TEST_CASE("cli: a corpus recording -mllvm options that write files writes nothin
     names.push_back(module.name);
   }
   writeCorpusDescription(scratch / "hostile", names, false);
-  auto eval = mlgoRun({"eval", "--corpus", (scratch / "hostile").string(), "--inline", "never"});
+  auto eval = test::runMlgo({"eval", "--corpus", (scratch / "hostile").string(), "--inline", "never"});
   CHECK(eval.exitCode == exit_code::kFailure);
   CHECK_THAT(eval.err, Contains("-print-after-all") && Contains("mllvm-options"));
   CHECK(fs::is_empty(dumps));
   CHECK(readFile(scratch / "info.txt") == "kept\n");
 
-  auto allowList = mlgoRun({"mllvm-options"});
+  auto allowList = test::runMlgo({"mllvm-options"});
   CHECK(allowList.exitCode == exit_code::kSuccess);
   CHECK_THAT(allowList.out, Contains("-inline-*") && Contains("-x86-*"));
   CHECK_THAT(allowList.out, !Contains("print-after-all"));
@@ -179,26 +176,26 @@ TEST_CASE("cli: one writer per output directory, and no mixed runs", "[cli][outp
   const fs::path trace = scratch / "trace";
   {
     OutputDirectoryLock holder = OutputDirectoryLock::claim(trace, "default-trace", ExistingOutput::Keep);
-    auto busy = mlgoRun({"default-trace", "--corpus", corpus, "--output", trace.string()});
+    auto busy = test::runMlgo({"default-trace", "--corpus", corpus, "--output", trace.string()});
     CHECK(busy.exitCode == exit_code::kOutputInUse);
     CHECK_THAT(busy.err, Contains(trace.string()) && Contains("default-trace") &&
                              Contains("pid " + std::to_string(::getpid())));
-    auto busyExtract = mlgoRun({"extract-ir", "--input", compileCommands(), "--output-dir", trace.string()});
+    auto busyExtract = test::runMlgo({"extract-ir", "--input", compileCommands(), "--output-dir", trace.string()});
     CHECK(busyExtract.exitCode == exit_code::kOutputInUse);
   }
-  REQUIRE(mlgoRun({"default-trace", "--corpus", corpus, "--output", trace.string(), "--shards", "3"}).exitCode ==
+  REQUIRE(test::runMlgo({"default-trace", "--corpus", corpus, "--output", trace.string(), "--shards", "3"}).exitCode ==
           exit_code::kSuccess);
   // A second run into the same trace would mix shards of two runs.
-  auto again = mlgoRun({"default-trace", "--corpus", corpus, "--output", trace.string(), "--shards", "2"});
+  auto again = test::runMlgo({"default-trace", "--corpus", corpus, "--output", trace.string(), "--shards", "2"});
   CHECK(again.exitCode == exit_code::kUsage);
   CHECK_THAT(again.err, Contains("--force"));
-  auto forced = mlgoRun({"default-trace", "--corpus", corpus, "--output", trace.string(), "--shards", "2", "--force"});
+  auto forced = test::runMlgo({"default-trace", "--corpus", corpus, "--output", trace.string(), "--shards", "2", "--force"});
   CHECK(forced.exitCode == exit_code::kSuccess);
   size_t shards = 0;
   for (const auto &entry : fs::directory_iterator(trace))
     if (entry.path().extension() == ".mlgotrace") ++shards;
   CHECK(shards == 2);
-  auto vocab = mlgoRun({"gen-vocab", "--trace", trace.string(), "--output-dir", (scratch / "vocab").string()});
+  auto vocab = test::runMlgo({"gen-vocab", "--trace", trace.string(), "--output-dir", (scratch / "vocab").string()});
   CHECK(vocab.exitCode == exit_code::kSuccess);
 }
 
@@ -209,7 +206,7 @@ TEST_CASE("cli: eval with --cache-dir reuses every compile of an identical run, 
   auto run = [&](const std::string &json, std::vector<std::string> extra) {
     std::vector<std::string> args{"eval", "--corpus", corpus, "--inline", "never", "--json", json};
     args.insert(args.end(), extra.begin(), extra.end());
-    return mlgoRun(args);
+    return test::runMlgo(args);
   };
   auto plain = run((scratch / "plain.json").string(), {"--no-memo"});
   auto first = run((scratch / "first.json").string(), {"--cache-dir", cache});

@@ -8,6 +8,8 @@
 
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include "mlgo/corpus/extract_ir.h"
 #include "mlgo/problems/inlining/inlining_policy.h"
 #include "mlgo/problems/problem.h"
@@ -78,11 +80,58 @@ Corpus singleSourceCorpus(const fs::path &directory, const fs::path &source) {
   return Corpus::load(directory);
 }
 
+namespace {
+
+void runShell(const fs::path &directory, const std::string &script) {
+  const CommandOutcome outcome = runProgram("/bin/sh", {"-c", "cd '" + directory.string() + "' && " + script});
+  if (outcome.exitCode != 0) throw std::runtime_error("failed: " + script + "\n" + outcome.err);
+}
+
+}  // namespace
+
+fs::path ThinLTOTestBuild::localBackendObject(const std::string &stem) const {
+  return local / ("prog.lto." + stem + ".o");
+}
+fs::path ThinLTOTestBuild::distributedBackendObject(const std::string &stem) const {
+  return distributed / (stem + ".native.o");
+}
+
+ThinLTOTestBuild buildThinLTOTestProgram(const fs::path &directory) {
+  ThinLTOTestBuild build{directory / "local", directory / "distributed"};
+  const std::string clang = clangPath();
+  const std::string compileFlags = "-Oz -flto=thin -Xclang -fembed-bitcode=all";
+  const std::string sources = (testData() / "thinlto").string();
+  nlohmann::json commands = nlohmann::json::array();
+  for (const fs::path &where : {build.local, build.distributed}) {
+    fs::create_directories(where);
+    for (const std::string stem : {"main", "helper"}) {
+      const std::string compile = clang + " " + compileFlags + " -c " + sources + "/" + stem + ".c -o " + stem + ".o";
+      runShell(where, compile);
+      if (where == build.distributed)
+        commands.push_back({{"directory", where.string()}, {"command", compile}, {"file", stem + ".c"}});
+    }
+  }
+  runShell(build.local, clang + " -Oz -flto=thin -fuse-ld=lld -Wl,--save-temps -Wl,--thinlto-emit-index-files "
+                                "main.o helper.o -o prog");
+  runShell(build.distributed,
+           clang + " -Oz -flto=thin -fuse-ld=lld -Wl,--thinlto-index-only=index.rsp main.o helper.o -o prog");
+  for (const std::string stem : {"main", "helper"}) {
+    const std::string backend = clang + " -O2 -c -x ir " + stem + ".o -fthinlto-index=" + stem +
+                                ".o.thinlto.bc -mllvm -lto-embed-bitcode=post-merge-pre-opt -o " + stem + ".native.o";
+    runShell(build.distributed, backend);
+    commands.push_back({{"directory", build.distributed.string()}, {"command", backend}, {"file", stem + ".o"}});
+  }
+  writeFileAtomically(build.distributed / "compile_commands.json", commands.dump(2));
+  return build;
+}
+
 const CorpusModule &moduleNamed(const Corpus &corpus, const std::string &name) {
   for (const CorpusModule &module : corpus.modules)
     if (module.name == name) return module;
   throw std::runtime_error("no module " + name + " in the test corpus");
 }
+
+CommandOutcome runMlgo(const std::vector<std::string> &args) { return runProgram(mlgoBinary(), args); }
 
 CommandOutcome runProgram(const std::string &program, const std::vector<std::string> &args) {
   ScratchDirectory scratch;

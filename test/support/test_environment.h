@@ -88,12 +88,30 @@ Corpus singleSourceCorpus(const std::filesystem::path &directory, const std::fil
 /// The corpus module of the test project named `name` ("helpers.o", ...).
 const CorpusModule &moduleNamed(const Corpus &corpus, const std::string &name);
 
+/// test/data/thinlto's two-file program built with -flto=thin the way each
+/// ThinLTO flavour leaves it, below `directory`:
+/// - local/: linked by lld with --save-temps and --thinlto-emit-index-files:
+///   <object>.3.import.bc and <object>.thinlto.bc beside main.o and helper.o,
+///   and lld's backend objects prog.lto.<stem>.o;
+/// - distributed/: a thin link with --thinlto-index-only, then one backend
+///   compile per object (clang -x ir -fthinlto-index=, with
+///   -lto-embed-bitcode=post-merge-pre-opt) into <stem>.native.o, and a
+///   compile_commands.json of the two compiles and the two backend compiles.
+struct ThinLTOTestBuild {
+  std::filesystem::path local, distributed;
+  std::filesystem::path localBackendObject(const std::string &stem) const;
+  std::filesystem::path distributedBackendObject(const std::string &stem) const;
+};
+ThinLTOTestBuild buildThinLTOTestProgram(const std::filesystem::path &directory);
+
 struct CommandOutcome {
   int exitCode = -1;
   std::string out, err;
 };
 /// Runs a program with arguments, capturing stdout and stderr.
 CommandOutcome runProgram(const std::string &program, const std::vector<std::string> &args);
+/// Runs the mlgo binary under test.
+CommandOutcome runMlgo(const std::vector<std::string> &args);
 
 /// `protoc --decode=tensorboard.Event` (against mlgo's schema) of each record
 /// of a TensorBoard event file, read with the TFRecord reader (which checks

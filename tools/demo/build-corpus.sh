@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Build a real-code demo corpus for mlgo from pinned Debian source packages.
 #
-#   tools/demo/build-corpus.sh [--workdir DIR] [--projects LIST]
+#   tools/demo/build-corpus.sh [--workdir DIR] [--projects LIST] [--thinlto]
 #
 #   --workdir DIR    work directory (default: build-demo, relative to the
 #                    current directory); everything is written below it
 #   --projects LIST  comma-separated subset of the names in projects.txt
-#                    (default: all of them)
+#                    (default: all of them; with --thinlto: zlib,bzip2,lua5.4)
+#   --thinlto        ThinLTO build instead, into DIR/thinlto (see below)
 #
 # For each project of tools/demo/projects.txt (name, version, split, language):
 #   1. fetches the source package at exactly that version with apt-get source,
@@ -25,6 +26,27 @@
 # DIR/.stamps/NAME records a hash of name, version, compiler, flags and the
 # project's build recipe. Progress goes to stderr, build logs to DIR/logs/.
 # Environment: JOBS (parallel jobs, default: nproc), MLGO (see above).
+#
+# With --thinlto, the projects that have a ThinLTO recipe (thinlto_build_NAME:
+# zlib, bzip2, lua5.4) are built with -Oz -flto=thin -Xclang
+# -fembed-bitcode=all, and each link goes through tools/demo/thinlto-link.sh
+# (-fuse-ld=<its absolute path>). One build then leaves both ThinLTO flavours:
+#   local        lld's in-process backend saves <obj>.3.import.bc and
+#                <obj>.thinlto.bc beside each bitcode input (for archive
+#                members: "libx.a(m.o at N).3.import.bc" beside the archive);
+#   distributed  backend compiles "clang-19 -c -x ir M -fthinlto-index=
+#                M.thinlto.bc ... -o M.native.o" of copies of the link's
+#                bitcode inputs below <program>.thinlto-members/, which the
+#                wrapper writes in compile_commands.json form and this script
+#                adds to the project's database.
+# Everything goes to DIR/thinlto/ (DIR/thinlto/NAME, its .stamps, logs,
+# projects.tsv), so both builds can coexist. Sources and apt state are shared
+# with the regular build. If $MLGO is set and executable, it then runs, for
+# FLAVOUR in local and distributed,
+#   "$MLGO" extract-ir --thinlto-build FLAVOUR
+#                      --input DIR/thinlto/NAME/compile_commands.json
+#                      --output-dir DIR/thinlto/corpus/FLAVOUR/NAME
+# and stops with an error if that mlgo has no --thinlto-build.
 set -euo pipefail
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -32,9 +54,10 @@ PROJECTS_FILE="$SCRIPT_DIR/projects.txt"
 
 WORKDIR=build-demo
 SELECTED=""
+THINLTO=0
 
 usage() {
-    sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit "${1:-2}"
 }
 
@@ -44,6 +67,7 @@ while [[ $# -gt 0 ]]; do
         --workdir=*) WORKDIR=${1#*=}; shift ;;
         --projects) [[ $# -ge 2 ]] || usage; SELECTED=$2; shift 2 ;;
         --projects=*) SELECTED=${1#*=}; shift ;;
+        --thinlto) THINLTO=1; shift ;;
         -h|--help) usage 0 ;;
         *) echo "build-corpus: unknown argument: $1" >&2; usage ;;
     esac
@@ -52,6 +76,12 @@ done
 log() { printf '[build-corpus %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 warn() { log "WARNING: $*"; }
 die() { log "ERROR: $*"; exit 1; }
+warn_failed() {
+    [[ ${#FAILED[@]} -gt 0 ]] || return 0
+    local names="" i
+    for i in "${FAILED[@]}"; do names+=" ${P_NAME[$i]}"; done
+    warn "failed:$names (see $LOGS)"
+}
 
 # ---------------------------------------------------------------------------
 # Toolchain and flags (all of this goes into the stamp key).
@@ -68,9 +98,22 @@ RANLIB=llvm-ranlib-19
 JOBS=${JOBS:-$(nproc)}
 export CC CXX CFLAGS CXXFLAGS AR RANLIB
 unset CPPFLAGS LDFLAGS MAKEFLAGS MFLAGS || true
+LDFLAGS=""          # (not exported: the regular build uses none)
+THINLTO_LINK="$SCRIPT_DIR/thinlto-link.sh"
+if [[ $THINLTO == 1 ]]; then
+    [[ -x "$THINLTO_LINK" ]] || { echo "build-corpus: $THINLTO_LINK is missing or not executable" >&2; exit 1; }
+    OPT_FLAGS="-Oz -flto=thin -Xclang -fembed-bitcode=all"
+    CFLAGS="$OPT_FLAGS"
+    CXXFLAGS="$OPT_FLAGS"
+    # clang-19 runs an absolute -fuse-ld path as the linker.
+    LDFLAGS="-fuse-ld=$THINLTO_LINK"
+    export LDFLAGS
+    [[ -n "$SELECTED" ]] || SELECTED="zlib,bzip2,lua5.4"
+fi
 
 # Tools the script itself needs (Debian package names).
 TOOL_PKGS="clang-19 llvm-19 bear cmake ninja-build make dpkg-dev patch"
+if [[ $THINLTO == 1 ]]; then TOOL_PKGS="$TOOL_PKGS lld-19"; fi
 
 # Explicit build dependencies per project (Debian binary package names).
 declare -A BUILD_DEPS=(
@@ -205,15 +248,91 @@ build_libjsoncpp() {
         -DBUILD_STATIC_LIBS=ON -DBUILD_OBJECT_LIBS=OFF
 }
 
+# ThinLTO recipes (--thinlto; the function name is thinlto_build_<name>).
+# CFLAGS carries -flto=thin and LDFLAGS names the linker wrapper
+# (thinlto-link.sh). Every link of the build must get both. Configure steps
+# link with plain lld: through the wrapper their test programs would leave
+# ThinLTO files in the tree. Each recipe ends with thinlto_finish.
+
+# Adds the backend compiles the wrapper recorded for each link
+# (*.thinlto-members/compile_commands.json below $OUT; bear 3.1 leaves them
+# out, as a "-x ir foo.o" input is not a source file to it) to $CCJ, in
+# bear's layout, skipping any whose output $CCJ already has. Then checks that
+# both flavours left files.
+thinlto_finish() {
+    local tmp nimport nbackend
+    local -a frags=()
+    mapfile -t frags < <(find "$OUT" -path '*.thinlto-members/compile_commands.json' -type f | sort)
+    [[ ${#frags[@]} -gt 0 ]] ||
+        { echo "build-corpus: no link went through thinlto-link.sh (no *.thinlto-members/ below $OUT)" >&2; return 1; }
+    tmp=$(mktemp "$CCJ.XXXXXX")
+    awk '
+        FNR == 1 { file++ }
+        /^ *\{ *$/ { entry = ""; out = ""; inentry = 1 }
+        inentry {
+            line = $0
+            if (line ~ /^ *\},? *$/) sub(/,? *$/, "", line)
+            entry = entry line "\n"
+            if ($0 ~ /^ *"output":/) { out = $0; sub(/,? *$/, "", out) }
+        }
+        inentry && /^ *\},? *$/ {
+            inentry = 0
+            if (file > 1 && out != "" && (out in seen)) next
+            if (out != "") seen[out] = 1
+            entries[++n] = substr(entry, 1, length(entry) - 1)
+        }
+        END {
+            print "["
+            for (i = 1; i <= n; i++) print entries[i] (i < n ? "," : "")
+            print "]"
+        }
+    ' "$CCJ" "${frags[@]}" > "$tmp"
+    mv "$tmp" "$CCJ"
+    nimport=$(find "$OUT" -name '*.3.import.bc' | wc -l)
+    nbackend=$(grep -c -- '"-fthinlto-index=' "$CCJ" || true)
+    echo "build-corpus: ThinLTO: $nimport import modules (local), $nbackend backend compiles (distributed)" >&2
+    [[ $nimport -gt 0 && $nbackend -gt 0 ]] ||
+        { echo "build-corpus: a ThinLTO flavour left nothing" >&2; return 1; }
+}
+
+thinlto_build_zlib() {
+    LDFLAGS=-fuse-ld=lld ./configure --static
+    # (TEST_LDFLAGS, the programs' link flags, start with LDFLAGS)
+    bear_run make -j"$JOBS" LDFLAGS="$LDFLAGS" libz.a example minigzip
+    thinlto_finish
+}
+
+thinlto_build_bzip2() {
+    bear_run make -j"$JOBS" CC="$CC" CFLAGS="$CFLAGS -D_FILE_OFFSET_BITS=64" \
+        LDFLAGS="$LDFLAGS" AR="$AR" RANLIB="$RANLIB" libbz2.a bzip2.o bzip2recover
+    # The Makefile links bzip2 against libbz2.so only: link it as the
+    # Makefile's rule does, where -L. -lbz2 finds the archive.
+    # shellcheck disable=SC2086
+    bear_append "$CC" $CFLAGS -D_FILE_OFFSET_BITS=64 $LDFLAGS -o bzip2 bzip2.o -L. -lbz2
+    thinlto_finish
+}
+
+thinlto_build_lua5_4() {
+    # The link rules use $(CC) $(LDFLAGS) without CFLAGS: give the links
+    # -flto=thin and -Oz through MYLDFLAGS too.
+    bear_run make -j"$JOBS" -C src linux CC="$CC" MYCFLAGS="$CFLAGS" \
+        MYLDFLAGS="$CFLAGS $LDFLAGS" AR="$AR rc" RANLIB="$RANLIB"
+    thinlto_finish
+}
+
 # ---------------------------------------------------------------------------
 # Work directory layout.
 mkdir -p "$WORKDIR"
 WORK=$(cd "$WORKDIR" && pwd)
 APT_DIR="$WORK/.apt"
 SRC_CACHE="$WORK/.src"
-STAMPS="$WORK/.stamps"
-LOGS="$WORK/logs"
 LOCK_D="$WORK/.lock.d"
+# BASE holds the project directories, stamps, logs and manifest of this
+# kind of build: DIR itself, or DIR/thinlto for --thinlto.
+BASE=$WORK
+[[ $THINLTO == 0 ]] || BASE="$WORK/thinlto"
+STAMPS="$BASE/.stamps"
+LOGS="$BASE/logs"
 mkdir -p "$APT_DIR/sources.list.d" "$APT_DIR/lists/partial" \
     "$APT_DIR/cache/archives/partial" "$SRC_CACHE" "$STAMPS" "$LOGS" "$LOCK_D"
 # The work directory holds generated files (including the mirror's address in
@@ -262,12 +381,18 @@ fi
 
 # Runs a function in a fresh bash with errexit in force (bash ignores set -e
 # inside anything called from an if/&&/|| condition, even in subshells).
+# unpack_project and build_project put project NAME in $WORK/NAME: they get
+# BASE as WORK.
 run_strict() {
-    bash -c "set -euo pipefail; $(declare -p CC CXX CFLAGS CXXFLAGS AR RANLIB JOBS WORK LOGS \
-        SRC_CACHE SKIP_PATCHES); $(declare -f); \"\$@\"" run_strict "$@"
+    local WORK=$BASE
+    bash -c "set -euo pipefail; $(declare -p CC CXX CFLAGS CXXFLAGS AR RANLIB LDFLAGS JOBS WORK \
+        LOGS SRC_CACHE SKIP_PATCHES THINLTO); $(declare -f); \"\$@\"" run_strict "$@"
 }
 
-fn_name() { printf 'build_%s' "${1//[^A-Za-z0-9]/_}"; }
+fn_name() {
+    if [[ $THINLTO == 1 ]]; then printf 'thinlto_'; fi
+    printf 'build_%s' "${1//[^A-Za-z0-9]/_}"
+}
 
 for i in "${SEL[@]}"; do
     declare -F "$(fn_name "${P_NAME[$i]}")" >/dev/null ||
@@ -282,12 +407,17 @@ stamp_key() {  # stamp_key INDEX
         "$CC" --version 2>/dev/null | head -n1
         echo "deps=${BUILD_DEPS[$name]:-} skip-patches=${SKIP_PATCHES[$name]:-}"
         declare -f bear_run bear_append cmake_ninja build_project add_missing_outputs "$(fn_name "$name")"
+        if [[ $THINLTO == 1 ]]; then
+            echo "LDFLAGS=$LDFLAGS"
+            declare -f thinlto_finish
+            sha256sum < "$THINLTO_LINK"
+        fi
     } | sha256sum | cut -d' ' -f1
 }
 
 is_done() {  # is_done INDEX
     local name=${P_NAME[$1]}
-    [[ -f "$STAMPS/$name" && -s "$WORK/$name/compile_commands.json" ]] &&
+    [[ -f "$STAMPS/$name" && -s "$BASE/$name/compile_commands.json" ]] &&
         [[ "$(cat "$STAMPS/$name")" == "$(stamp_key "$1")" ]]
 }
 
@@ -597,13 +727,13 @@ if [[ ${#TODO[@]} -gt 0 ]]; then
             T_BUILD[$name]=$((t2 - t1))
             child_cpu; T_CPU[$name]=$((CPU_NOW - c1))
             stamp_key "$i" > "$STAMPS/$name"
-            nobj=$(count_objects "$WORK/$name/compile_commands.json")
+            nobj=$(count_objects "$BASE/$name/compile_commands.json")
             log "$name: built in $((t2 - t1)) s (${T_CPU[$name]} s CPU), $nobj objects"
-            [[ -f "$WORK/timings.tsv" ]] ||
-                printf '# date\tname\tversion\tfetch_s\tbuild_s\tbuild_cpu_s\tobjects\n' > "$WORK/timings.tsv"
+            [[ -f "$BASE/timings.tsv" ]] ||
+                printf '# date\tname\tversion\tfetch_s\tbuild_s\tbuild_cpu_s\tobjects\n' > "$BASE/timings.tsv"
             printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$name" \
                 "${P_VERSION[$i]}" "${T_FETCH[$name]}" "${T_BUILD[$name]}" "${T_CPU[$name]}" \
-                "$nobj" >> "$WORK/timings.tsv"
+                "$nobj" >> "$BASE/timings.tsv"
             OK+=("$i")
         else
             tail -n 15 "$LOGS/$name.build.log" >&2
@@ -628,19 +758,54 @@ fi
         name=${P_NAME[$i]}
         is_done "$i" || continue
         printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "${P_VERSION[$i]}" "${P_SPLIT[$i]}" \
-            "${P_LANG[$i]}" "$(count_objects "$WORK/$name/compile_commands.json")" \
-            "$WORK/$name/compile_commands.json"
+            "${P_LANG[$i]}" "$(count_objects "$BASE/$name/compile_commands.json")" \
+            "$BASE/$name/compile_commands.json"
     done
-} > "$WORK/projects.tsv"
+} > "$BASE/projects.tsv"
 
 if [[ ${#OK[@]} -eq 0 ]]; then
     die "no project was built successfully (logs in $LOGS)"
 fi
 
+# ThinLTO: both flavours of each project, into DIR/thinlto/corpus/<flavour>/
+# <name>. Skipped, as below, when the build stamp and mlgo are unchanged. An
+# mlgo without --thinlto-build stops the script.
+if [[ $THINLTO == 1 && -n "${MLGO:-}" && -x "${MLGO:-}" ]]; then
+    mlgo_hash=$(sha256sum < "$MLGO" | cut -c1-64)
+    for i in "${OK[@]}"; do
+        name=${P_NAME[$i]}
+        for flavour in local distributed; do
+            target="$BASE/corpus/$flavour/$name"
+            key="$(cat "$STAMPS/$name") $mlgo_hash"
+            if [[ -f "$target/corpus_description.json" && "$(cat "$target/.extract-stamp" 2>/dev/null)" == "$key" ]]; then
+                continue
+            fi
+            xlog="$LOGS/$name.extract-$flavour.log"
+            log "$name: mlgo extract-ir --thinlto-build $flavour -> $target"
+            rm -rf "$target"
+            mkdir -p "$target"
+            if "$MLGO" extract-ir --thinlto-build "$flavour" --input "$BASE/$name/compile_commands.json" \
+                    --output-dir "$target" > "$xlog" 2>&1; then
+                echo "$key" > "$target/.extract-stamp"
+            else
+                tail -n 10 "$xlog" >&2
+                if grep -qiE -- '(not expected|unknown|unrecognized).*thinlto-build|thinlto-build.*(not expected|unknown|unrecognized)' "$xlog"; then
+                    rm -rf "$target"
+                    die "$MLGO does not take 'extract-ir --thinlto-build $flavour' (an mlgo without ThinLTO extraction?); the builds are in place, log: $xlog"
+                fi
+                warn "$name: mlgo extract-ir --thinlto-build $flavour failed (log: $xlog)"
+            fi
+        done
+    done
+elif [[ $THINLTO == 1 && -n "${MLGO:-}" ]]; then
+    warn "MLGO=$MLGO is not an executable file: skipping extract-ir"
+elif [[ $THINLTO == 1 ]]; then
+    log "MLGO is not set: skipping extract-ir"
+
 # Optional IR extraction with mlgo, into DIR/corpus/<split>/<name> so that
 # `mlgo combine-corpus --root DIR/corpus/<split>` makes one corpus per split.
 # Skipped when the project's build stamp and the mlgo binary are unchanged.
-if [[ -n "${MLGO:-}" && -x "${MLGO:-}" ]]; then
+elif [[ -n "${MLGO:-}" && -x "${MLGO:-}" ]]; then
     mlgo_hash=$(sha256sum < "$MLGO" | cut -c1-64)
     for i in "${OK[@]}"; do
         name=${P_NAME[$i]}
@@ -668,6 +833,25 @@ fi
 
 # Summary.
 total=0; total_bc=0; nproj=0
+if [[ $THINLTO == 1 ]]; then
+    t_imp=0; t_back=0
+    log "ThinLTO summary (name version compiles import-modules backend-compiles fetch-s build-s build-cpu-s):"
+    for i in "${OK[@]}"; do
+        name=${P_NAME[$i]}
+        ccj="$BASE/$name/compile_commands.json"
+        back=$(grep -c -- '"-fthinlto-index=' "$ccj" || true)
+        n=$(( $(count_objects "$ccj") - back ))
+        imp=$(find "$BASE/$name" -name '*.3.import.bc' | wc -l)
+        total=$((total + n)); t_imp=$((t_imp + imp)); t_back=$((t_back + back)); nproj=$((nproj + 1))
+        log "  $(printf '%-12s %-22s %5s %5s %5s %5s %5s %5s' "$name" "${P_VERSION[$i]}" "$n" "$imp" \
+            "$back" "${T_FETCH[$name]:--}" "${T_BUILD[$name]:--}" "${T_CPU[$name]:--}")"
+    done
+    child_cpu
+    log "  total: $nproj projects, $total compiles, $t_imp import modules, $t_back backend compiles, $(( $(date +%s) - T_START )) s wall, $CPU_NOW s CPU"
+    warn_failed
+    log "done: compile databases in $BASE/<project>/compile_commands.json, manifest $BASE/projects.tsv, lock $WORK/sources.lock"
+    exit 0
+fi
 log "summary (name version split language objects with-.llvmbc fetch-s build-s build-cpu-s):"
 for i in "${OK[@]}"; do
     name=${P_NAME[$i]}
@@ -680,9 +864,5 @@ for i in "${OK[@]}"; do
 done
 child_cpu
 log "  total: $nproj projects, $total objects ($total_bc with .llvmbc), $(( $(date +%s) - T_START )) s wall, $CPU_NOW s CPU"
-if [[ ${#FAILED[@]} -gt 0 ]]; then
-    names=""
-    for i in "${FAILED[@]}"; do names+=" ${P_NAME[$i]}"; done
-    warn "failed:$names (see $LOGS)"
-fi
+warn_failed
 log "done: compile databases in $WORK/<project>/compile_commands.json, manifest $WORK/projects.tsv, lock $WORK/sources.lock"

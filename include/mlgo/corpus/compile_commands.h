@@ -11,6 +11,9 @@ struct ObjectEntry {
   /// Where the entry came from, for messages: "compile_commands.json: entry 12".
   std::string origin;
   std::filesystem::path objectPath;  ///< absolute or relative to the cwd
+  /// The directory the compile ran in: relative paths its command line
+  /// records are relative to it.
+  std::filesystem::path directory;
   /// The module name in the corpus: the object's path relative to the build
   /// directory, made safe (never absolute, never escaping the corpus).
   std::string moduleName;

@@ -3,6 +3,10 @@
 //   <dir>/corpus_description.json  {"has_thinlto": false, "modules": ["a/b.o", ...]}
 //   <dir>/a/b.o.bc                 the module's pre-optimization bitcode
 //   <dir>/a/b.o.cmd                its clang -cc1 command line, '\0'-separated
+//   <dir>/a/b.o.thinlto.bc         with "has_thinlto": true, the module's
+//                                  ThinLTO index; the .bc is then the
+//                                  post-import module the ThinLTO backend
+//                                  optimizes (docs/formats.md)
 // Corpora written by mlgo, by LLVM's extract_ir and by ml-compiler-opt are
 // interchangeable.
 #include <filesystem>
@@ -18,6 +22,9 @@ struct CorpusModule {
   std::filesystem::path bitcodePath;
   /// The recorded cc1 arguments (or the corpus-wide override).
   std::vector<std::string> commandLine;
+  /// In a ThinLTO corpus, the module's index (<name>.thinlto.bc); empty
+  /// otherwise. The module then compiles as the ThinLTO backend does.
+  std::filesystem::path thinltoIndexPath;
   /// Non-empty when the module's files could not be read; compiling the module
   /// then fails with this reason instead of ending the run.
   std::string loadError;
@@ -39,6 +46,8 @@ struct Corpus {
 bool isCxxModule(const CorpusModule &module);
 
 inline constexpr const char *kCorpusDescriptionFile = "corpus_description.json";
+/// The suffix of a ThinLTO module's index file, after the module's name.
+inline constexpr const char *kThinLTOIndexSuffix = ".thinlto.bc";
 
 /// Splits the contents of a .cmd file ('\0'-separated, as clang records it).
 std::vector<std::string> parseRecordedCommandLine(std::string_view contents);

@@ -1,12 +1,15 @@
 #pragma once
 // `mlgo extract-ir`: turns the objects of a build made with
-// -Xclang -fembed-bitcode=all into a corpus (see corpus.h for the layout).
+// -Xclang -fembed-bitcode=all into a corpus (see corpus.h for the layout), or
+// the post-import modules of a ThinLTO build (thinlto_modules.h).
 #include <cstddef>
 #include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "mlgo/corpus/thinlto_modules.h"
 
 namespace mlgo {
 
@@ -20,6 +23,13 @@ struct ExtractOptions {
   /// regex (searched, as extract_ir's re.findall does), e.g. "^-O2|-Os|-Oz$".
   std::optional<std::string> commandFilter;
   unsigned threads = 0;  ///< 0: all cores
+  /// Local: the modules are the linker's saved post-import modules below the
+  /// input's directory (the input itself when it is a directory), not the
+  /// input's entries. Distributed: the input's entries are backend compiles.
+  ThinLTOBuild thinlto = ThinLTOBuild::None;
+  /// The link's LTO optimization level (lld's --lto-O; clang passes 2 for
+  /// -O2, -Os and -Oz), for local ThinLTO builds.
+  unsigned thinltoOptLevel = 2;
 };
 
 struct ExtractSummary {

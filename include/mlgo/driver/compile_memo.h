@@ -16,7 +16,6 @@
 // written atomically (concurrent writers and kill -9 leave whole files), its
 // content checked against a checksum and its key, the versions part of every
 // key. `verify` recompiles the first N hits and fails loudly on a difference.
-#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <list>

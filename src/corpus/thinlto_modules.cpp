@@ -1,0 +1,178 @@
+#include "mlgo/corpus/thinlto_modules.h"
+
+#include <algorithm>
+
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/ModuleSummaryIndex.h>
+#include <llvm/Support/MemoryBuffer.h>
+
+#include "mlgo/corpus/corpus.h"
+#include "mlgo/corpus/embedded_sections.h"
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/errors.h"
+
+namespace mlgo {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool endsWith(const std::string &text, const std::string &suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+/// The contents of the llvm.cmdline global clang leaves in a module compiled
+/// with -fembed-bitcode=all, or nullopt.
+std::optional<std::string> embeddedCommandLine(const std::string &bitcode, std::string &error) {
+  llvm::LLVMContext context;
+  auto buffer = llvm::MemoryBuffer::getMemBuffer(bitcode, "module", /*RequiresNullTerminator=*/false);
+  auto module = llvm::parseBitcodeFile(buffer->getMemBufferRef(), context);
+  if (!module) {
+    error = "invalid bitcode: " + llvm::toString(module.takeError());
+    return std::nullopt;
+  }
+  const llvm::GlobalVariable *global = (*module)->getNamedGlobal("llvm.cmdline");
+  if (!global || !global->hasInitializer()) return std::nullopt;
+  const auto *data = llvm::dyn_cast<llvm::ConstantDataSequential>(global->getInitializer());
+  if (!data) return std::nullopt;
+  return data->getRawDataValues().str();
+}
+
+bool isOptimizationLevel(const std::string &arg) {
+  return arg.size() >= 2 && arg.compare(0, 2, "-O") == 0 && arg.size() <= 6;
+}
+
+std::string valueAfter(const std::vector<std::string> &args, const std::string &prefix) {
+  for (const std::string &arg : args)
+    if (arg.rfind(prefix, 0) == 0) return arg.substr(prefix.size());
+  return {};
+}
+
+ExtractedModuleFiles unusable(std::string problem, std::string detail) {
+  ExtractedModuleFiles files;
+  files.problem = std::move(problem);
+  files.detail = std::move(detail);
+  return files;
+}
+
+/// An index lld writes for a module no symbol pulled into the link: no
+/// module in it, and the flag that tells a distributed backend to skip it.
+bool skippedByTheLink(const std::string &index) {
+  auto buffer = llvm::MemoryBuffer::getMemBuffer(index, "index", /*RequiresNullTerminator=*/false);
+  auto parsed = llvm::getModuleSummaryIndex(buffer->getMemBufferRef());
+  if (!parsed) {
+    llvm::consumeError(parsed.takeError());
+    return false;  // unreadable: the compile says so, naming the file
+  }
+  return (*parsed)->skipModuleByDistributedBackend();
+}
+
+/// Reads the index file; sets `files.problem` when it is missing or empty
+/// (an empty index: the link did not need the module).
+void readIndex(const fs::path &index, ExtractedModuleFiles &files) {
+  if (!fs::is_regular_file(index)) {
+    files.problem = "ThinLTO index missing";
+    files.detail = index.string();
+    return;
+  }
+  files.index = readFile(index);
+  if (files.index.empty() || skippedByTheLink(files.index)) {
+    files.problem = "ThinLTO index empty (the link did not need the module)";
+    files.detail = index.string();
+  }
+}
+
+}  // namespace
+
+std::vector<ObjectEntry> findLocalThinLTOModules(const fs::path &scanRoot) {
+  // Absolute, so the paths found are too, and module names are relative to
+  // the root whatever the current directory.
+  const fs::path root = fs::absolute(scanRoot);
+  std::vector<ObjectEntry> entries;
+  std::error_code error;
+  for (fs::recursive_directory_iterator it(root, error), end; !error && it != end; it.increment(error)) {
+    if (!it->is_regular_file()) continue;
+    const std::string path = it->path().string();
+    if (!endsWith(path, kLocalImportSuffix)) continue;
+    ObjectEntry entry;
+    entry.origin = path;
+    entry.objectPath = path.substr(0, path.size() - std::string(kLocalImportSuffix).size());
+    entry.directory = root;
+    entry.moduleName = moduleNameForObject(entry.objectPath, root);
+    entries.push_back(std::move(entry));
+  }
+  if (error) throw InputError(describeInputProblem(root.string(), "", "cannot be listed: " + error.message()));
+  std::sort(entries.begin(), entries.end(),
+            [](const ObjectEntry &a, const ObjectEntry &b) { return a.moduleName < b.moduleName; });
+  return entries;
+}
+
+std::vector<std::string> localBackendCommandLine(const std::vector<std::string> &compile, unsigned ltoLevel,
+                                                 const std::string &indexName) {
+  // What made the compile a pre-link one, and what lld's backend sets anew.
+  const std::vector<std::string> dropped{"-emit-llvm-bc", "-emit-llvm", "-emit-obj",      "-flto",
+                                         "-flto=thin",    "-flto=full", "-flto-unit",     "-vectorize-loops",
+                                         "-vectorize-slp", "-ffunction-sections", "-fdata-sections"};
+  std::vector<std::string> backend;
+  for (const std::string &arg : compile) {
+    if (std::find(dropped.begin(), dropped.end(), arg) != dropped.end() || isOptimizationLevel(arg) ||
+        arg.rfind("-fembed-bitcode", 0) == 0 || arg.rfind("-fthinlto-index=", 0) == 0)
+      continue;
+    backend.push_back(arg);
+  }
+  backend.insert(backend.end(), {"-emit-obj", "-O" + std::to_string(ltoLevel)});
+  // lld: PTO.LoopVectorization = PTO.SLPVectorization = OptLevel > 1, and
+  // every function and object in its own section.
+  if (ltoLevel > 1) backend.insert(backend.end(), {"-vectorize-loops", "-vectorize-slp"});
+  backend.insert(backend.end(), {"-ffunction-sections", "-fdata-sections", "-fthinlto-index=" + indexName});
+  return backend;
+}
+
+ExtractedModuleFiles readLocalThinLTOModule(const fs::path &base, unsigned ltoLevel) {
+  ExtractedModuleFiles files;
+  files.bitcode = readFile(base.string() + kLocalImportSuffix);
+  std::string error;
+  std::optional<std::string> compile = embeddedCommandLine(files.bitcode, error);
+  if (!error.empty()) return unusable("invalid bitcode", error);
+  if (!compile)
+    return unusable("no recorded command line",
+                    "the module has no llvm.cmdline: compile with -Xclang -fembed-bitcode=all");
+  const std::string indexName = base.filename().string() + kThinLTOIndexSuffix;
+  files.commandLine =
+      formatRecordedCommandLine(localBackendCommandLine(parseRecordedCommandLine(*compile), ltoLevel, indexName));
+  readIndex(base.string() + kThinLTOIndexSuffix, files);
+  return files;
+}
+
+ExtractedModuleFiles readDistributedThinLTOModule(const ObjectEntry &entry) {
+  EmbeddedModule embedded = readEmbeddedModule(entry.objectPath);
+  if (embedded.status != EmbeddedModule::Status::Ok)
+    return unusable("not a ThinLTO backend compile", std::string(embeddedStatusName(embedded.status)) + ": " +
+                                                         embedded.detail);
+  std::vector<std::string> args = parseRecordedCommandLine(embedded.commandLine);
+  const std::string index = valueAfter(args, "-fthinlto-index=");
+  if (index.empty()) return unusable("not a ThinLTO backend compile", "its command line has no -fthinlto-index=");
+  // The embedding option tells the build what to leave; kept, it would make
+  // every compile of the corpus embed bitcode again (and it is not on the
+  // allow-list of -mllvm options).
+  std::vector<std::string> kept;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "-mllvm" && i + 1 < args.size() && args[i + 1].rfind("-lto-embed-bitcode", 0) == 0) {
+      ++i;
+      continue;
+    }
+    kept.push_back(args[i]);
+  }
+  ExtractedModuleFiles files;
+  files.bitcode = std::move(embedded.bitcode);
+  files.commandLine = formatRecordedCommandLine(kept);
+  const fs::path indexPath = fs::path(index).is_absolute() ? fs::path(index) : entry.directory / index;
+  readIndex(indexPath, files);
+  return files;
+}
+
+}  // namespace mlgo
