@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <llvm/ADT/StringRef.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GlobalVariable.h>
@@ -20,10 +21,6 @@ namespace mlgo {
 namespace fs = std::filesystem;
 
 namespace {
-
-bool endsWith(const std::string &text, const std::string &suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 /// The contents of the llvm.cmdline global clang leaves in a module compiled
 /// with -fembed-bitcode=all, or nullopt.
@@ -97,7 +94,7 @@ std::vector<ObjectEntry> findLocalThinLTOModules(const fs::path &scanRoot) {
   for (fs::recursive_directory_iterator it(root, error), end; !error && it != end; it.increment(error)) {
     if (!it->is_regular_file()) continue;
     const std::string path = it->path().string();
-    if (!endsWith(path, kLocalImportSuffix)) continue;
+    if (!llvm::StringRef(path).ends_with(kLocalImportSuffix)) continue;
     ObjectEntry entry;
     entry.origin = path;
     entry.objectPath = path.substr(0, path.size() - std::string(kLocalImportSuffix).size());
