@@ -24,6 +24,26 @@ packages=(
   libopenmpi-dev openmpi-bin openssh-client
 )
 
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+
+# The register-allocation problem compiles against three lib/CodeGen headers
+# that llvm-19-dev does not ship; the build takes them from Debian's
+# llvm-toolchain-19 source package (tools/fetch-llvm-codegen-headers.sh), so
+# apt needs the deb-src twin of the machine's own Debian entries.
+ensure_debian_sources() {
+  if apt-cache showsrc llvm-toolchain-19 2>/dev/null | grep -q '^Package:'; then return 0; fi
+  local target=/etc/apt/sources.list.d/mlgo-deb-src.sources
+  if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+    sed 's/^Types:.*$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources | $sudo tee "$target" >/dev/null
+  else
+    grep -h '^deb ' /etc/apt/sources.list 2>/dev/null | sed 's/^deb /deb-src /' |
+      $sudo tee /etc/apt/sources.list.d/mlgo-deb-src.list >/dev/null
+  fi
+  echo "install-deps: added Debian's deb-src entries (for llvm-toolchain-19's CodeGen headers)" >&2
+  $sudo apt-get update -qq
+}
+
 missing=()
 for package in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
@@ -32,11 +52,11 @@ for package in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#packages[@]} packages already installed" >&2
+  ensure_debian_sources
   exit 0
 fi
 
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
 echo "install-deps: installing ${missing[*]}" >&2
 $sudo apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+ensure_debian_sources

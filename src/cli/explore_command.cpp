@@ -34,6 +34,7 @@ double percent(uint64_t size, uint64_t base) { return base ? 100.0 * (double(siz
 
 int runExploreCommand(const ExploreFlags &flags) {
   const Problem &problem = findProblem(flags.problem);
+  requireScalarBinaryDecisions(problem, "explore");
   std::optional<PolicyModel> baseline;
   if (!flags.policy.empty()) baseline = PolicyModel::load(flags.policy, problem.name(), problem.featureNames());
   const auto outputLock =

@@ -295,6 +295,7 @@ void compileContained(const CompileRequest &request, const FaultInjection &fault
   std::string sizeError;
   if (!measureObjectSizes(std::string_view(object.data(), object.size()), result.sizes, sizeError))
     return fail(FailureKind::CompileError, "cannot read the object produced: " + sizeError);
+  for (const auto &hook : request.hooks) hook->objectEmitted(std::string_view(object.data(), object.size()));
   if (codegenKey.empty()) return;
   CompileResult generated;
   generated.sizes = result.sizes;

@@ -8,12 +8,16 @@ namespace mlgo {
 namespace inlining {
 const Problem &inliningProblem();
 }
+namespace regalloc {
+const Problem &regallocProblem();
+}
 
 namespace {
 /// One line per problem.
 const std::map<std::string, const Problem *> &registry() {
   static const std::map<std::string, const Problem *> problems = {
       {"inlining", &inlining::inliningProblem()},
+      {"regalloc", &regalloc::regallocProblem()},
   };
   return problems;
 }
@@ -27,6 +31,20 @@ const Problem &findProblem(const std::string &name) {
     throw UsageError("unknown problem \"" + name + "\" (known: " + known + ")");
   }
   return *found->second;
+}
+
+void requireScalarBinaryDecisions(const Problem &problem, const std::string &stage) {
+  const trace::DecisionSpec &spec = problem.decisionSpec();
+  if (spec.isInt64Scalars() && spec.actions == 2) return;
+  throw UsageError(stage + " does not handle problem \"" + problem.name() + "\" yet: its decisions have " +
+                   std::to_string(spec.features.size()) + " feature tensors and " + std::to_string(spec.actions) +
+                   " actions, and " + stage + " takes int64 scalar features and two actions (inlining's)");
+}
+
+const Problem &scalarBinaryProblem(const std::string &name, const std::string &stage) {
+  const Problem &problem = findProblem(name);
+  requireScalarBinaryDecisions(problem, stage);
+  return problem;
 }
 
 std::vector<std::string> problemNames() {

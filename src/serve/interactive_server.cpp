@@ -336,10 +336,7 @@ ServeSummary serveInlining(const inlining::Policy &policy, const ServeOptions &o
 
   std::unique_ptr<trace::TraceWriter> writer;
   if (options.traceDirectory) {
-    json header{{"format", trace::kFormatName},
-                {"version", trace::kFormatVersion},
-                {"problem", "inlining"},
-                {"feature_names", inlining::featureNames()}};
+    const json header = trace::traceHeader("inlining", trace::DecisionSpec::int64Scalars(inlining::featureNames()));
     writer = std::make_unique<trace::TraceWriter>(*options.traceDirectory, "inlining", header, 1);
   }
 
@@ -364,15 +361,12 @@ ServeSummary serveInlining(const inlining::Policy &policy, const ServeOptions &o
   } catch (const Interrupted &) {
   }
   if (writer) {
-    json description{{"format", trace::kFormatName},
-                     {"version", trace::kFormatVersion},
-                     {"problem", "inlining"},
-                     {"feature_names", inlining::featureNames()},
-                     {"policy", "served"},
+    json description = trace::traceHeader("inlining", trace::DecisionSpec::int64Scalars(inlining::featureNames()));
+    description.update(json{{"policy", "served"},
                      {"source", "mlgo serve on channel " + options.channelBase.string()},
                      {"modules_traced", summary.sessions},
                      {"decisions", summary.decisions},
-                     {"mlgo_version", MLGO_VERSION}};
+                     {"mlgo_version", MLGO_VERSION}});
     // The server never sees object sizes: no baselines.
     writer->finish(description, json{{"metric", "text"}, {"policy", "default"}, {"sizes", json::object()}});
   }

@@ -1,6 +1,8 @@
 #include "mlgo/trace/default_trace.h"
 
 #include <chrono>
+#include <cstring>
+#include <map>
 #include <condition_variable>
 #include <mutex>
 #include <regex>
@@ -51,7 +53,22 @@ struct SlotOutcome {
   CompileResult result;
   uint64_t decisions = 0;
   std::optional<std::string> record;
+  std::map<std::string, double> measures;  ///< the problem's baselineMeasures
 };
+
+/// A double's bits as a varint: exact, whatever the value.
+void putDouble(std::string &out, double value) {
+  uint64_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  putVarint(out, bits);
+}
+
+double readDouble(ByteReader &reader) {
+  const uint64_t bits = reader.varint();
+  double value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
 
 std::string encodeSlotOutcome(const SlotOutcome &outcome) {
   std::string bytes;
@@ -59,6 +76,11 @@ std::string encodeSlotOutcome(const SlotOutcome &outcome) {
   putVarint(bytes, outcome.decisions);
   putVarint(bytes, outcome.record.has_value());
   if (outcome.record) putBytes(bytes, *outcome.record);
+  putVarint(bytes, outcome.measures.size());
+  for (const auto &[name, value] : outcome.measures) {
+    putBytes(bytes, name);
+    putDouble(bytes, value);
+  }
   return bytes;
 }
 
@@ -68,6 +90,10 @@ SlotOutcome decodeSlotOutcome(std::string_view bytes) {
   outcome.result = decodeCompileReply(std::string(reader.bytes()));
   outcome.decisions = reader.varint();
   if (reader.varint()) outcome.record = std::string(reader.bytes());
+  for (uint64_t count = reader.varint(); count > 0; --count) {
+    std::string name(reader.bytes());
+    outcome.measures[name] = readDouble(reader);
+  }
   return outcome;
 }
 
@@ -93,10 +119,7 @@ DefaultTraceSummary runDefaultTrace(const Corpus &corpus, const CompilerDriver &
   }
   summary.sampled = sampled.size();
 
-  json header{{"format", trace::kFormatName},
-              {"version", trace::kFormatVersion},
-              {"problem", problem.name()},
-              {"feature_names", problem.featureNames()}};
+  const json header = trace::traceHeader(problem.name(), problem.decisionSpec());
   trace::TraceWriter *writer = nullptr;
   std::optional<trace::TraceWriter> ownWriter;
   if (leader) writer = &ownWriter.emplace(options.output, problem.name(), header, options.shards);
@@ -104,6 +127,7 @@ DefaultTraceSummary runDefaultTrace(const Corpus &corpus, const CompilerDriver &
   const unsigned threads = resolveThreadCount(driver.options().threads);
   std::vector<CompileResult> results(sampled.size());
   std::vector<uint64_t> decisionCounts(sampled.size(), 0);
+  std::vector<std::map<std::string, double>> measures(sampled.size());
   std::mutex progressMutex;
   size_t done = 0;
   auto traceSlot = [&](size_t slot, size_t total) {
@@ -112,11 +136,13 @@ DefaultTraceSummary runDefaultTrace(const Corpus &corpus, const CompilerDriver &
     moduleTrace.position = sampled[slot];
     moduleTrace.name = module.name;
     SlotOutcome outcome;
-    outcome.result = driver.compile({&module, "", {problem.defaultTracingHook(moduleTrace)}});
+    const std::shared_ptr<PipelineHook> hook = problem.defaultTracingHook(moduleTrace);
+    outcome.result = driver.compile({&module, "", {hook}});
     if (outcome.result.ok()) {
       moduleTrace.nativeSize = outcome.result.sizes.text;
       outcome.decisions = moduleTrace.decisions();
       outcome.record = trace::encodeModule(moduleTrace);
+      outcome.measures = problem.baselineMeasures(*hook);
     }
     if (progress) {
       std::lock_guard<std::mutex> lock(progressMutex);
@@ -127,6 +153,7 @@ DefaultTraceSummary runDefaultTrace(const Corpus &corpus, const CompilerDriver &
   auto keep = [&](size_t slot, SlotOutcome outcome) {
     results[slot] = std::move(outcome.result);
     decisionCounts[slot] = outcome.decisions;
+    measures[slot] = std::move(outcome.measures);
     writer->submit(slot, std::move(outcome.record));
   };
   if (!cluster.distributed()) {
@@ -153,6 +180,7 @@ DefaultTraceSummary runDefaultTrace(const Corpus &corpus, const CompilerDriver &
   }
 
   json sizes = json::object();
+  json measured = json::object();
   json failures = json::array();
   for (size_t slot = 0; slot < sampled.size(); ++slot) {
     const CorpusModule &module = corpus.modules[sampled[slot]];
@@ -162,6 +190,7 @@ DefaultTraceSummary runDefaultTrace(const Corpus &corpus, const CompilerDriver &
       ++summary.traced;
       summary.decisions += decisionCounts[slot];
       sizes[module.name] = result.sizes.text;
+      for (const auto &[name, value] : measures[slot]) measured[name][module.name] = value;
     } else {
       summary.failures.push_back({module.name, result.failure, result.message});
       failures.push_back({{"name", module.name}, {"failure", failureKindName(result.failure)},
@@ -169,11 +198,8 @@ DefaultTraceSummary runDefaultTrace(const Corpus &corpus, const CompilerDriver &
     }
   }
   summary.recordBytes = writer->recordBytes();
-  json description{{"format", trace::kFormatName},
-                   {"version", trace::kFormatVersion},
-                   {"problem", problem.name()},
-                   {"feature_names", problem.featureNames()},
-                   {"policy", "default"},
+  json description = header;
+  description.update(json{{"policy", "default"},
                    {"corpus", corpus.directory.string()},
                    {"corpus_modules", corpus.modules.size()},
                    {"sampling_rate", options.samplingRate},
@@ -184,8 +210,10 @@ DefaultTraceSummary runDefaultTrace(const Corpus &corpus, const CompilerDriver &
                    {"modules_failed", failures},
                    {"decisions", summary.decisions},
                    {"record_bytes", summary.recordBytes},
-                   {"mlgo_version", MLGO_VERSION}};
-  summary.traceBytes = writer->finish(description, json{{"metric", "text"}, {"policy", "default"}, {"sizes", sizes}});
+                   {"mlgo_version", MLGO_VERSION}});
+  json baselines{{"metric", "text"}, {"policy", "default"}, {"sizes", sizes}};
+  if (!measured.empty()) baselines["measures"] = measured;
+  summary.traceBytes = writer->finish(description, baselines);
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return summary;
 }

@@ -271,10 +271,7 @@ ExploreSummary runExplore(const Corpus &corpus, const CompilerDriver &driver, co
   }
   for (size_t slot = 0; slot < outcomes.size(); ++slot) explored[slot] = decodeExplored(outcomes[slot], featureCount);
 
-  json header{{"format", trace::kFormatName},
-              {"version", trace::kFormatVersion},
-              {"problem", problem.name()},
-              {"feature_names", problem.featureNames()}};
+  const json header = trace::traceHeader(problem.name(), problem.decisionSpec());
   trace::TraceWriter writer(options.output, problem.name(), header, options.shards);
   json sizes = json::object(), figures = json::array(), failures = json::array();
   uint64_t decisions = 0;
@@ -305,11 +302,8 @@ ExploreSummary runExplore(const Corpus &corpus, const CompilerDriver &driver, co
   }
   writeFileAtomically(options.output / "exploration.json",
                       json{{"settings", settingsRecord}, {"modules", figures}}.dump(1) + "\n");
-  json description{{"format", trace::kFormatName},
-                   {"version", trace::kFormatVersion},
-                   {"problem", problem.name()},
-                   {"feature_names", problem.featureNames()},
-                   {"policy", "explored"},
+  json description = header;
+  description.update(json{{"policy", "explored"},
                    {"exploration", settingsRecord},
                    {"corpus", corpus.directory.string()},
                    {"corpus_modules", corpus.modules.size()},
@@ -321,7 +315,7 @@ ExploreSummary runExplore(const Corpus &corpus, const CompilerDriver &driver, co
                    {"text_default", summary.defaultSize},
                    {"text_baseline", summary.baselineSize},
                    {"text_explored", summary.bestSize},
-                   {"mlgo_version", MLGO_VERSION}};
+                   {"mlgo_version", MLGO_VERSION}});
   writer.finish(description, json{{"metric", "text"}, {"policy", "default"}, {"sizes", sizes}});
   if (journal) journal->remove();
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

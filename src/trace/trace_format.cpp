@@ -1,20 +1,102 @@
 #include "mlgo/trace/trace_format.h"
 
 #include <cstdio>
+#include <cstring>
 
 #include "mlgo/support/varint.h"
 
 namespace mlgo::trace {
 
-void ModuleTrace::addDecision(const int64_t *values, int64_t defaultDecision, bool action) {
+void ModuleTrace::addDecision(const int64_t *values, int64_t defaultDecision, int64_t action) {
   features.insert(features.end(), values, values + featureCount);
   defaultDecisions.push_back(static_cast<int8_t>(defaultDecision));
-  actions.push_back(action ? 1 : 0);
+  actions.push_back(static_cast<uint8_t>(action));
 }
 
+namespace {
+
+/// The features of one decision: int64 elements as zigzag varints, float
+/// elements as their 4 bytes (for int64 scalars: one varint a feature).
+void encodeFeatures(std::string &out, const int64_t *words, size_t featureCount, const DecisionSpec *spec) {
+  if (!spec) {
+    for (size_t f = 0; f < featureCount; ++f) putZigzag(out, words[f]);
+    return;
+  }
+  const char *bytes = reinterpret_cast<const char *>(words);
+  for (const FeatureTensor &tensor : spec->features) {
+    if (tensor.type == FeatureTensor::Type::Float) {
+      out.append(bytes, tensor.bytes());
+    } else {
+      for (size_t e = 0; e < tensor.elements(); ++e) {
+        int64_t value;
+        std::memcpy(&value, bytes + e * sizeof value, sizeof value);
+        putZigzag(out, value);
+      }
+    }
+    bytes += tensor.bytes();
+  }
+}
+
+void decodeFeatures(ByteReader &reader, int64_t *words, size_t featureCount, const DecisionSpec *spec) {
+  if (!spec) {
+    for (size_t f = 0; f < featureCount; ++f) words[f] = reader.zigzag();
+    return;
+  }
+  char *bytes = reinterpret_cast<char *>(words);
+  for (const FeatureTensor &tensor : spec->features) {
+    if (tensor.type == FeatureTensor::Type::Float) {
+      for (size_t b = 0; b < tensor.bytes(); ++b) bytes[b] = static_cast<char>(reader.byte());
+    } else {
+      for (size_t e = 0; e < tensor.elements(); ++e) {
+        const int64_t value = reader.zigzag();
+        std::memcpy(bytes + e * sizeof value, &value, sizeof value);
+      }
+    }
+    bytes += tensor.bytes();
+  }
+}
+
+/// Each decision takes at least this many bytes of a record.
+size_t minimumDecisionBytes(size_t featureCount, const DecisionSpec *spec) {
+  if (!spec) return featureCount + 2;
+  size_t bytes = 2;
+  for (const FeatureTensor &tensor : spec->features)
+    bytes += tensor.type == FeatureTensor::Type::Float ? tensor.bytes() : tensor.elements();
+  return bytes;
+}
+
+ModuleTrace decode(std::string_view bytes, size_t featureCount, const DecisionSpec *spec) {
+  const int64_t actions = spec ? spec->actions : 2;
+  ByteReader reader(bytes);
+  ModuleTrace module;
+  module.featureCount = featureCount;
+  module.spec = spec;
+  module.position = reader.varint();
+  module.name = std::string(reader.bytes());
+  module.nativeSize = reader.varint();
+  const uint64_t decisions = reader.varint();
+  // Reject counts the record cannot hold before allocating for them.
+  if (decisions > bytes.size() / minimumDecisionBytes(featureCount, spec))
+    throw ByteReader::DecodeError("decision count too large");
+  module.features.assign(decisions * featureCount, 0);
+  module.defaultDecisions.reserve(decisions);
+  module.actions.reserve(decisions);
+  for (uint64_t d = 0; d < decisions; ++d) {
+    decodeFeatures(reader, module.features.data() + d * featureCount, featureCount, spec);
+    const uint8_t defaultCode = reader.byte();
+    const uint8_t action = reader.byte();
+    if (defaultCode > actions || action >= actions) throw ByteReader::DecodeError("invalid decision value");
+    module.defaultDecisions.push_back(static_cast<int8_t>(defaultCode - 1));
+    module.actions.push_back(action);
+  }
+  if (!reader.atEnd()) throw ByteReader::DecodeError("trailing bytes after the module");
+  return module;
+}
+
+}  // namespace
+
 // Layout: position, name, native size, decision count, then per decision its
-// features (zigzag varints), the default decision (+1: 0 unknown, 1 no,
-// 2 yes) and the action.
+// features, the default action + 1 (0: not computed) and the action.
 std::string encodeModule(const ModuleTrace &module) {
   std::string out;
   out.reserve(32 + module.name.size() + module.decisions() * (module.featureCount + 2));
@@ -23,38 +105,26 @@ std::string encodeModule(const ModuleTrace &module) {
   putVarint(out, module.nativeSize);
   putVarint(out, module.decisions());
   for (size_t d = 0; d < module.decisions(); ++d) {
-    const int64_t *values = module.featuresOf(d);
-    for (size_t f = 0; f < module.featureCount; ++f) putZigzag(out, values[f]);
+    encodeFeatures(out, module.featuresOf(d), module.featureCount, module.spec);
     out.push_back(static_cast<char>(module.defaultDecisions[d] + 1));
     out.push_back(static_cast<char>(module.actions[d]));
   }
   return out;
 }
 
-ModuleTrace decodeModule(std::string_view bytes, size_t featureCount) {
-  ByteReader reader(bytes);
-  ModuleTrace module;
-  module.featureCount = featureCount;
-  module.position = reader.varint();
-  module.name = std::string(reader.bytes());
-  module.nativeSize = reader.varint();
-  const uint64_t decisions = reader.varint();
-  // Each decision takes at least featureCount + 2 bytes: reject counts the
-  // record cannot hold before allocating for them.
-  if (decisions > bytes.size() / (featureCount + 2)) throw ByteReader::DecodeError("decision count too large");
-  module.features.reserve(decisions * featureCount);
-  module.defaultDecisions.reserve(decisions);
-  module.actions.reserve(decisions);
-  for (uint64_t d = 0; d < decisions; ++d) {
-    for (size_t f = 0; f < featureCount; ++f) module.features.push_back(reader.zigzag());
-    const uint8_t defaultCode = reader.byte();
-    const uint8_t action = reader.byte();
-    if (defaultCode > 2 || action > 1) throw ByteReader::DecodeError("invalid decision value");
-    module.defaultDecisions.push_back(static_cast<int8_t>(defaultCode) - 1);
-    module.actions.push_back(action);
-  }
-  if (!reader.atEnd()) throw ByteReader::DecodeError("trailing bytes after the module");
-  return module;
+ModuleTrace decodeModule(std::string_view bytes, size_t featureCount) { return decode(bytes, featureCount, nullptr); }
+
+ModuleTrace decodeModule(std::string_view bytes, const DecisionSpec &spec) {
+  if (spec.isInt64Scalars() && spec.actions == 2) return decode(bytes, spec.features.size(), nullptr);
+  return decode(bytes, spec.decisionWords(), &spec);
+}
+
+nlohmann::json traceHeader(const std::string &problem, const DecisionSpec &spec) {
+  return {{"format", kFormatName},
+          {"version", kFormatVersion},
+          {"problem", problem},
+          {"feature_names", spec.names()},
+          {"decision_spec", spec.toJson()}};
 }
 
 std::string shardFileName(const std::string &problem, size_t shard, size_t shards) {

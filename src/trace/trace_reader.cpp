@@ -29,7 +29,8 @@ TraceReader::TraceReader(const fs::path &directory) : directory_(directory) {
   };
   require("format", description_.contains("format") && description_["format"] == kFormatName);
   require("version", description_.contains("version") && description_["version"].is_number_integer());
-  if (description_["version"].get<int>() != kFormatVersion)
+  const int version = description_["version"].get<int>();
+  if (version < kOldestFormatVersion || version > kFormatVersion)
     throw InputError(describeInputProblem(where, "version", "unsupported trace version " +
                                                                 description_["version"].dump()));
   require("problem", description_.contains("problem") && description_["problem"].is_string());
@@ -39,6 +40,14 @@ TraceReader::TraceReader(const fs::path &directory) : directory_(directory) {
   for (const json &name : description_["feature_names"]) {
     require("feature_names", name.is_string());
     featureNames_.push_back(name.get<std::string>());
+  }
+  if (version == 1) {
+    spec_ = DecisionSpec::int64Scalars(featureNames_);
+  } else {
+    require("decision_spec", description_.contains("decision_spec"));
+    spec_ = DecisionSpec::fromJson(description_["decision_spec"], where + ": decision_spec");
+    if (spec_.names() != featureNames_)
+      throw InputError(describeInputProblem(where, "feature_names", "differ from the decision_spec's"));
   }
   for (const json &file : description_["shard_files"]) {
     require("shard_files", file.is_string() && isContainedRelativePath(file.get<std::string>()));
@@ -76,7 +85,7 @@ void TraceReader::forEachModule(const std::function<void(const ModuleTrace &)> &
       std::optional<std::string> record = cursor.reader->next();
       if (!record) return;
       try {
-        cursor.next = decodeModule(*record, featureNames_.size());
+        cursor.next = decodeModule(*record, spec_);
       } catch (const ByteReader::DecodeError &e) {
         throw InputError(describeInputProblem(cursor.path.string(), "offset " + std::to_string(offset),
                                               std::string("malformed module record: ") + e.what()));
@@ -91,7 +100,8 @@ void TraceReader::forEachModule(const std::function<void(const ModuleTrace &)> &
     std::optional<std::string> header = cursor.reader->next();
     json parsed = header ? json::parse(*header, nullptr, false) : json();
     if (!header || parsed.is_discarded() || !parsed.contains("feature_names") ||
-        parsed["feature_names"] != description_["feature_names"])
+        parsed["feature_names"] != description_["feature_names"] ||
+        parsed.value("decision_spec", json()) != description_.value("decision_spec", json()))
       throw InputError(describeInputProblem(path.string(), "header", "missing, or its features differ from the description"));
     advance(cursor);
     cursors.push_back(std::move(cursor));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 #include "mlgo/support/errors.h"
 #include "mlgo/support/table.h"
@@ -10,22 +11,61 @@ namespace mlgo::trace {
 
 using nlohmann::json;
 
+namespace {
+
+/// Element `e` of feature tensor `f` of decision `d`, as a number.
+double featureValue(const ModuleTrace &module, const DecisionSpec &spec, size_t d, size_t f, size_t e) {
+  const char *bytes = reinterpret_cast<const char *>(module.featuresOf(d)) + spec.offsetOf(f);
+  if (spec.features[f].type == FeatureTensor::Type::Float) {
+    float value;
+    std::memcpy(&value, bytes + e * sizeof value, sizeof value);
+    return value;
+  }
+  int64_t value;
+  std::memcpy(&value, bytes + e * sizeof value, sizeof value);
+  return static_cast<double>(value);
+}
+
+bool binary(const DecisionSpec &spec) { return spec.actions == 2; }
+
+/// A feature's value as JSON: an integer for int64 features.
+json number(const FeatureTensor &feature, double value) {
+  if (feature.type == FeatureTensor::Type::Int64) return static_cast<int64_t>(value);
+  return value;
+}
+
+std::string numberText(const FeatureTensor &feature, double value) {
+  if (feature.type == FeatureTensor::Type::Int64) return std::to_string(static_cast<int64_t>(value));
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
+}  // namespace
+
 TraceStats computeTraceStats(const TraceReader &reader) {
+  const DecisionSpec &spec = reader.decisionSpec();
   TraceStats stats;
-  stats.features.resize(reader.featureNames().size());
+  stats.features.resize(spec.features.size());
   try {
     reader.forEachModule([&](const ModuleTrace &module) {
       ++stats.modules;
       stats.decisions += module.decisions();
       for (size_t d = 0; d < module.decisions(); ++d) {
-        stats.inlined += module.actions[d];
-        stats.defaultInlined += module.defaultDecisions[d] == 1;
-        const int64_t *values = module.featuresOf(d);
-        for (size_t f = 0; f < module.featureCount; ++f) {
+        if (binary(spec)) {
+          stats.inlined += module.actions[d];
+          stats.defaultInlined += module.defaultDecisions[d] == 1;
+        }
+        stats.differing += module.defaultDecisions[d] >= 0 && module.actions[d] != module.defaultDecisions[d];
+        for (size_t f = 0; f < spec.features.size(); ++f) {
           FeatureRange &range = stats.features[f];
-          range.min = std::min(range.min, values[f]);
-          range.max = std::max(range.max, values[f]);
-          range.sum += static_cast<double>(values[f]);
+          for (size_t e = 0; e < spec.features[f].elements(); ++e) {
+            const double value = featureValue(module, spec, d, f, e);
+            range.min = std::min(range.min, value);
+            range.max = std::max(range.max, value);
+            range.sum += value;
+            ++range.elements;
+          }
         }
       }
     });
@@ -36,45 +76,58 @@ TraceStats computeTraceStats(const TraceReader &reader) {
 }
 
 json traceStatsToJson(const TraceReader &reader, const TraceStats &stats) {
+  const DecisionSpec &spec = reader.decisionSpec();
   json features = json::object();
   for (size_t f = 0; f < stats.features.size(); ++f) {
     const FeatureRange &range = stats.features[f];
-    features[reader.featureNames()[f]] =
-        stats.decisions ? json{{"min", range.min}, {"max", range.max}, {"mean", range.sum / stats.decisions}}
-                        : json::object();
+    features[spec.features[f].name] =
+        range.elements ? json{{"min", number(spec.features[f], range.min)},
+                              {"max", number(spec.features[f], range.max)},
+                              {"mean", range.sum / range.elements}}
+                       : json::object();
   }
   const json &description = reader.description();
   const uint64_t recordBytes = description.value("record_bytes", uint64_t(0));
   json out{{"problem", reader.problem()},
            {"modules", stats.modules},
            {"decisions", stats.decisions},
-           {"inlined", stats.inlined},
-           {"default_inlined", stats.defaultInlined},
+           {"differ_from_default", stats.differing},
            {"modules_failed", description.value("modules_failed", json::array())},
            {"trace_bytes", description.value("trace_bytes", uint64_t(0))},
            {"bytes_per_decision", stats.decisions ? double(recordBytes) / stats.decisions : 0.0},
            {"features", std::move(features)}};
+  if (binary(spec)) {
+    out["inlined"] = stats.inlined;
+    out["default_inlined"] = stats.defaultInlined;
+  }
   if (!stats.error.empty()) out["error"] = stats.error;
   return out;
 }
 
 std::string traceStatsToText(const TraceReader &reader, const TraceStats &stats) {
   const json summary = traceStatsToJson(reader, stats);
+  const DecisionSpec &spec = reader.decisionSpec();
+  char actions[128];
+  if (binary(spec))
+    std::snprintf(actions, sizeof actions, "%llu inlined, default would inline %llu", (unsigned long long)stats.inlined,
+                  (unsigned long long)stats.defaultInlined);
+  else
+    std::snprintf(actions, sizeof actions, "%llu differ from the default", (unsigned long long)stats.differing);
   char line[512];
   std::snprintf(line, sizeof line,
-                "problem %s: %llu modules, %llu decisions (%llu inlined, default would inline %llu), %zu modules "
-                "failed; %llu bytes, %.1f bytes per decision\n",
+                "problem %s: %llu modules, %llu decisions (%s), %zu modules failed; %llu bytes, %.1f bytes per "
+                "decision\n",
                 reader.problem().c_str(), (unsigned long long)stats.modules, (unsigned long long)stats.decisions,
-                (unsigned long long)stats.inlined, (unsigned long long)stats.defaultInlined,
-                summary["modules_failed"].size(), (unsigned long long)summary["trace_bytes"].get<uint64_t>(),
+                actions, summary["modules_failed"].size(), (unsigned long long)summary["trace_bytes"].get<uint64_t>(),
                 summary["bytes_per_decision"].get<double>());
   std::string out = line;
   TextTable table({"feature", "min", "max", "mean"});
   for (size_t f = 0; f < stats.features.size(); ++f) {
-    if (!stats.decisions) break;
     const FeatureRange &range = stats.features[f];
-    std::snprintf(line, sizeof line, "%.2f", range.sum / stats.decisions);
-    table.addRow({reader.featureNames()[f], std::to_string(range.min), std::to_string(range.max), line});
+    if (!range.elements) break;
+    std::snprintf(line, sizeof line, "%.2f", range.sum / range.elements);
+    table.addRow({spec.features[f].name, numberText(spec.features[f], range.min),
+                  numberText(spec.features[f], range.max), line});
   }
   out += table.render();
   for (const json &failure : summary["modules_failed"])
@@ -86,10 +139,19 @@ std::string traceStatsToText(const TraceReader &reader, const TraceStats &stats)
 
 json moduleToJson(const TraceReader &reader, const ModuleTrace &module) {
   json decisions = json::array();
+  const DecisionSpec &spec = reader.decisionSpec();
   for (size_t d = 0; d < module.decisions(); ++d) {
     json decision = json::object();
-    const int64_t *values = module.featuresOf(d);
-    for (size_t f = 0; f < module.featureCount; ++f) decision[reader.featureNames()[f]] = values[f];
+    for (size_t f = 0; f < spec.features.size(); ++f) {
+      const FeatureTensor &feature = spec.features[f];
+      if (feature.elements() == 1) {
+        decision[feature.name] = number(feature, featureValue(module, spec, d, f, 0));
+        continue;
+      }
+      json values = json::array();
+      for (size_t e = 0; e < feature.elements(); ++e) values.push_back(number(feature, featureValue(module, spec, d, f, e)));
+      decision[feature.name] = std::move(values);
+    }
     decision["default"] = module.defaultDecisions[d];
     decision["action"] = module.actions[d];
     decisions.push_back(std::move(decision));

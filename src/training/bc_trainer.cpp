@@ -143,6 +143,7 @@ BCSummary trainBehavioralCloning(const BCOptions &options) {
 
   trace::TraceReader reader(options.trace);
   const Problem &problem = findProblem(reader.problem());
+  requireScalarBinaryDecisions(problem, "train-bc");
   if (reader.featureNames() != problem.featureNames())
     throw InputError(describeInputProblem(options.trace.string(), "feature_names",
                                           "the trace's features differ from this compiler's " + problem.name() +

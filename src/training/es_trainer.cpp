@@ -175,7 +175,8 @@ struct Scores {
 class ESRun {
  public:
   explicit ESRun(const ESOptions &options)
-      : options_(options), problem_(findProblem(options.problem)), corpus_(Corpus::load(options.corpus)),
+      : options_(options), problem_(scalarBinaryProblem(options.problem, "train-es")),
+        corpus_(Corpus::load(options.corpus)),
         settings_(ESSettings::fromConfig(options.config)),
         start_(PolicyModel::load(options.warmstart, problem_.name(), problem_.featureNames())),
         strategy_(flattenWeights(start_), settings_, options.seed), driver_(options.driver) {

@@ -289,6 +289,7 @@ PPOSummary trainPPO(const PPOOptions &options) {
     throw std::logic_error("trainPPO runs on rank 0; the other ranks run serveCollectionForPPO");
   const Settings settings(options.config);
   const Problem &problem = findProblem(options.problem);
+  requireScalarBinaryDecisions(problem, "train-ppo");
   const Corpus corpus = Corpus::load(options.corpus);
   if (corpus.modules.empty())
     throw InputError(describeInputProblem((options.corpus / kCorpusDescriptionFile).string(), "modules",
@@ -559,6 +560,7 @@ PPOSummary trainPPO(const PPOOptions &options) {
 
 void serveCollectionForPPO(const PPOOptions &options, Cluster &cluster) {
   const Problem &problem = findProblem(options.problem);
+  requireScalarBinaryDecisions(problem, "train-ppo");
   const Corpus corpus = Corpus::load(options.corpus);
   applyCorpusBackendOptions(corpus);
   const CompilerDriver driver(options.driver);

@@ -13,6 +13,9 @@ GenVocabSummary generateVocab(const GenVocabOptions &options) {
   if (!(options.samplingFraction > 0 && options.samplingFraction <= 1))
     throw UsageError("--sampling-fraction must be in (0, 1]");
   trace::TraceReader reader(options.trace);
+  if (!reader.decisionSpec().isInt64Scalars())
+    throw UsageError("gen-vocab does not handle problem \"" + reader.problem() +
+                     "\"'s traces yet: its features are tensors, and gen-vocab takes int64 scalars (inlining's)");
   const std::vector<std::string> &names = reader.featureNames();
   std::vector<FeatureDistribution> distributions;
   distributions.reserve(names.size());

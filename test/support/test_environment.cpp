@@ -67,15 +67,17 @@ void writeModule(const fs::path &corpus, const std::string &name, const std::str
   writeFileAtomically(corpus / (name + ".cmd"), formatRecordedCommandLine(commandLine));
 }
 
-Corpus singleSourceCorpus(const fs::path &directory, const fs::path &source) {
+Corpus singleSourceCorpus(const fs::path &directory, const fs::path &source, const std::string &level) {
   ScratchDirectory scratch;
   const Corpus project = extractTestCorpus(scratch / "corpus");
   const fs::path bitcode = scratch / "module.bc";
-  const CommandOutcome clang = runProgram(clangPath(), {"-Oz", "-Xclang", "-disable-llvm-passes", "-emit-llvm", "-c",
+  const CommandOutcome clang = runProgram(clangPath(), {level, "-Xclang", "-disable-llvm-passes", "-emit-llvm", "-c",
                                                         source.string(), "-o", bitcode.string()});
   if (clang.exitCode != 0) throw std::runtime_error("clang-19 failed on " + source.string() + ": " + clang.err);
   const std::string name = source.stem().string() + ".o";
-  writeModule(directory, name, readFile(bitcode), moduleNamed(project, "helpers.o").commandLine);
+  std::vector<std::string> commandLine = moduleNamed(project, "helpers.o").commandLine;
+  std::replace(commandLine.begin(), commandLine.end(), std::string("-Oz"), level);
+  writeModule(directory, name, readFile(bitcode), commandLine);
   writeCorpusDescription(directory, {name}, false);
   return Corpus::load(directory);
 }

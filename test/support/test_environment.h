@@ -82,8 +82,9 @@ void writeModule(const std::filesystem::path &corpus, const std::string &name, c
 
 /// A corpus of one module in `directory`: `source` (a C file of the test
 /// data) compiled by clang-19 as -fembed-bitcode=all keeps it (before
-/// optimization), with the test project's -Oz command line.
-Corpus singleSourceCorpus(const std::filesystem::path &directory, const std::filesystem::path &source);
+/// optimization), with the test project's command line at `level`.
+Corpus singleSourceCorpus(const std::filesystem::path &directory, const std::filesystem::path &source,
+                          const std::string &level = "-Oz");
 
 /// The corpus module of the test project named `name` ("helpers.o", ...).
 const CorpusModule &moduleNamed(const Corpus &corpus, const std::string &name);

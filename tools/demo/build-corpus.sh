@@ -2,12 +2,16 @@
 # Build a real-code demo corpus for mlgo from pinned Debian source packages.
 #
 #   tools/demo/build-corpus.sh [--workdir DIR] [--projects LIST] [--thinlto]
+#                              [--opt-level O2|O3]
 #
 #   --workdir DIR    work directory (default: build-demo, relative to the
 #                    current directory); everything is written below it
 #   --projects LIST  comma-separated subset of the names in projects.txt
 #                    (default: all of them; with --thinlto: zlib,bzip2,lua5.4)
 #   --thinlto        ThinLTO build instead, into DIR/thinlto (see below)
+#   --opt-level L    build optimized for speed (-O2 or -O3) instead of -Oz,
+#                    into DIR/L (DIR/L/NAME, its .stamps, logs, corpus/):
+#                    the register-allocation problem's corpus
 #
 # For each project of tools/demo/projects.txt (name, version, split, language):
 #   1. fetches the source package at exactly that version with apt-get source,
@@ -55,9 +59,10 @@ PROJECTS_FILE="$SCRIPT_DIR/projects.txt"
 WORKDIR=build-demo
 SELECTED=""
 THINLTO=0
+OPT_LEVEL=Oz
 
 usage() {
-    sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit "${1:-2}"
 }
 
@@ -68,6 +73,8 @@ while [[ $# -gt 0 ]]; do
         --projects) [[ $# -ge 2 ]] || usage; SELECTED=$2; shift 2 ;;
         --projects=*) SELECTED=${1#*=}; shift ;;
         --thinlto) THINLTO=1; shift ;;
+        --opt-level) [[ $# -ge 2 ]] || usage; OPT_LEVEL=$2; shift 2 ;;
+        --opt-level=*) OPT_LEVEL=${1#*=}; shift ;;
         -h|--help) usage 0 ;;
         *) echo "build-corpus: unknown argument: $1" >&2; usage ;;
     esac
@@ -87,7 +94,12 @@ warn_failed() {
 # Toolchain and flags (all of this goes into the stamp key).
 CC=clang-19
 CXX=clang++-19
-OPT_FLAGS="-Oz -Xclang -fembed-bitcode=all"
+case "$OPT_LEVEL" in
+    Oz) ;;
+    O2|O3) [[ $THINLTO == 0 ]] || { echo "build-corpus: --thinlto builds are -Oz only" >&2; exit 2; } ;;
+    *) echo "build-corpus: --opt-level takes O2 or O3, not $OPT_LEVEL" >&2; exit 2 ;;
+esac
+OPT_FLAGS="-$OPT_LEVEL -Xclang -fembed-bitcode=all"
 CFLAGS="$OPT_FLAGS"
 CXXFLAGS="$OPT_FLAGS"
 # LLVM's archiver: GNU ar/nm/ranlib hand objects with an .llvmbc section to
@@ -328,9 +340,10 @@ APT_DIR="$WORK/.apt"
 SRC_CACHE="$WORK/.src"
 LOCK_D="$WORK/.lock.d"
 # BASE holds the project directories, stamps, logs and manifest of this
-# kind of build: DIR itself, or DIR/thinlto for --thinlto.
+# kind of build: DIR itself, DIR/thinlto for --thinlto, DIR/O2 for -O2.
 BASE=$WORK
 [[ $THINLTO == 0 ]] || BASE="$WORK/thinlto"
+[[ $OPT_LEVEL == Oz ]] || BASE="$WORK/$OPT_LEVEL"
 STAMPS="$BASE/.stamps"
 LOGS="$BASE/logs"
 mkdir -p "$APT_DIR/sources.list.d" "$APT_DIR/lists/partial" \
@@ -802,14 +815,15 @@ elif [[ $THINLTO == 1 && -n "${MLGO:-}" ]]; then
 elif [[ $THINLTO == 1 ]]; then
     log "MLGO is not set: skipping extract-ir"
 
-# Optional IR extraction with mlgo, into DIR/corpus/<split>/<name> so that
-# `mlgo combine-corpus --root DIR/corpus/<split>` makes one corpus per split.
+# Optional IR extraction with mlgo, into BASE/corpus/<split>/<name> (BASE:
+# DIR, or DIR/O2 for --opt-level O2) so that `mlgo combine-corpus --root
+# BASE/corpus/<split>` makes one corpus per split.
 # Skipped when the project's build stamp and the mlgo binary are unchanged.
 elif [[ -n "${MLGO:-}" && -x "${MLGO:-}" ]]; then
     mlgo_hash=$(sha256sum < "$MLGO" | cut -c1-64)
     for i in "${OK[@]}"; do
         name=${P_NAME[$i]}
-        target="$WORK/corpus/${P_SPLIT[$i]}/$name"
+        target="$BASE/corpus/${P_SPLIT[$i]}/$name"
         key="$(cat "$STAMPS/$name") $mlgo_hash"
         if [[ -f "$target/corpus_description.json" && "$(cat "$target/.extract-stamp" 2>/dev/null)" == "$key" ]]; then
             continue
@@ -817,7 +831,7 @@ elif [[ -n "${MLGO:-}" && -x "${MLGO:-}" ]]; then
         log "$name: mlgo extract-ir -> $target"
         rm -rf "$target"
         mkdir -p "$target"
-        if "$MLGO" extract-ir --input "$WORK/$name/compile_commands.json" \
+        if "$MLGO" extract-ir --input "$BASE/$name/compile_commands.json" \
                 --output-dir "$target" > "$LOGS/$name.extract.log" 2>&1; then
             echo "$key" > "$target/.extract-stamp"
         else
@@ -855,8 +869,8 @@ fi
 log "summary (name version split language objects with-.llvmbc fetch-s build-s build-cpu-s):"
 for i in "${OK[@]}"; do
     name=${P_NAME[$i]}
-    n=$(count_objects "$WORK/$name/compile_commands.json")
-    bc=$(count_bitcode "$WORK/$name/compile_commands.json")
+    n=$(count_objects "$BASE/$name/compile_commands.json")
+    bc=$(count_bitcode "$BASE/$name/compile_commands.json")
     total=$((total + n)); total_bc=$((total_bc + bc)); nproj=$((nproj + 1))
     log "  $(printf '%-12s %-22s %-8s %-4s %5s %5s %5s %5s %5s' "$name" "${P_VERSION[$i]}" \
         "${P_SPLIT[$i]}" "${P_LANG[$i]}" "$n" "$bc" "${T_FETCH[$name]:--}" "${T_BUILD[$name]:--}" \
@@ -865,4 +879,4 @@ done
 child_cpu
 log "  total: $nproj projects, $total objects ($total_bc with .llvmbc), $(( $(date +%s) - T_START )) s wall, $CPU_NOW s CPU"
 warn_failed
-log "done: compile databases in $WORK/<project>/compile_commands.json, manifest $WORK/projects.tsv, lock $WORK/sources.lock"
+log "done: compile databases in $BASE/<project>/compile_commands.json, manifest $BASE/projects.tsv, lock $WORK/sources.lock"

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace llvm {
@@ -32,6 +33,9 @@ class PipelineHook {
   /// True for hooks that change code generation (not only the optimized
   /// IR): their compiles never take code generation from the memo.
   virtual bool affectsCodeGeneration() const { return false; }
+  /// Called with the object code of a compile that generated code (not for
+  /// results from the memo): to compare or keep it.
+  virtual void objectEmitted(std::string_view object) {}
   /// Decisions this hook has taken so far (the driver reports each compile's
   /// share in CompileResult::decisions, also for memoized results).
   virtual uint64_t decisionsTaken() const { return 0; }

@@ -3,6 +3,7 @@
 // later) is one folder under problems/ implementing this interface and one
 // line in problems/registry.cpp. Pipeline stages (trace, vocab, training)
 // only ever talk to a Problem.
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,8 +20,14 @@ class Problem {
   virtual ~Problem() = default;
   /// Short stable name, used in trace files and on the command line.
   virtual std::string name() const = 0;
-  /// The features of one decision, in order (LLVM's names where LLVM has them).
-  virtual const std::vector<std::string> &featureNames() const = 0;
+  /// One decision: its feature tensors in order (LLVM's names, types and
+  /// shapes where LLVM has them) and its number of actions.
+  virtual const trace::DecisionSpec &decisionSpec() const = 0;
+  std::vector<std::string> featureNames() const { return decisionSpec().names(); }
+  /// Per-module measurements a default trace's baselines.json records beside
+  /// the text size, read from the hook defaultTracingHook gave for the
+  /// module's compile (register allocation: LLVM's regalloc score).
+  virtual std::map<std::string, double> baselineMeasures(const PipelineHook &tracingHook) const { return {}; }
   /// A hook for one compile that lets the compiler's default heuristic
   /// decide and records every decision (features, default, action) into
   /// `trace`, which must outlive the compile.
@@ -30,6 +37,13 @@ class Problem {
   /// for exploration. The steer must outlive the compile.
   virtual std::shared_ptr<PipelineHook> steeringHook(DecisionSteer &steer) const = 0;
 };
+
+/// Throws UsageError unless the problem's decisions are int64 scalars with two
+/// actions (inlining's), which `stage` needs (learners, vocabularies and the
+/// interactive server do not handle feature tensors yet).
+void requireScalarBinaryDecisions(const Problem &problem, const std::string &stage);
+/// findProblem(name), checked with requireScalarBinaryDecisions.
+const Problem &scalarBinaryProblem(const std::string &name, const std::string &stage);
 
 /// The problem registered under `name`; throws UsageError naming the known ones.
 const Problem &findProblem(const std::string &name);

@@ -1,5 +1,5 @@
 #pragma once
-// mlgo's trace format (documented in README.md, "Trace format").
+// mlgo's trace format (docs/formats.md, "Trace format").
 //
 // A trace is a directory:
 //   trace_description.json   written last: what was traced, counts, failures
@@ -9,38 +9,57 @@
 // Shard k holds the k-th, (k+N)-th, ... traced module in corpus order, so
 // shards are written without a shared lock and the bytes never depend on the
 // thread count. The first record of a shard is a JSON header (format, version,
-// problem, feature names, shard index); every other record is one module.
+// problem, the decision spec, shard index); every other record is one module.
+// Version 2 added the decision spec (typed feature tensors, the number of
+// actions); a version 1 trace is one of int64 scalars and 2 actions, and its
+// records are the same bytes.
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "mlgo/trace/decision_spec.h"
+
 namespace mlgo::trace {
 
 inline constexpr const char *kFormatName = "mlgo-trace";
-inline constexpr int kFormatVersion = 1;
+inline constexpr int kFormatVersion = 2;
+inline constexpr int kOldestFormatVersion = 1;
 inline constexpr const char *kDescriptionFile = "trace_description.json";
 inline constexpr const char *kBaselinesFile = "baselines.json";
 inline constexpr const char *kShardSuffix = ".mlgotrace";
 
-/// The decisions of one module, features stored flat (decision-major).
+/// The decisions of one module. Features are stored flat, decision-major,
+/// featureCount int64 words a decision (DecisionSpec: the tensors' bytes).
 struct ModuleTrace {
   uint64_t position = 0;  ///< index of the module in the corpus
   std::string name;
   uint64_t nativeSize = 0;  ///< text under the decisions recorded
   size_t featureCount = 0;
-  std::vector<int64_t> features;  ///< decisions() * featureCount values
-  std::vector<int8_t> defaultDecisions;  ///< 0/1, or -1 when not computed
-  std::vector<uint8_t> actions;          ///< 0/1: what was done
+  /// The layout of a decision's features; null: featureCount int64 scalars.
+  /// Must outlive the trace (problems' specs are static; readers own theirs).
+  const DecisionSpec *spec = nullptr;
+  std::vector<int64_t> features;         ///< decisions() * featureCount words
+  std::vector<int8_t> defaultDecisions;  ///< the default's action, or -1 when not computed
+  std::vector<uint8_t> actions;          ///< what was done
 
   size_t decisions() const { return actions.size(); }
   const int64_t *featuresOf(size_t decision) const { return features.data() + decision * featureCount; }
-  void addDecision(const int64_t *values, int64_t defaultDecision, bool action);
+  void addDecision(const int64_t *values, int64_t defaultDecision, int64_t action);
 };
 
 std::string encodeModule(const ModuleTrace &module);
-/// Throws ByteReader::DecodeError on malformed bytes.
+/// Throws ByteReader::DecodeError on malformed bytes. The first form reads
+/// int64 scalars and 2 actions; the second a spec's decisions (`spec` must
+/// outlive the result).
 ModuleTrace decodeModule(std::string_view bytes, size_t featureCount);
+ModuleTrace decodeModule(std::string_view bytes, const DecisionSpec &spec);
+
+/// The JSON header of a trace's shards and the start of its description:
+/// format, version, problem, feature_names and the decision spec.
+nlohmann::json traceHeader(const std::string &problem, const DecisionSpec &spec);
 
 std::string shardFileName(const std::string &problem, size_t shard, size_t shards);
 

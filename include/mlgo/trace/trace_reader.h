@@ -22,6 +22,8 @@ class TraceReader {
   const nlohmann::json &description() const { return description_; }
   const std::string &problem() const { return problem_; }
   const std::vector<std::string> &featureNames() const { return featureNames_; }
+  /// The decisions' layout (version 1 traces: int64 scalars, 2 actions).
+  const DecisionSpec &decisionSpec() const { return spec_; }
   /// Module name -> native size under the default heuristic.
   std::map<std::string, uint64_t> baselines() const;
 
@@ -35,6 +37,7 @@ class TraceReader {
   nlohmann::json description_;
   std::string problem_;
   std::vector<std::string> featureNames_;
+  DecisionSpec spec_;
   std::vector<std::filesystem::path> shards_;
 };
 

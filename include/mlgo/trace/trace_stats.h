@@ -12,17 +12,20 @@
 
 namespace mlgo::trace {
 
+/// Over every element of a feature tensor, of every decision.
 struct FeatureRange {
-  int64_t min = std::numeric_limits<int64_t>::max();
-  int64_t max = std::numeric_limits<int64_t>::min();
+  double min = std::numeric_limits<double>::infinity();
+  double max = -std::numeric_limits<double>::infinity();
   double sum = 0;
+  uint64_t elements = 0;
 };
 
 struct TraceStats {
   uint64_t modules = 0;
   uint64_t decisions = 0;
-  uint64_t inlined = 0;         ///< actions that inlined
-  uint64_t defaultInlined = 0;  ///< decisions whose default was to inline
+  uint64_t inlined = 0;         ///< two-action problems: actions 1 (inlined)
+  uint64_t defaultInlined = 0;  ///< two-action problems: decisions whose default was 1
+  uint64_t differing = 0;       ///< decisions whose action is not the default's
   std::vector<FeatureRange> features;
   std::string error;  ///< set when reading stopped at a damaged record
 };

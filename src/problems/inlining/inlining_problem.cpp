@@ -50,7 +50,10 @@ class SteeredPolicy final : public Policy {
 class InliningProblem final : public Problem {
  public:
   std::string name() const override { return "inlining"; }
-  const std::vector<std::string> &featureNames() const override { return inlining::featureNames(); }
+  const trace::DecisionSpec &decisionSpec() const override {
+    static const trace::DecisionSpec spec = trace::DecisionSpec::int64Scalars(inlining::featureNames());
+    return spec;
+  }
   std::shared_ptr<PipelineHook> defaultTracingHook(trace::ModuleTrace &trace) const override {
     installInliningAdvisor();
     return std::make_shared<RecordingHook>(makeFixedPolicy(FixedChoice::Default), trace);

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Does the register-allocation seam leave LLVM's code alone? For each corpus,
+# build/mlgo_bench_regalloc_seam compiles every module with LLVM's own
+# eviction advisor and with mlgo's hook answering the default advisor's
+# position at every decision, and compares the two objects byte for byte.
+# Corpora: the demo's -O2 corpus (tools/demo/build-corpus.sh --opt-level O2,
+# both splits) when DEMO_WORKDIR has one, and the correctness gate's C/C++
+# programs (tools/passlisteval/programs) at -O2 and -O3, built here with
+# embedded bitcode and extracted with mlgo extract-ir.
+#   tools/bench/regalloc-seam.sh BUILD_DIR [DEMO_WORKDIR] [THREADS]
+# Exit status 1 when any corpus has a module whose objects differ.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+build="$(cd "$1" && pwd)"
+demo="${2:-}"
+threads="${3:-$(nproc)}"
+bench="$build/mlgo_bench_regalloc_seam"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+programs_corpus() {  # programs_corpus LEVEL: the gate programs as a corpus
+  local level=$1 dir="$work/programs-$1" entries="" source name
+  mkdir -p "$dir/objects"
+  for source in "$root"/tools/passlisteval/programs/*.c "$root"/tools/passlisteval/programs/*.cpp; do
+    name="$(basename "$source").o"
+    clang-19 "-$level" -Xclang -fembed-bitcode=all -c "$source" -o "$dir/objects/$name"
+    entries+="${entries:+,}{\"directory\": \"$dir/objects\", \"arguments\": [\"clang-19\", \"-$level\", \"-Xclang\", \"-fembed-bitcode=all\", \"-c\", \"$source\", \"-o\", \"$name\"], \"file\": \"$source\"}"
+  done
+  echo "[$entries]" > "$dir/objects/compile_commands.json"
+  "$build/mlgo" extract-ir --input "$dir/objects/compile_commands.json" --output-dir "$dir/corpus" >/dev/null 2>&1
+  echo "$dir/corpus"
+}
+
+status=0
+run() {  # run LABEL CORPUS
+  local out rc=0
+  echo "== $1"
+  out="$("$bench" "$2" "$threads")" || rc=$?
+  grep -v '^differs\|^failed\|^problem' <<<"$out" || true
+  grep '^differs\|^failed\|^problem' <<<"$out" | head -5 || true
+  [ "$rc" -eq 0 ] || status=1
+}
+if [ -n "$demo" ] && [ -d "$demo/O2/corpus/train" ]; then
+  run "demo -O2, training projects" "$demo/O2/corpus/train"
+  run "demo -O2, held-out projects" "$demo/O2/corpus/heldout"
+fi
+for level in O2 O3; do run "gate programs -$level" "$(programs_corpus "$level")"; done
+exit $status
