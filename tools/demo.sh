@@ -22,6 +22,10 @@
 #   MLGO_DEMO_THINLTO    1: also build zlib, bzip2 and lua5.4 with ThinLTO
 #                        (-flto=thin, Debian's lld-19), extract both flavours
 #                        and evaluate the policy on them (about 5 minutes)
+#   MLGO_DEMO_REGALLOC   1: also build every project with -O2 (the register-
+#                        allocation problem's corpus) and trace LLVM's default
+#                        eviction decisions on its training projects
+#                        (default-trace --problem regalloc; about 6 minutes)
 # A re-run skips every step whose inputs did not change (stamps in
 # $MLGO_DEMO_DIR/.stamps); a larger MLGO_PPO_ITERATIONS resumes training.
 set -euo pipefail
@@ -186,6 +190,18 @@ if [ "${MLGO_DEMO_THINLTO:-0}" = 1 ]; then
   done
 fi
 
+if [ "${MLGO_DEMO_REGALLOC:-0}" = 1 ]; then
+  step "register allocation: the projects built with -O2, LLVM's default eviction decisions traced"
+  timed regalloc-corpus env MLGO="$mlgo" "$root/tools/demo/build-corpus.sh" --workdir "$out/projects" --opt-level O2
+  for split in train heldout; do "$mlgo" combine-corpus --root "$out/projects/O2/corpus/$split"; done
+  regalloc_trace() {
+    eval_ok "$mlgo" default-trace --problem regalloc --corpus "$out/projects/O2/corpus/train" \
+      --output "$out/regalloc-trace" --threads "$threads" --force > /dev/null
+    "$mlgo" trace-info "$out/regalloc-trace" | head -n 1 > "$out/regalloc-trace.txt"
+  }
+  cached regalloc-trace "$out/regalloc-trace.txt" "$(hash_of "$out/projects/O2/corpus/train")" -- regalloc_trace
+fi
+
 step "mlgo report: plots and one HTML page"
 make_report() {
   "$mlgo" report --run "$out/ppo" --eval "training=$out/eval-train.json" --eval "held-out=$out/eval-heldout.json" \
@@ -217,5 +233,8 @@ step "results"
   echo "  predicted/best.json              predicted pass lists per held-out module (mlgo eval --pass-lists takes it)"
   if [ "${MLGO_DEMO_THINLTO:-0}" = 1 ]; then
     echo "  projects/thinlto/corpus/         ThinLTO corpora (local, distributed); eval-thinlto-*.{txt,json}"
+  fi
+  if [ "${MLGO_DEMO_REGALLOC:-0}" = 1 ]; then
+    echo "  projects/O2/corpus/              -O2 corpora; regalloc-trace/: $(cat "$out/regalloc-trace.txt")"
   fi
 } | tee "$out/results.txt"

@@ -69,89 +69,98 @@ json culpritsToJson(const std::vector<Culprit> &culprits, const SearchSpace &spa
   return out;
 }
 
-}  // namespace
+/// The search and broadcast phases on this rank's modules. Each module's
+/// evaluator (its cache of compiled lists) lives on the rank that owns the
+/// module, through both phases; rank 0 gets every module's outcome back.
+class CorpusSearch {
+ public:
+  CorpusSearch(const Corpus &corpus, const CompilerDriver &driver, const SearchSpace &space,
+               const AutotuneOptions &options, Cluster &cluster)
+      : corpus_(corpus),
+        driver_(driver),
+        space_(space),
+        options_(options),
+        cluster_(cluster),
+        evaluators_(corpus.modules.size()),
+        searchedBest_(corpus.modules.size()),
+        broadcastReserve_(std::min(options.broadcastLists, options.budget / 10)),
+        modulesOfThisRank_(shareOfRank(corpus.modules.size(), cluster.rank(), cluster.size()).size()),
+        threads_(resolveThreadCount(driver.options().threads)) {}
 
-AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver, const SearchSpace &space,
-                              const AutotuneOptions &options, PassListGate *gate, Cluster &cluster) {
-  const auto start = std::chrono::steady_clock::now();
-  AutotuneReport report;
-  report.modules.resize(corpus.modules.size());
-  // Each module's evaluator (its cache of compiled lists) lives on the rank
-  // that owns the module, through both phases.
-  std::vector<std::unique_ptr<ModuleEvaluator>> evaluators(corpus.modules.size());
-  std::vector<std::vector<int>> searchedBest(corpus.modules.size());
-  // The broadcast phase spends what the search left, up to this many each.
-  const size_t broadcastReserve = std::min(options.broadcastLists, options.budget / 10);
-  std::mutex progressMutex;
-  size_t done = 0;
-  const size_t modulesOfThisRank = shareOfRank(corpus.modules.size(), cluster.rank(), cluster.size()).size();
-  const unsigned threads = resolveThreadCount(driver.options().threads);
-  // Runs `body` on each of this rank's modules (one per thread, its
-  // compilations in sequence on that thread); rank 0 gets every module's
-  // encoded outcome back in corpus order.
-  auto onEveryRank = [&](const std::function<json(size_t)> &body) {
+  /// Phase 1: every module's own search; per module {"ok", "best"}.
+  std::vector<json> search() {
+    return onEveryRank([&](size_t i) {
+      json outcome = searchFor(i);
+      std::lock_guard<std::mutex> lock(progressMutex_);
+      if (options_.progress) options_.progress(++done_, modulesOfThisRank_);
+      return outcome;
+    });
+  }
+
+  /// The lists every module tries next: those that won most often (rank 0
+  /// decides from `report`'s winners and sends them to the other ranks).
+  std::vector<std::vector<int>> broadcastLists(const AutotuneReport &report) {
+    std::string message;
+    if (cluster_.isLeader()) {
+      message = json(mostFrequentWinners(report.modules, space_, options_.broadcastLists)).dump();
+      sendToAll(cluster_, message);
+    } else {
+      message = cluster_.receive(0);
+    }
+    return json::parse(message).get<std::vector<std::vector<int>>>();
+  }
+
+  /// Phase 2: each module keeps any broadcast list that beats its own best;
+  /// per module what its evaluator measured.
+  std::vector<json> tryLists(const std::vector<std::vector<int>> &lists) {
+    return onEveryRank([&](size_t i) { return tryListsFor(i, lists); });
+  }
+
+ private:
+  /// Runs `body` on each of this rank's modules (one per thread, its
+  /// compilations in sequence on that thread); rank 0 gets every module's
+  /// outcome back in corpus order.
+  std::vector<json> onEveryRank(const std::function<json(size_t)> &body) {
     const std::vector<std::string> outcomes =
-        gatherShares(cluster, corpus.modules.size(), [&](const std::vector<size_t> &mine) {
+        gatherShares(cluster_, corpus_.modules.size(), [&](const std::vector<size_t> &mine) {
           std::vector<std::string> encoded(mine.size());
-          parallelFor(mine.size(), threads, [&](size_t k) { encoded[k] = body(mine[k]).dump(); });
+          parallelFor(mine.size(), threads_, [&](size_t k) { encoded[k] = body(mine[k]).dump(); });
           return encoded;
         });
     std::vector<json> decoded;
     for (const std::string &outcome : outcomes) decoded.push_back(json::parse(outcome));
     return decoded;
-  };
+  }
 
-  // Phase 1: every module's own search.
-  const std::vector<json> searched = onEveryRank([&](size_t i) {
-    const CorpusModule &module = corpus.modules[i];
-    evaluators[i] = options.compile ? std::make_unique<ModuleEvaluator>(module, options.compile, space,
-                                                                         options.metric, options.budget)
-                                    : std::make_unique<ModuleEvaluator>(module, driver, space, options.metric,
-                                                                         options.budget);
-    ModuleEvaluator &evaluator = *evaluators[i];
+  json searchFor(size_t i) {
+    const CorpusModule &module = corpus_.modules[i];
+    evaluators_[i] = options_.compile ? std::make_unique<ModuleEvaluator>(module, options_.compile, space_,
+                                                                          options_.metric, options_.budget)
+                                      : std::make_unique<ModuleEvaluator>(module, driver_, space_, options_.metric,
+                                                                          options_.budget);
+    ModuleEvaluator &evaluator = *evaluators_[i];
     json outcome{{"ok", false}, {"best", json::array()}};
     const std::optional<uint64_t> ozSize = evaluator.size({});
-    if (ozSize) {
-      outcome["ok"] = true;
-      // The search leaves the broadcast phase its share of the budget.
-      evaluator.setBudget(options.budget - broadcastReserve);
-      const SearchOutcome found = searchModule(evaluator, space, options.search, module.name);
-      evaluator.setBudget(options.budget);
-      if (!found.best.empty() && found.bestSize < *ozSize) searchedBest[i] = found.best;
-      outcome["best"] = searchedBest[i];
-    }
-    std::lock_guard<std::mutex> lock(progressMutex);
-    if (options.progress) options.progress(++done, modulesOfThisRank);
+    if (!ozSize) return outcome;
+    outcome["ok"] = true;
+    // The search leaves the broadcast phase its share of the budget.
+    evaluator.setBudget(options_.budget - broadcastReserve_);
+    const SearchOutcome found = searchModule(evaluator, space_, options_.search, module.name);
+    evaluator.setBudget(options_.budget);
+    if (!found.best.empty() && found.bestSize < *ozSize) searchedBest_[i] = found.best;
+    outcome["best"] = searchedBest_[i];
     return outcome;
-  });
-  std::string broadcastMessage;
-  if (cluster.isLeader()) {
-    for (size_t i = 0; i < searched.size(); ++i) {
-      ModuleTuning &tuning = report.modules[i];
-      tuning.name = corpus.modules[i].name;
-      tuning.ok = searched[i]["ok"].get<bool>();
-      if (!tuning.ok) tuning.failure = "the -Oz compile failed";
-      tuning.best = searched[i]["best"].get<std::vector<int>>();
-    }
-    // Broadcasting: every module tries the lists that won most often and
-    // keeps any that beats its own best.
-    broadcastMessage = json(mostFrequentWinners(report.modules, space, options.broadcastLists)).dump();
-    sendToAll(cluster, broadcastMessage);
-  } else {
-    broadcastMessage = cluster.receive(0);
   }
-  const auto broadcast = json::parse(broadcastMessage).get<std::vector<std::vector<int>>>();
 
-  // Phase 2: broadcasting, then what each module's evaluator measured.
-  const std::vector<json> finished = onEveryRank([&](size_t i) {
-    ModuleEvaluator &evaluator = *evaluators[i];
+  json tryListsFor(size_t i, const std::vector<std::vector<int>> &lists) {
+    ModuleEvaluator &evaluator = *evaluators_[i];
     json outcome{{"compilations", evaluator.used()}, {"failed", evaluator.failed()}};
     if (!evaluator.size({})) return outcome;  // the -Oz compile failed (cached, no new compile)
     const SectionSizes *oz = evaluator.sections({});
-    std::vector<int> best = searchedBest[i];
+    std::vector<int> best = searchedBest_[i];
     bool fromBroadcast = false;
     uint64_t bestSize = *evaluator.size(best);
-    for (const std::vector<int> &list : broadcast) {
+    for (const std::vector<int> &list : lists) {
       const std::optional<uint64_t> size = evaluator.size(list);
       if (size && (*size < bestSize || (*size == bestSize && !best.empty() && list.size() < best.size()))) {
         best = list;
@@ -160,7 +169,7 @@ AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver
       }
     }
     json runnersUp = json::array();
-    for (const std::vector<int> &list : evaluator.runnersUp(best, options.gateFallbacks ? options.runnerUpPool : 0))
+    for (const std::vector<int> &list : evaluator.runnersUp(best, options_.gateFallbacks ? options_.runnerUpPool : 0))
       runnersUp.push_back({{"list", list}, {"sizes", sizesToJson(*evaluator.sections(list))}});
     return json{{"compilations", evaluator.used()},
                 {"failed", evaluator.failed()},
@@ -169,8 +178,35 @@ AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver
                 {"from_broadcast", fromBroadcast},
                 {"best_sizes", sizesToJson(*evaluator.sections(best))},
                 {"runners_up", runnersUp}};
-  });
-  if (!cluster.isLeader()) return report;
+  }
+
+  const Corpus &corpus_;
+  const CompilerDriver &driver_;
+  const SearchSpace &space_;
+  const AutotuneOptions &options_;
+  Cluster &cluster_;
+  std::vector<std::unique_ptr<ModuleEvaluator>> evaluators_;
+  std::vector<std::vector<int>> searchedBest_;
+  const size_t broadcastReserve_;  ///< the broadcast phase spends what the search left, up to this many each
+  const size_t modulesOfThisRank_;
+  const unsigned threads_;
+  std::mutex progressMutex_;
+  size_t done_ = 0;
+};
+
+/// Phase 1's winners into the report (rank 0).
+void recordSearch(const Corpus &corpus, const std::vector<json> &searched, AutotuneReport &report) {
+  for (size_t i = 0; i < searched.size(); ++i) {
+    ModuleTuning &tuning = report.modules[i];
+    tuning.name = corpus.modules[i].name;
+    tuning.ok = searched[i]["ok"].get<bool>();
+    if (!tuning.ok) tuning.failure = "the -Oz compile failed";
+    tuning.best = searched[i]["best"].get<std::vector<int>>();
+  }
+}
+
+/// Phase 2's outcomes into the report (rank 0); each module's best sizes.
+std::vector<SectionSizes> recordFinished(const std::vector<json> &finished, AutotuneReport &report) {
   std::vector<SectionSizes> bestSizes(report.modules.size());
   for (size_t i = 0; i < finished.size(); ++i) {
     ModuleTuning &tuning = report.modules[i];
@@ -185,113 +221,150 @@ AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver
     tuning.fromBroadcast = outcome["from_broadcast"].get<bool>();
     bestSizes[i] = sizesFromJson(outcome["best_sizes"]);
   }
+  return bestSizes;
+}
 
-  // The gate checks each distinct list once. A module whose best list is
-  // rejected falls back to its runners-up, in order, and keeps -Oz when none
-  // passes. Runners-up are mostly near-copies of the rejected list and break
-  // the same programs, so each is first run on the programs that have failed
-  // so far (a few seconds) and only then, if none breaks, through the whole
-  // gate. Each rejection is narrowed down to its culprit for the report.
-  if (gate) {
-    std::map<std::string, GateVerdict> verdicts;
-    std::vector<std::string> failedPrograms;  // most recent failure first
-    auto noteFailure = [&](const std::string &program) {
-      if (program.empty()) return;
-      failedPrograms.erase(std::remove(failedPrograms.begin(), failedPrograms.end(), program), failedPrograms.end());
-      failedPrograms.insert(failedPrograms.begin(), program);
-    };
-    auto verdictOf = [&](const std::vector<int> &list) -> const GateVerdict & {
-      auto [found, isNew] = verdicts.emplace(space.pipeline(list), GateVerdict{});
-      if (!isNew) return found->second;
-      found->second = gate->check(found->first);
-      ++report.listsGated;
-      if (found->second.passed) return found->second;
-      ++report.listsRejected;
-      report.listsFailingOnlyCxxLinks += found->second.cxxLinkOnly;
-      const std::string program = found->second.program;
-      if (program.empty()) return found->second;
-      noteFailure(program);
-      const bool linkFailure = found->second.cxxLinkOnly;
-      const std::vector<int> passes = isolateCulprit(
-          list,
-          [&](const std::vector<int> &part) {
-            ++report.culpritChecks;
-            return gate->breaks(space.pipeline(part), program, linkFailure);
-          },
-          options.culpritChecks);
-      report.culprits.push_back({passes, program, list});
-      return found->second;
-    };
-    // The first program that has failed before and breaks under `pipeline`
-    // for a module of this language.
-    auto prescreen = [&](const std::string &pipeline, bool cxxModule) -> std::optional<std::string> {
-      for (const std::string &program : failedPrograms) {
-        ++report.prescreenRuns;
-        if (gate->breaks(pipeline, program, cxxModule)) return program;
-      }
-      return std::nullopt;
-    };
-    // Winners first, in corpus order, then the fallbacks they need.
-    for (const ModuleTuning &tuning : report.modules)
+/// The gate checks each distinct list once. A module whose best list is
+/// rejected falls back to its runners-up, in order, and keeps -Oz when none
+/// passes. Runners-up are mostly near-copies of the rejected list and break
+/// the same programs, so each is first run on the programs that have failed
+/// so far (a few seconds) and only then, if none breaks, through the whole
+/// gate. Each rejection is narrowed down to its culprit for the report.
+class GateRound {
+ public:
+  GateRound(PassListGate &gate, const SearchSpace &space, const AutotuneOptions &options, AutotuneReport &report)
+      : gate_(gate), space_(space), options_(options), report_(report) {}
+
+  /// Winners first, in corpus order, then the fallbacks they need.
+  void run(const Corpus &corpus, const std::vector<json> &finished, std::vector<SectionSizes> &bestSizes) {
+    for (const ModuleTuning &tuning : report_.modules)
       if (!tuning.best.empty()) verdictOf(tuning.best);
-    for (size_t i = 0; i < report.modules.size(); ++i) {
-      ModuleTuning &tuning = report.modules[i];
-      if (tuning.best.empty()) continue;
-      const bool cxxModule = isCxxModule(corpus.modules[i]);
-      const GateVerdict &verdict = verdictOf(tuning.best);
-      tuning.gatePassed = verdict.acceptsFor(cxxModule);
-      if (verdict.acceptsFor(cxxModule)) {
-        if (!verdict.passed) {
-          tuning.gateFailure = verdict.failure;
-          ++report.cModulesKeepingCxxLinkFailures;
-        }
-        continue;
+    for (size_t i = 0; i < report_.modules.size(); ++i)
+      if (!report_.modules[i].best.empty())
+        gateModule(report_.modules[i], isCxxModule(corpus.modules[i]), finished[i], bestSizes[i]);
+  }
+
+ private:
+  void gateModule(ModuleTuning &tuning, bool cxxModule, const json &finished, SectionSizes &bestSizes) {
+    const GateVerdict &verdict = verdictOf(tuning.best);
+    tuning.gatePassed = verdict.acceptsFor(cxxModule);
+    if (verdict.acceptsFor(cxxModule)) {
+      if (!verdict.passed) {
+        tuning.gateFailure = verdict.failure;
+        ++report_.cModulesKeepingCxxLinkFailures;
       }
-      tuning.gateFailure = verdict.failure + " (list " + space.describe(tuning.best) + ")";
-      noteFailure(verdict.program);  // this module's near-copies most likely break it too
-      tuning.best.clear();
-      size_t gated = 0;
-      for (const json &runnerUp : finished[i].value("runners_up", json::array())) {
-        if (gated == options.gateFallbacks) break;
-        const auto list = runnerUp["list"].get<std::vector<int>>();
-        const std::string pipeline = space.pipeline(list);
-        if (!verdicts.count(pipeline)) {
-          if (const std::optional<std::string> broken = prescreen(pipeline, cxxModule)) {
-            ++report.fallbacksScreenedOut;
-            // Every module's verdict only when it is a miscompile: a C++
-            // module's prescreen also counts link failures, which do not
-            // reject the list for C modules.
-            if (!cxxModule)
-              verdicts.emplace(pipeline, GateVerdict{false, *broken + ": broke in the prescreen", *broken, false});
-            continue;
-          }
-          ++gated;
+      return;
+    }
+    tuning.gateFailure = verdict.failure + " (list " + space_.describe(tuning.best) + ")";
+    noteFailure(verdict.program);  // this module's near-copies most likely break it too
+    tuning.best.clear();
+    size_t gated = 0;
+    for (const json &runnerUp : finished.value("runners_up", json::array())) {
+      if (gated == options_.gateFallbacks) break;
+      const auto list = runnerUp["list"].get<std::vector<int>>();
+      const std::string pipeline = space_.pipeline(list);
+      if (!verdicts_.count(pipeline)) {
+        if (const std::optional<std::string> broken = prescreen(pipeline, cxxModule)) {
+          ++report_.fallbacksScreenedOut;
+          // Every module's verdict only when it is a miscompile: a C++
+          // module's prescreen also counts link failures, which do not
+          // reject the list for C modules.
+          if (!cxxModule)
+            verdicts_.emplace(pipeline, GateVerdict{false, *broken + ": broke in the prescreen", *broken, false});
+          continue;
         }
-        if (!verdictOf(list).acceptsFor(cxxModule)) continue;
-        tuning.best = list;
-        tuning.gatePassed = true;
-        tuning.gateFallback = true;
-        tuning.fromBroadcast = false;
-        bestSizes[i] = sizesFromJson(runnerUp["sizes"]);
-        break;
+        ++gated;
       }
+      if (!verdictOf(list).acceptsFor(cxxModule)) continue;
+      tuning.best = list;
+      tuning.gatePassed = true;
+      tuning.gateFallback = true;
+      tuning.fromBroadcast = false;
+      bestSizes = sizesFromJson(runnerUp["sizes"]);
+      return;
     }
   }
 
+  const GateVerdict &verdictOf(const std::vector<int> &list) {
+    auto [found, isNew] = verdicts_.emplace(space_.pipeline(list), GateVerdict{});
+    if (!isNew) return found->second;
+    found->second = gate_.check(found->first);
+    ++report_.listsGated;
+    if (found->second.passed) return found->second;
+    ++report_.listsRejected;
+    report_.listsFailingOnlyCxxLinks += found->second.cxxLinkOnly;
+    const std::string program = found->second.program;
+    if (program.empty()) return found->second;
+    noteFailure(program);
+    const bool linkFailure = found->second.cxxLinkOnly;
+    const std::vector<int> passes = isolateCulprit(
+        list,
+        [&](const std::vector<int> &part) {
+          ++report_.culpritChecks;
+          return gate_.breaks(space_.pipeline(part), program, linkFailure);
+        },
+        options_.culpritChecks);
+    report_.culprits.push_back({passes, program, list});
+    return found->second;
+  }
+
+  /// The first program that has failed before and breaks under `pipeline`
+  /// for a module of this language.
+  std::optional<std::string> prescreen(const std::string &pipeline, bool cxxModule) {
+    for (const std::string &program : failedPrograms_) {
+      ++report_.prescreenRuns;
+      if (gate_.breaks(pipeline, program, cxxModule)) return program;
+    }
+    return std::nullopt;
+  }
+
+  void noteFailure(const std::string &program) {
+    if (program.empty()) return;
+    failedPrograms_.erase(std::remove(failedPrograms_.begin(), failedPrograms_.end(), program), failedPrograms_.end());
+    failedPrograms_.insert(failedPrograms_.begin(), program);
+  }
+
+  PassListGate &gate_;
+  const SearchSpace &space_;
+  const AutotuneOptions &options_;
+  AutotuneReport &report_;
+  std::map<std::string, GateVerdict> verdicts_;
+  std::vector<std::string> failedPrograms_;  ///< most recent failure first
+};
+
+/// Each module's final sizes, and the geometric mean of the change.
+void summarize(AutotuneReport &report, const std::vector<SectionSizes> &bestSizes, SizeMetric metric) {
   double logSum = 0;
   size_t tuned = 0;
   for (size_t i = 0; i < report.modules.size(); ++i) {
     ModuleTuning &tuning = report.modules[i];
     if (!tuning.ok) continue;
     tuning.bestSizes = tuning.best.empty() ? tuning.ozSizes : bestSizes[i];
-    const double oz = double(measure(tuning.ozSizes, options.metric));
-    const double best = double(measure(tuning.bestSizes, options.metric));
+    const double oz = double(measure(tuning.ozSizes, metric));
+    const double best = double(measure(tuning.bestSizes, metric));
     // As mlgo eval does: a module with no code or data counts as unchanged.
     if (oz > 0 && best > 0) logSum += std::log(best / oz);
     ++tuned;
     report.improved += best < oz;
   }
   report.geomeanChange = tuned ? std::exp(logSum / double(tuned)) - 1 : 0;
+}
+
+}  // namespace
+
+AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver, const SearchSpace &space,
+                              const AutotuneOptions &options, PassListGate *gate, Cluster &cluster) {
+  const auto start = std::chrono::steady_clock::now();
+  AutotuneReport report;
+  report.modules.resize(corpus.modules.size());
+  CorpusSearch search(corpus, driver, space, options, cluster);
+  const std::vector<json> searched = search.search();
+  if (cluster.isLeader()) recordSearch(corpus, searched, report);
+  const std::vector<json> finished = search.tryLists(search.broadcastLists(report));
+  if (!cluster.isLeader()) return report;
+  std::vector<SectionSizes> bestSizes = recordFinished(finished, report);
+  if (gate) GateRound(*gate, space, options, report).run(corpus, finished, bestSizes);
+  summarize(report, bestSizes, options.metric);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }

@@ -149,7 +149,8 @@ json moduleToJson(const TraceReader &reader, const ModuleTrace &module) {
         continue;
       }
       json values = json::array();
-      for (size_t e = 0; e < feature.elements(); ++e) values.push_back(number(feature, featureValue(module, spec, d, f, e)));
+      for (size_t e = 0; e < feature.elements(); ++e)
+        values.push_back(number(feature, featureValue(module, spec, d, f, e)));
       decision[feature.name] = std::move(values);
     }
     decision["default"] = module.defaultDecisions[d];

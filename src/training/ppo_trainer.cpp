@@ -280,165 +280,101 @@ std::string describeFailures(const std::vector<std::pair<std::string, std::strin
   return text;
 }
 
-}  // namespace
+/// One policy iteration's collection: the modules compiled with the policy.
+struct Collection {
+  std::vector<CollectedModule> modules;
+  CollectionTraffic traffic;
+  double seconds = 0;
+};
 
-PPOSummary trainPPO(const PPOOptions &options) {
-  const auto start = std::chrono::steady_clock::now();
-  const bool distributed = options.cluster && options.cluster->distributed();
-  if (options.cluster && !options.cluster->isLeader())
-    throw std::logic_error("trainPPO runs on rank 0; the other ranks run serveCollectionForPPO");
-  const Settings settings(options.config);
-  const Problem &problem = findProblem(options.problem);
-  requireScalarBinaryDecisions(problem, "train-ppo");
-  const Corpus corpus = Corpus::load(options.corpus);
-  if (corpus.modules.empty())
-    throw InputError(describeInputProblem((options.corpus / kCorpusDescriptionFile).string(), "modules",
-                                          "the corpus has no modules"));
-  applyCorpusBackendOptions(corpus);
+/// The rewards of a collection, in plan order, and what the metrics report.
+struct IterationRewards {
+  std::vector<double> training;  ///< per collected module (0 for failed ones)
+  std::vector<double> vsDefault;  ///< per module that compiled
+  std::vector<std::pair<std::string, std::string>> failures;
+  double policyTotal = 0, defaultTotal = 0, compileSeconds = 0;
+  size_t decisions = 0;
+};
 
-  ResumeDirectory resumeDirectory(options.output);
-  if (resumeDirectory.exists() && !options.resume)
-    throw UsageError(options.output.string() + " holds a run that can be resumed: pass --resume to continue it, " +
-                     "or choose another --output");
-  const bool resuming = options.resume && resumeDirectory.exists();
+struct Learning {
+  TrainingMetrics metrics;
+  double trainingRewardMean = 0;
+  double seconds = 0;
+};
 
-  // The network's input: the resumed run's or the warm start's
-  // preprocessing, else the config's.
-  FeaturePreprocessor preprocessor;
-  std::optional<PolicyModel> startingPolicy;
-  if (resuming) {
-    startingPolicy =
-        PolicyModel::load(resumeDirectory.directory() / "policy", problem.name(), problem.featureNames());
-  } else if (options.warmstart) {
-    startingPolicy = PolicyModel::load(*options.warmstart, problem.name(), problem.featureNames());
-  }
-  if (startingPolicy) {
-    startingPolicy->checkVocab(options.vocab);
-    std::vector<size_t> expected(settings.hidden.begin(), settings.hidden.end());
-    if (startingPolicy->hiddenSizes() != expected || startingPolicy->activation() != settings.activation)
-      throw UsageError("the starting policy's network (hidden_layers and activation) differs from the config's: " +
-                       json(startingPolicy->hiddenSizes()).dump() + " " +
-                       activationName(startingPolicy->activation()) + " vs " + json(settings.hidden).dump() + " " +
-                       activationName(settings.activation));
-    preprocessor = startingPolicy->preprocessor();
-  } else {
-    PreprocessingConfig preprocessing;
-    preprocessing.withSqrt = options.config.at("with_sqrt").get<bool>();
-    preprocessing.passthrough = options.config.at("passthrough_features").get<std::vector<std::string>>();
-    preprocessor = preprocessorFromVocab(problem.featureNames(), options.vocab, preprocessing);
-  }
-
-  torch::set_num_threads(1);
-  torch::manual_seed(options.seed);
-  TorchMlp network(static_cast<int64_t>(preprocessor.outputCount()), settings.hidden, settings.activation, 0.0);
-  torch::optim::Adam optimizer(network->parameters(),
-                               torch::optim::AdamOptions(settings.learningRate).eps(settings.adamEpsilon));
-  RewardBaselines baselines(settings.decay, settings.delta);
-  ResumeState state;
-  state.klBeta = settings.initialKlBeta;
-
-  if (resuming) {
-    const json saved = resumeDirectory.loadState();
-    const fs::path statePath = resumeDirectory.directory() / "state.json";
-    if (saved["seed"].get<uint64_t>() != options.seed)
-      throw UsageError("--seed " + std::to_string(options.seed) + " differs from the resumed run's seed " +
-                       saved["seed"].dump());
-    std::string changed;
-    for (const auto &[key, value] : options.config.items())
-      if (!mayChangeOnResume(key) && saved["config"].value(key, json()) != value) changed += " " + key;
-    if (!changed.empty())
-      throw UsageError("the config differs from the resumed run's (" + statePath.string() + ") in:" + changed +
-                       "; only num_policy_iterations, checkpoint_every, max_failed_share and max_bad_iterations "
-                       "may change on --resume");
-    state.iteration = saved["iteration"].get<int64_t>();
-    state.klBeta = saved["kl_beta"].get<double>();
-    state.badIterationsInARow = saved["bad_iterations_in_a_row"].get<int64_t>();
-    baselines = RewardBaselines::fromJson(saved["baselines"], settings.decay, settings.delta);
-    loadTorchArchive(network, resumeDirectory.directory() / "network.pt");
-    loadTorchArchive(optimizer, resumeDirectory.directory() / "optimizer.pt");
-  } else {
-    if (startingPolicy) {
-      loadWeights(network, *startingPolicy);
-      const double temperature = options.config.at("warmstart_temperature").get<double>();
-      if (!(temperature > 0)) throw UsageError("warmstart_temperature must be positive");
-      // Scaling the last layer scales the logits: argmax stays, entropy grows.
-      torch::NoGradGuard noGrad;
-      network->linears().back()->weight.div_(temperature);
-      network->linears().back()->bias.div_(temperature);
-    }
-    if (options.baselines) readTraceBaselines(*options.baselines, settings.metric, baselines);
+/// A PPO run: set up from the options (fresh, warm-started or resumed), then
+/// one call each to collect, reward, learn and writeIteration per iteration.
+class PPORun {
+ public:
+  explicit PPORun(const PPOOptions &options)
+      : options_(options),
+        start_(std::chrono::steady_clock::now()),
+        distributed_(options.cluster && options.cluster->distributed()),
+        settings_(options.config),
+        problem_(scalarBinaryProblem(options.problem, "train-ppo")),
+        corpus_(loadCorpus(options.corpus)),
+        resume_(options.output),
+        resuming_(options.resume && resume_.exists()),
+        driver_(options.driver),
+        threads_(resolveThreadCount(options.driver.threads)),
+        baselines_(settings_.decay, settings_.delta) {
+    if (resume_.exists() && !options.resume)
+      throw UsageError(options.output.string() + " holds a run that can be resumed: pass --resume to continue it, " +
+                       "or choose another --output");
+    std::optional<PolicyModel> startingPolicy = loadStartingPolicy();
+    choosePreprocessor(startingPolicy);
+    torch::set_num_threads(1);
+    torch::manual_seed(options.seed);
+    network_ = TorchMlp(static_cast<int64_t>(preprocessor_.outputCount()), settings_.hidden, settings_.activation, 0.0);
+    optimizer_.emplace(network_->parameters(),
+                       torch::optim::AdamOptions(settings_.learningRate).eps(settings_.adamEpsilon));
+    state_.klBeta = settings_.initialKlBeta;
+    if (resuming_)
+      restore();
+    else
+      warmStart(startingPolicy);
+    openOutputs();
+    if (options.driver.memo) trajectories_.emplace(options.driver.memo->options().maxBytes);
+    policy_ = currentPolicy(state_.iteration);
   }
 
-  fs::create_directories(options.output);
-  const fs::path metricsPath = options.output / "metrics.jsonl";
-  if (resuming) {
-    truncateMetrics(metricsPath, state.iteration);
-  } else {
-    writeFileAtomically(options.output / "config.json", options.config.dump(2) + "\n");
-    writeFileAtomically(metricsPath, "");
-  }
-  std::ofstream metricsFile(metricsPath, std::ios::app);
-  if (!metricsFile) throw std::runtime_error("cannot write " + metricsPath.string());
-  // A new event file per start: TensorBoard reads every file of the directory.
-  EventFileWriter events(options.output);
+  int64_t firstIteration() const { return state_.iteration + 1; }
+  int64_t lastIteration() const { return settings_.policyIterations; }
 
-  auto currentPolicy = [&](int64_t iteration) {
-    PolicyModel model = toPolicyModel(network, problem.name(), preprocessor, settings.activation);
-    model.training = {{"trainer", "ppo"},
-                      {"corpus", options.corpus.string()},
-                      {"vocab", options.vocab.string()},
-                      {"warmstart", options.warmstart ? options.warmstart->string() : ""},
-                      {"seed", options.seed},
-                      {"iterations", iteration},
-                      {"config", options.config}};
-    return model;
-  };
-
-  const CompilerDriver driver(options.driver);
-  const unsigned threads = resolveThreadCount(options.driver.threads);
-  // Trajectories compiled so far, replayed where later samples repeat them.
-  std::optional<TrajectoryMemo> trajectories;
-  if (options.driver.memo) trajectories.emplace(options.driver.memo->options().maxBytes);
-  PPOSummary summary;
-  summary.firstIteration = state.iteration + 1;
-  summary.lastIteration = state.iteration;
-  // The policy that collects the next iteration: the one the last finished
-  // iteration trained (or the start).
-  PolicyModel policy = currentPolicy(state.iteration);
-  for (int64_t iteration = state.iteration + 1; iteration <= settings.policyIterations; ++iteration) {
-    // Collect.
-    const auto collectStart = std::chrono::steady_clock::now();
+  Collection collect(int64_t iteration) {
+    const auto start = std::chrono::steady_clock::now();
     CollectionPlan plan;
-    plan.seed = options.seed;
+    plan.seed = options_.seed;
     plan.iteration = static_cast<uint64_t>(iteration);
-    plan.trajectories = trajectories ? &*trajectories : nullptr;
-    plan.modules = sampleModules(corpus.modules.size(), static_cast<size_t>(settings.modulesPerIteration),
-                                 options.seed, plan.iteration);
-    for (size_t index : plan.modules) plan.needsDefault.push_back(!baselines.has(corpus.modules[index].name));
-    CollectionTraffic traffic;
-    std::vector<CollectedModule> collected =
-        distributed ? collectAcrossRanks(*options.cluster, driver, corpus, problem, policy, plan,
-                                         options.onCollectProgress, &traffic)
-                    : collectTrajectories(driver, corpus, problem, policy, plan, options.onCollectProgress);
-    const double collectSeconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - collectStart).count();
+    plan.trajectories = trajectories_ ? &*trajectories_ : nullptr;
+    plan.modules = sampleModules(corpus_.modules.size(), static_cast<size_t>(settings_.modulesPerIteration),
+                                 options_.seed, plan.iteration);
+    for (size_t index : plan.modules) plan.needsDefault.push_back(!baselines_.has(corpus_.modules[index].name));
+    Collection collection;
+    collection.modules =
+        distributed_ ? collectAcrossRanks(*options_.cluster, driver_, corpus_, problem_, *policy_, plan,
+                                          options_.onCollectProgress, &collection.traffic)
+                     : collectTrajectories(driver_, corpus_, problem_, *policy_, plan, options_.onCollectProgress);
+    collection.seconds = secondsSince(start);
+    return collection;
+  }
 
-    // Rewards, in plan order (the moving averages are updated in that order).
-    std::vector<double> rewards(collected.size(), 0.0), vsDefault;
-    std::vector<std::pair<std::string, std::string>> failures;
-    double policyTotal = 0, defaultTotal = 0, compileSeconds = 0;
-    size_t decisions = 0;
-    for (size_t i = 0; i < collected.size(); ++i) {
-      CollectedModule &module = collected[i];
-      const std::string &name = corpus.modules[module.module].name;
-      compileSeconds += module.result.seconds + (module.defaultResult ? module.defaultResult->seconds : 0.0);
+  /// Rewards in plan order (the moving averages are updated in that order);
+  /// throws RunStopped after too many bad iterations in a row.
+  IterationRewards reward(Collection &collection, int64_t iteration) {
+    IterationRewards rewards;
+    rewards.training.assign(collection.modules.size(), 0.0);
+    for (size_t i = 0; i < collection.modules.size(); ++i) {
+      CollectedModule &module = collection.modules[i];
+      const std::string &name = corpus_.modules[module.module].name;
+      rewards.compileSeconds += module.result.seconds + (module.defaultResult ? module.defaultResult->seconds : 0.0);
       if (module.defaultResult) {
         if (module.defaultResult->ok()) {
-          baselines.addDefault(name, double(measure(module.defaultResult->sizes, settings.metric)));
+          baselines_.addDefault(name, double(measure(module.defaultResult->sizes, settings_.metric)));
         } else {
-          failures.emplace_back(name, std::string("default heuristic: ") +
-                                          failureKindName(module.defaultResult->failure) + ": " +
-                                          module.defaultResult->message);
+          rewards.failures.emplace_back(name, std::string("default heuristic: ") +
+                                                  failureKindName(module.defaultResult->failure) + ": " +
+                                                  module.defaultResult->message);
           // Without a baseline its decisions cannot be rewarded.
           module.result.failure = module.defaultResult->failure;
           module.trajectory.clear();
@@ -446,115 +382,286 @@ PPOSummary trainPPO(const PPOOptions &options) {
         }
       }
       if (!module.result.ok()) {
-        failures.emplace_back(name, std::string(failureKindName(module.result.failure)) + ": " +
-                                        module.result.message);
+        rewards.failures.emplace_back(name, std::string(failureKindName(module.result.failure)) + ": " +
+                                                module.result.message);
         continue;
       }
-      const double size = double(measure(module.result.sizes, settings.metric));
-      policyTotal += size;
-      defaultTotal += baselines.at(name).defaultSize;
-      const RewardBaselines::Rewards reward = baselines.observe(name, size);
-      rewards[i] = reward.training;
-      vsDefault.push_back(reward.vsDefault);
-      decisions += module.trajectory.decisions();
+      const double size = double(measure(module.result.sizes, settings_.metric));
+      rewards.policyTotal += size;
+      rewards.defaultTotal += baselines_.at(name).defaultSize;
+      const RewardBaselines::Rewards reward = baselines_.observe(name, size);
+      rewards.training[i] = reward.training;
+      rewards.vsDefault.push_back(reward.vsDefault);
+      rewards.decisions += module.trajectory.decisions();
     }
-    const double failedShare = double(failures.size()) / double(collected.size());
-    state.badIterationsInARow = failedShare > settings.maxFailedShare ? state.badIterationsInARow + 1 : 0;
-    if (state.badIterationsInARow >= settings.maxBadIterations)
-      throw RunStopped("stopping: " + std::to_string(state.badIterationsInARow) +
-                            " policy iterations in a row had more than " +
-                            std::to_string(int(settings.maxFailedShare * 100)) + "% failed modules (iteration " +
-                            std::to_string(iteration) + ": " + std::to_string(failures.size()) + " of " +
-                            std::to_string(collected.size()) + " failed: " + describeFailures(failures) +
-                            "); the state after iteration " + std::to_string(iteration - 1) + " is saved for --resume");
+    stopAfterTooManyBadIterations(rewards, collection.modules.size(), iteration);
+    return rewards;
+  }
 
-    // Learn.
-    const auto trainStart = std::chrono::steady_clock::now();
-    TrainingMetrics training;
-    Batch batch = makeBatch(collected, rewards, preprocessor);
+  Learning learn(const Collection &collection, const IterationRewards &rewards, int64_t iteration) {
+    const auto start = std::chrono::steady_clock::now();
+    Learning learning;
+    const Batch batch = makeBatch(collection.modules, rewards.training, preprocessor_);
+    if (rewards.decisions) learning.trainingRewardMean = batch.rewards.mean().item<double>();
     if (batch.size() > 0) {
       std::vector<torch::Tensor> kernels;
-      for (const torch::nn::Linear &linear : network->linears()) kernels.push_back(linear->weight);
-      for (int64_t step = 0; step < settings.gradientSteps; ++step) {
-        const torch::Tensor rows =
-            sampleWindows(batch.size(), settings.batchSize, settings.sequenceLength, options.seed, iteration, step);
-        torch::Tensor advantages = batch.rewards.index_select(0, rows);
-        if (settings.normalizeAdvantages) advantages = normalizeAdvantages(advantages);
-        optimizer.zero_grad();
-        PPOLossTerms terms = ppoLoss(network->forward(batch.inputs.index_select(0, rows)),
-                                     batch.oldLogits.index_select(0, rows), batch.actions.index_select(0, rows),
-                                     advantages, state.klBeta, kernels, settings.hyper);
-        terms.total.backward();
-        optimizer.step();
-        state.klBeta = adaptKlBeta(state.klBeta, terms.meanKl, settings.hyper);
-        training.total += terms.total.item<double>();
-        training.policyGradient += terms.policyGradient.item<double>();
-        training.entropyRegularization += terms.entropyRegularization.item<double>();
-        training.klPenalty += terms.klPenalty.item<double>();
-        training.l2 += terms.l2Regularization.item<double>();
-        training.entropy += terms.meanEntropy;
-        training.kl += terms.meanKl;
-        training.clippedShare += terms.clippedShare;
-        ++training.steps;
-      }
+      for (const torch::nn::Linear &linear : network_->linears()) kernels.push_back(linear->weight);
+      for (int64_t step = 0; step < settings_.gradientSteps; ++step)
+        gradientStep(batch, kernels, iteration, step, learning.metrics);
     }
-    const double trainSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - trainStart).count();
+    learning.seconds = secondsSince(start);
+    return learning;
+  }
 
-    // Outputs: the policy, a checkpoint, the metrics record, then the state.
-    policy = currentPolicy(iteration);
-    policy.save(options.output / "policy");
-    if (settings.checkpointEvery > 0 && iteration % settings.checkpointEvery == 0)
-      policy.save(options.output / "checkpoints" / ("iteration-" + std::to_string(iteration)));
-    const RewardDistribution distribution = summarizeRewards(vsDefault);
-    json metrics{{"iteration", iteration},
-                 {"modules", collected.size()},
-                 {"failed", failures.size()},
-                 {"decisions", decisions},
-                 {"reward_distribution", distribution.toJson()},
-                 {"training_reward_mean", decisions ? batch.rewards.mean().item<double>() : 0.0},
-                 {"size",
-                  {{"metric", sizeMetricName(settings.metric)},
-                   {"policy", policyTotal},
-                   {"default", defaultTotal},
-                   {"change", defaultTotal > 0 ? policyTotal / defaultTotal - 1 : 0.0}}},
-                 {"baselines_known", baselines.size()},
-                 {"seconds",
-                  {{"collect", collectSeconds},
-                   {"train", trainSeconds},
-                   {"compile_total", compileSeconds},
-                   {"elapsed", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()}}},
-                 {"threads", threads},
-                 {"decisions_per_second", collectSeconds > 0 ? decisions / collectSeconds : 0.0},
-                 {"modules_per_second", collectSeconds > 0 ? collected.size() / collectSeconds : 0.0}};
-    metrics.update(training.toJson(state.klBeta));
-    // Cumulative over the run (this process's compiles; ranks keep their own).
-    if (options.driver.memo) {
-      metrics["memo"] = options.driver.memo->stats().toJson();
-      metrics["memo"]["trajectory_bytes"] = trajectories->bytes();
-    }
-    if (distributed)
-      metrics["ranks"] = {{"count", options.cluster->size()},
-                          {"sent_bytes", traffic.sentBytes},
-                          {"received_bytes", traffic.receivedBytes}};
-    if (!failures.empty()) {
-      json list = json::array();
-      for (const auto &[name, reason] : failures) list.push_back({{"module", name}, {"reason", reason}});
-      metrics["failures"] = list;
-    }
-    metricsFile << metrics.dump() << "\n" << std::flush;
+  /// The policy, a checkpoint, the metrics record, then the resume state.
+  json writeIteration(int64_t iteration, const Collection &collection, const IterationRewards &rewards,
+                      const Learning &learning) {
+    policy_ = currentPolicy(iteration);
+    policy_->save(options_.output / "policy");
+    if (settings_.checkpointEvery > 0 && iteration % settings_.checkpointEvery == 0)
+      policy_->save(options_.output / "checkpoints" / ("iteration-" + std::to_string(iteration)));
+    json metrics = iterationMetrics(iteration, collection, rewards, learning);
+    metricsFile_ << metrics.dump() << "\n" << std::flush;
     json scalars = metrics;
     scalars.erase("iteration");
-    events.addScalars(scalars, iteration);
-    events.addHistogram("reward_distribution", iteration, vsDefault);
-    events.flush();
-    state.iteration = iteration;
-    resumeDirectory.save(state, options.config, options.seed, baselines, policy, network, optimizer);
-    if (options.onMetrics) options.onMetrics(metrics);
-    summary.lastIteration = iteration;
-    summary.lastMetrics = std::move(metrics);
+    events_->addScalars(scalars, iteration);
+    events_->addHistogram("reward_distribution", iteration, rewards.vsDefault);
+    events_->flush();
+    state_.iteration = iteration;
+    resume_.save(state_, options_.config, options_.seed, baselines_, *policy_, network_, *optimizer_);
+    if (options_.onMetrics) options_.onMetrics(metrics);
+    return metrics;
   }
-  if (distributed) endCollection(*options.cluster);
-  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  void finish() {
+    if (distributed_) endCollection(*options_.cluster);
+  }
+  double elapsed() const { return secondsSince(start_); }
+
+ private:
+  static double secondsSince(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
+  static Corpus loadCorpus(const fs::path &directory) {
+    Corpus corpus = Corpus::load(directory);
+    if (corpus.modules.empty())
+      throw InputError(describeInputProblem((directory / kCorpusDescriptionFile).string(), "modules",
+                                            "the corpus has no modules"));
+    applyCorpusBackendOptions(corpus);
+    return corpus;
+  }
+
+  /// The resumed run's policy, or the warm start's, or none.
+  std::optional<PolicyModel> loadStartingPolicy() const {
+    std::optional<PolicyModel> policy;
+    if (resuming_)
+      policy = PolicyModel::load(resume_.directory() / "policy", problem_.name(), problem_.featureNames());
+    else if (options_.warmstart)
+      policy = PolicyModel::load(*options_.warmstart, problem_.name(), problem_.featureNames());
+    if (!policy) return policy;
+    policy->checkVocab(options_.vocab);
+    std::vector<size_t> expected(settings_.hidden.begin(), settings_.hidden.end());
+    if (policy->hiddenSizes() != expected || policy->activation() != settings_.activation)
+      throw UsageError("the starting policy's network (hidden_layers and activation) differs from the config's: " +
+                       json(policy->hiddenSizes()).dump() + " " + activationName(policy->activation()) + " vs " +
+                       json(settings_.hidden).dump() + " " + activationName(settings_.activation));
+    return policy;
+  }
+
+  /// The network's input: the starting policy's preprocessing, else the config's.
+  void choosePreprocessor(const std::optional<PolicyModel> &startingPolicy) {
+    if (startingPolicy) {
+      preprocessor_ = startingPolicy->preprocessor();
+      return;
+    }
+    PreprocessingConfig preprocessing;
+    preprocessing.withSqrt = options_.config.at("with_sqrt").get<bool>();
+    preprocessing.passthrough = options_.config.at("passthrough_features").get<std::vector<std::string>>();
+    preprocessor_ = preprocessorFromVocab(problem_.featureNames(), options_.vocab, preprocessing);
+  }
+
+  void restore() {
+    const json saved = resume_.loadState();
+    const fs::path statePath = resume_.directory() / "state.json";
+    if (saved["seed"].get<uint64_t>() != options_.seed)
+      throw UsageError("--seed " + std::to_string(options_.seed) + " differs from the resumed run's seed " +
+                       saved["seed"].dump());
+    std::string changed;
+    for (const auto &[key, value] : options_.config.items())
+      if (!mayChangeOnResume(key) && saved["config"].value(key, json()) != value) changed += " " + key;
+    if (!changed.empty())
+      throw UsageError("the config differs from the resumed run's (" + statePath.string() + ") in:" + changed +
+                       "; only num_policy_iterations, checkpoint_every, max_failed_share and max_bad_iterations "
+                       "may change on --resume");
+    state_.iteration = saved["iteration"].get<int64_t>();
+    state_.klBeta = saved["kl_beta"].get<double>();
+    state_.badIterationsInARow = saved["bad_iterations_in_a_row"].get<int64_t>();
+    baselines_ = RewardBaselines::fromJson(saved["baselines"], settings_.decay, settings_.delta);
+    loadTorchArchive(network_, resume_.directory() / "network.pt");
+    loadTorchArchive(*optimizer_, resume_.directory() / "optimizer.pt");
+  }
+
+  void warmStart(const std::optional<PolicyModel> &startingPolicy) {
+    if (startingPolicy) {
+      loadWeights(network_, *startingPolicy);
+      const double temperature = options_.config.at("warmstart_temperature").get<double>();
+      if (!(temperature > 0)) throw UsageError("warmstart_temperature must be positive");
+      // Scaling the last layer scales the logits: argmax stays, entropy grows.
+      torch::NoGradGuard noGrad;
+      network_->linears().back()->weight.div_(temperature);
+      network_->linears().back()->bias.div_(temperature);
+    }
+    if (options_.baselines) readTraceBaselines(*options_.baselines, settings_.metric, baselines_);
+  }
+
+  void openOutputs() {
+    fs::create_directories(options_.output);
+    const fs::path metricsPath = options_.output / "metrics.jsonl";
+    if (resuming_) {
+      truncateMetrics(metricsPath, state_.iteration);
+    } else {
+      writeFileAtomically(options_.output / "config.json", options_.config.dump(2) + "\n");
+      writeFileAtomically(metricsPath, "");
+    }
+    metricsFile_.open(metricsPath, std::ios::app);
+    if (!metricsFile_) throw std::runtime_error("cannot write " + metricsPath.string());
+    // A new event file per start: TensorBoard reads every file of the directory.
+    events_.emplace(options_.output);
+  }
+
+  PolicyModel currentPolicy(int64_t iteration) const {
+    PolicyModel model = toPolicyModel(network_, problem_.name(), preprocessor_, settings_.activation);
+    model.training = {{"trainer", "ppo"},
+                      {"corpus", options_.corpus.string()},
+                      {"vocab", options_.vocab.string()},
+                      {"warmstart", options_.warmstart ? options_.warmstart->string() : ""},
+                      {"seed", options_.seed},
+                      {"iterations", iteration},
+                      {"config", options_.config}};
+    return model;
+  }
+
+  void stopAfterTooManyBadIterations(const IterationRewards &rewards, size_t modules, int64_t iteration) {
+    const double failedShare = double(rewards.failures.size()) / double(modules);
+    state_.badIterationsInARow = failedShare > settings_.maxFailedShare ? state_.badIterationsInARow + 1 : 0;
+    if (state_.badIterationsInARow < settings_.maxBadIterations) return;
+    throw RunStopped("stopping: " + std::to_string(state_.badIterationsInARow) +
+                     " policy iterations in a row had more than " +
+                     std::to_string(int(settings_.maxFailedShare * 100)) + "% failed modules (iteration " +
+                     std::to_string(iteration) + ": " + std::to_string(rewards.failures.size()) + " of " +
+                     std::to_string(modules) + " failed: " + describeFailures(rewards.failures) +
+                     "); the state after iteration " + std::to_string(iteration - 1) + " is saved for --resume");
+  }
+
+  void gradientStep(const Batch &batch, const std::vector<torch::Tensor> &kernels, int64_t iteration, int64_t step,
+                    TrainingMetrics &metrics) {
+    const torch::Tensor rows =
+        sampleWindows(batch.size(), settings_.batchSize, settings_.sequenceLength, options_.seed, iteration, step);
+    torch::Tensor advantages = batch.rewards.index_select(0, rows);
+    if (settings_.normalizeAdvantages) advantages = normalizeAdvantages(advantages);
+    optimizer_->zero_grad();
+    PPOLossTerms terms = ppoLoss(network_->forward(batch.inputs.index_select(0, rows)),
+                                 batch.oldLogits.index_select(0, rows), batch.actions.index_select(0, rows),
+                                 advantages, state_.klBeta, kernels, settings_.hyper);
+    terms.total.backward();
+    optimizer_->step();
+    state_.klBeta = adaptKlBeta(state_.klBeta, terms.meanKl, settings_.hyper);
+    metrics.total += terms.total.item<double>();
+    metrics.policyGradient += terms.policyGradient.item<double>();
+    metrics.entropyRegularization += terms.entropyRegularization.item<double>();
+    metrics.klPenalty += terms.klPenalty.item<double>();
+    metrics.l2 += terms.l2Regularization.item<double>();
+    metrics.entropy += terms.meanEntropy;
+    metrics.kl += terms.meanKl;
+    metrics.clippedShare += terms.clippedShare;
+    ++metrics.steps;
+  }
+
+  json iterationMetrics(int64_t iteration, const Collection &collection, const IterationRewards &rewards,
+                        const Learning &learning) const {
+    const double collectSeconds = collection.seconds;
+    const size_t modules = collection.modules.size();
+    json metrics{{"iteration", iteration},
+                 {"modules", modules},
+                 {"failed", rewards.failures.size()},
+                 {"decisions", rewards.decisions},
+                 {"reward_distribution", summarizeRewards(rewards.vsDefault).toJson()},
+                 {"training_reward_mean", learning.trainingRewardMean},
+                 {"size",
+                  {{"metric", sizeMetricName(settings_.metric)},
+                   {"policy", rewards.policyTotal},
+                   {"default", rewards.defaultTotal},
+                   {"change", rewards.defaultTotal > 0 ? rewards.policyTotal / rewards.defaultTotal - 1 : 0.0}}},
+                 {"baselines_known", baselines_.size()},
+                 {"seconds",
+                  {{"collect", collectSeconds},
+                   {"train", learning.seconds},
+                   {"compile_total", rewards.compileSeconds},
+                   {"elapsed", elapsed()}}},
+                 {"threads", threads_},
+                 {"decisions_per_second", collectSeconds > 0 ? rewards.decisions / collectSeconds : 0.0},
+                 {"modules_per_second", collectSeconds > 0 ? modules / collectSeconds : 0.0}};
+    metrics.update(learning.metrics.toJson(state_.klBeta));
+    // Cumulative over the run (this process's compiles; ranks keep their own).
+    if (options_.driver.memo) {
+      metrics["memo"] = options_.driver.memo->stats().toJson();
+      metrics["memo"]["trajectory_bytes"] = trajectories_->bytes();
+    }
+    if (distributed_)
+      metrics["ranks"] = {{"count", options_.cluster->size()},
+                          {"sent_bytes", collection.traffic.sentBytes},
+                          {"received_bytes", collection.traffic.receivedBytes}};
+    if (!rewards.failures.empty()) {
+      json list = json::array();
+      for (const auto &[name, reason] : rewards.failures) list.push_back({{"module", name}, {"reason", reason}});
+      metrics["failures"] = list;
+    }
+    return metrics;
+  }
+
+  const PPOOptions &options_;
+  const std::chrono::steady_clock::time_point start_;
+  const bool distributed_;
+  const Settings settings_;
+  const Problem &problem_;
+  const Corpus corpus_;
+  ResumeDirectory resume_;
+  const bool resuming_;
+  const CompilerDriver driver_;
+  const unsigned threads_;
+  RewardBaselines baselines_;
+  FeaturePreprocessor preprocessor_;
+  TorchMlp network_{nullptr};
+  std::optional<torch::optim::Adam> optimizer_;
+  ResumeState state_;
+  std::ofstream metricsFile_;
+  std::optional<EventFileWriter> events_;
+  /// Trajectories compiled so far, replayed where later samples repeat them.
+  std::optional<TrajectoryMemo> trajectories_;
+  /// The policy that collects the next iteration: the one the last finished
+  /// iteration trained (or the start).
+  std::optional<PolicyModel> policy_;
+};
+
+}  // namespace
+
+PPOSummary trainPPO(const PPOOptions &options) {
+  if (options.cluster && !options.cluster->isLeader())
+    throw std::logic_error("trainPPO runs on rank 0; the other ranks run serveCollectionForPPO");
+  PPORun run(options);
+  PPOSummary summary;
+  summary.firstIteration = run.firstIteration();
+  summary.lastIteration = run.firstIteration() - 1;
+  for (int64_t iteration = run.firstIteration(); iteration <= run.lastIteration(); ++iteration) {
+    Collection collection = run.collect(iteration);
+    const IterationRewards rewards = run.reward(collection, iteration);
+    const Learning learning = run.learn(collection, rewards, iteration);
+    summary.lastMetrics = run.writeIteration(iteration, collection, rewards, learning);
+    summary.lastIteration = iteration;
+  }
+  run.finish();
+  summary.seconds = run.elapsed();
   return summary;
 }
 

@@ -3,8 +3,9 @@
 # build/mlgo_bench_regalloc_seam compiles every module with LLVM's own
 # eviction advisor and with mlgo's hook answering the default advisor's
 # position at every decision, and compares the two objects byte for byte.
-# Corpora: the demo's -O2 corpus (tools/demo/build-corpus.sh --opt-level O2,
-# both splits) when DEMO_WORKDIR has one, and the correctness gate's C/C++
+# Corpora: the demo's -O2 and -O3 corpora (tools/demo/build-corpus.sh
+# --opt-level O2|O3, both splits combined with mlgo combine-corpus) where
+# DEMO_WORKDIR has them, and the correctness gate's C/C++
 # programs (tools/passlisteval/programs) at -O2 and -O3, built here with
 # embedded bitcode and extracted with mlgo extract-ir.
 #   tools/bench/regalloc-seam.sh BUILD_DIR [DEMO_WORKDIR] [THREADS]
@@ -40,9 +41,11 @@ run() {  # run LABEL CORPUS
   grep '^differs\|^failed\|^problem' <<<"$out" | head -5 || true
   [ "$rc" -eq 0 ] || status=1
 }
-if [ -n "$demo" ] && [ -d "$demo/O2/corpus/train" ]; then
-  run "demo -O2, training projects" "$demo/O2/corpus/train"
-  run "demo -O2, held-out projects" "$demo/O2/corpus/heldout"
-fi
+for level in O2 O3; do
+  if [ -n "$demo" ] && [ -d "$demo/$level/corpus/train" ]; then
+    run "demo -$level, training projects" "$demo/$level/corpus/train"
+    run "demo -$level, held-out projects" "$demo/$level/corpus/heldout"
+  fi
+done
 for level in O2 O3; do run "gate programs -$level" "$(programs_corpus "$level")"; done
 exit $status

@@ -23,7 +23,9 @@ struct LLVMSide {
     ::close(in);
     ::close(out);
   }
-  void write(const std::string &bytes) const { REQUIRE(::write(out, bytes.data(), bytes.size()) == ssize_t(bytes.size())); }
+  void write(const std::string &bytes) const {
+    REQUIRE(::write(out, bytes.data(), bytes.size()) == ssize_t(bytes.size()));
+  }
   int in, out;
 };
 
