@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "common_options.h"
 #include "pass_list_options.h"
+#include "mlgo/driver/compile_session.h"
 #include "mlgo/autotune/pass_predictor.h"
 #include "mlgo/autotune/autotuner.h"
 #include "mlgo/autotune/dataset.h"
@@ -83,8 +84,9 @@ int runAutotune(const AutotuneFlags &flags) {
   }
 
   const DriverOptions driverOptions = toDriverOptions(flags.driver);
-  CompilerDriver driver(driverOptions);
-  const Corpus corpus = loadCorpusToCompile(flags.corpus);
+  const CompileSession session(flags.corpus, driverOptions);
+  const Corpus &corpus = session.corpus();
+  const CompilerDriver &driver = session.driver();
 
   std::unique_ptr<IsolatedCompiler> isolated;
   options.compile = candidateCompile(flags.passLists, flags.corpus, flags.driver, driverOptions, isolated);

@@ -120,11 +120,4 @@ std::optional<OutputDirectoryLock> claimTrainingOutput(const TrainingRunFlags &f
                      "pass --resume to continue that run or --force to start over");
 }
 
-Corpus loadCorpusToCompile(const std::string &directory) {
-  Corpus corpus = Corpus::load(directory);
-  if (corpus.modules.empty()) throw InputError(directory + ": the corpus lists no modules");
-  applyCorpusBackendOptions(corpus);
-  return corpus;
-}
-
 }  // namespace mlgo::cli

@@ -41,9 +41,6 @@ DriverOptions toDriverOptions(const DriverFlags &flags);
 /// The memo's one-line summary on stderr (nothing without a memo).
 void logMemoStats(const DriverOptions &options);
 
-/// A corpus ready to compile: loaded, refused when it lists no module (InputError),
-/// its recorded -mllvm options applied.
-Corpus loadCorpusToCompile(const std::string &directory);
 
 /// The command line that starts `mlgo compile-worker` on `corpus` with the
 /// same timeout and injected faults (compile_worker_command.cpp).

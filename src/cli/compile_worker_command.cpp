@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "common_options.h"
+#include "mlgo/driver/compile_session.h"
 #include "mlgo/driver/compile_worker.h"
 #include "mlgo/support/exit_codes.h"
 
@@ -28,12 +29,10 @@ void addCompileWorkerCommand(CLI::App *command, CommandRunner &runner) {
   addDriverFlags(*command, flags->driver);
   command->callback([flags, &runner] {
     runner = [flags] {
-      Corpus corpus = Corpus::load(flags->corpus);
-      applyCorpusBackendOptions(corpus);
       DriverOptions options = toDriverOptions(flags->driver);
       options.threads = 1;
-      const CompilerDriver driver(options);
-      serveCompileRequests(corpus, driver, std::cin, std::cout);
+      const CompileSession session(flags->corpus, options);
+      serveCompileRequests(session.corpus(), session.driver(), std::cin, std::cout);
       return exit_code::kSuccess;
     };
   });

@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "common_options.h"
+#include "mlgo/driver/compile_session.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/exit_codes.h"
@@ -32,9 +33,8 @@ struct DefaultTraceFlags {
 int runDefaultTraceCommand(const DefaultTraceFlags &flags) {
   const Problem &problem = findProblem(flags.problem);
   const auto outputLock = claimOutput(flags.output, "default-trace", freshOutput(flags.force));
-  CompilerDriver driver(toDriverOptions(flags.driver));
-  Corpus corpus = Corpus::load(flags.corpus);
-  applyCorpusBackendOptions(corpus);
+  const CompileSession session(flags.corpus, toDriverOptions(flags.driver));
+  const CompilerDriver &driver = session.driver();
   DefaultTraceOptions options;
   options.output = flags.output;
   options.samplingRate = flags.samplingRate;
@@ -44,7 +44,7 @@ int runDefaultTraceCommand(const DefaultTraceFlags &flags) {
 
   Cluster &cluster = runCluster();
   DefaultTraceSummary summary =
-      runDefaultTrace(corpus, driver, problem, options, ProgressReporter::callback("default-trace"), cluster);
+      runDefaultTrace(session.corpus(), driver, problem, options, ProgressReporter::callback("default-trace"), cluster);
   if (!cluster.isLeader()) return exit_code::kSuccess;  // rank 0 reports and writes
   logMemoStats(driver.options());
   for (const TracedFailure &failure : summary.failures)

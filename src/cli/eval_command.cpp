@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "common_options.h"
+#include "mlgo/driver/compile_session.h"
 #include "mlgo/autotune/autotuner.h"
 #include "mlgo/driver/compiler_driver.h"
 #include "mlgo/eval/clang_subprocess.h"
@@ -62,11 +63,11 @@ int runEval(const EvalFlags &flags) {
       throw UsageError("--check-fidelity needs clang-19: not found" +
                        (flags.clang.empty() ? std::string(" on PATH") : " at " + flags.clang));
   }
-  CompilerDriver driver(toDriverOptions(flags.driver));
-  Corpus corpus = Corpus::load(flags.corpus);
-  if (corpus.modules.empty()) throw InputError(flags.corpus + ": the corpus lists no modules");
-  std::vector<std::string> backend = applyCorpusBackendOptions(corpus);
-  if (!backend.empty()) spdlog::info("applying the corpus's -mllvm options to this process: {}", backend.size());
+  const CompileSession session(flags.corpus, toDriverOptions(flags.driver));
+  const Corpus &corpus = session.corpus();
+  const CompilerDriver &driver = session.driver();
+  if (!session.backendOptions().empty())
+    spdlog::info("applying the corpus's -mllvm options to this process: {}", session.backendOptions().size());
 
   EvalReport report = evaluateCorpus(corpus, driver, options, ProgressReporter::callback("eval"));
 

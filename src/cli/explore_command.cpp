@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "common_options.h"
+#include "mlgo/driver/compile_session.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/exit_codes.h"
 #include "mlgo/trace/explore.h"
@@ -41,9 +42,9 @@ int runExploreCommand(const ExploreFlags &flags) {
       claimOutput(flags.output, "explore",
                   resumableOutput(flags.force, flags.resume),
                   "pass --resume to finish that exploration or --force to start over");
-  CompilerDriver driver(toDriverOptions(flags.driver));
-  Corpus corpus = Corpus::load(flags.corpus);
-  applyCorpusBackendOptions(corpus);
+  const CompileSession session(flags.corpus, toDriverOptions(flags.driver));
+  const Corpus &corpus = session.corpus();
+  const CompilerDriver &driver = session.driver();
   ExploreOptions options;
   options.output = flags.output;
   options.settings.baseline = baseline ? &*baseline : nullptr;

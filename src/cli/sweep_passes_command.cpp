@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "common_options.h"
+#include "mlgo/driver/compile_session.h"
 #include "mlgo/autotune/pass_sweep.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/exit_codes.h"
@@ -36,8 +37,9 @@ int runSweep(const SweepFlags &flags) {
                   resumableOutput(flags.force, flags.resume),
                   "pass --resume to finish that sweep or --force to start over");
   const DriverOptions driverOptions = toDriverOptions(flags.driver);
-  CompilerDriver driver(driverOptions);
-  const Corpus corpus = loadCorpusToCompile(flags.corpus);
+  const CompileSession session(flags.corpus, driverOptions);
+  const Corpus &corpus = session.corpus();
+  const CompilerDriver &driver = session.driver();
   std::unique_ptr<IsolatedCompiler> workers;
   options.compile = candidateCompile(flags.passLists, flags.corpus, flags.driver, driverOptions, workers);
   Cluster &cluster = runCluster();

@@ -1,3 +1,4 @@
+#include "mlgo/driver/compile_session.h"
 #include "mlgo/training/es_trainer.h"
 
 #include <algorithm>
@@ -176,14 +177,11 @@ class ESRun {
  public:
   explicit ESRun(const ESOptions &options)
       : options_(options), problem_(scalarBinaryProblem(options.problem, "train-es")),
-        corpus_(Corpus::load(options.corpus)),
+        session_(options.corpus, options.driver),
+        corpus_(session_.corpus()),
         settings_(ESSettings::fromConfig(options.config)),
         start_(PolicyModel::load(options.warmstart, problem_.name(), problem_.featureNames())),
-        strategy_(flattenWeights(start_), settings_, options.seed), driver_(options.driver) {
-    if (corpus_.modules.empty())
-      throw InputError(describeInputProblem((options.corpus / kCorpusDescriptionFile).string(), "modules",
-                                            "the corpus has no modules"));
-    applyCorpusBackendOptions(corpus_);
+        strategy_(flattenWeights(start_), settings_, options.seed), driver_(session_.driver()) {
     if (options.driver.memo) trajectories_.emplace(options.driver.memo->options().maxBytes);
   }
 
@@ -369,11 +367,12 @@ class ESRun {
 
   const ESOptions &options_;
   const Problem &problem_;
-  Corpus corpus_;
+  const CompileSession session_;
+  const Corpus &corpus_;
   ESSettings settings_;
   PolicyModel start_;  ///< the network shape, preprocessing and vocab every candidate shares
   EvolutionStrategy strategy_;
-  CompilerDriver driver_;
+  const CompilerDriver &driver_;
   RewardBaselines defaultSizes_;
   std::optional<TrajectoryMemo> trajectories_;
 };

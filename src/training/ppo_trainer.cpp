@@ -1,6 +1,7 @@
 // PPO in LibTorch around in-process collection. Collection runs the policy as
 // the plain C++ PolicyModel on the driver's threads; learning runs LibTorch
 // on one thread, so results never depend on the number of cores.
+#include "mlgo/driver/compile_session.h"
 #include "mlgo/training/ppo_trainer.h"
 
 #include <algorithm>
@@ -312,10 +313,11 @@ class PPORun {
         distributed_(options.cluster && options.cluster->distributed()),
         settings_(options.config),
         problem_(scalarBinaryProblem(options.problem, "train-ppo")),
-        corpus_(loadCorpus(options.corpus)),
+        session_(options.corpus, options.driver),
+        corpus_(session_.corpus()),
+        driver_(session_.driver()),
         resume_(options.output),
         resuming_(options.resume && resume_.exists()),
-        driver_(options.driver),
         threads_(resolveThreadCount(options.driver.threads)),
         baselines_(settings_.decay, settings_.delta) {
     if (resume_.exists() && !options.resume)
@@ -441,15 +443,6 @@ class PPORun {
  private:
   static double secondsSince(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  }
-
-  static Corpus loadCorpus(const fs::path &directory) {
-    Corpus corpus = Corpus::load(directory);
-    if (corpus.modules.empty())
-      throw InputError(describeInputProblem((directory / kCorpusDescriptionFile).string(), "modules",
-                                            "the corpus has no modules"));
-    applyCorpusBackendOptions(corpus);
-    return corpus;
   }
 
   /// The resumed run's policy, or the warm start's, or none.
@@ -625,10 +618,11 @@ class PPORun {
   const bool distributed_;
   const Settings settings_;
   const Problem &problem_;
-  const Corpus corpus_;
+  const CompileSession session_;
+  const Corpus &corpus_;
+  const CompilerDriver &driver_;
   ResumeDirectory resume_;
   const bool resuming_;
-  const CompilerDriver driver_;
   const unsigned threads_;
   RewardBaselines baselines_;
   FeaturePreprocessor preprocessor_;
@@ -666,12 +660,9 @@ PPOSummary trainPPO(const PPOOptions &options) {
 }
 
 void serveCollectionForPPO(const PPOOptions &options, Cluster &cluster) {
-  const Problem &problem = findProblem(options.problem);
-  requireScalarBinaryDecisions(problem, "train-ppo");
-  const Corpus corpus = Corpus::load(options.corpus);
-  applyCorpusBackendOptions(corpus);
-  const CompilerDriver driver(options.driver);
-  serveCollection(cluster, driver, corpus, problem, options.onCollectProgress);
+  const Problem &problem = scalarBinaryProblem(options.problem, "train-ppo");
+  const CompileSession session(options.corpus, options.driver);
+  serveCollection(cluster, session.driver(), session.corpus(), problem, options.onCollectProgress);
 }
 
 }  // namespace mlgo

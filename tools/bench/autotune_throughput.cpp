@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "mlgo/driver/compile_session.h"
 #include "mlgo/autotune/autotuner.h"
 #include "mlgo/autotune/correctness_gate.h"
 #include "mlgo/corpus/corpus.h"
@@ -30,19 +31,19 @@ int main(int argc, char **argv) {
     return 2;
   }
   mlgo::inlining::installInliningAdvisor();
-  const mlgo::Corpus corpus = mlgo::Corpus::load(argv[1]);
-  mlgo::applyCorpusBackendOptions(corpus);
-  const std::map<std::string, std::string> lists = mlgo::autotune::readPassLists(argv[2]);
   const unsigned threads = mlgo::resolveThreadCount(argc > 3 ? unsigned(std::atoi(argv[3])) : 0);
+  mlgo::DriverOptions options;
+  options.threads = threads;
+  const mlgo::CompileSession session(argv[1], options);
+  const mlgo::Corpus &corpus = session.corpus();
+  const mlgo::CompilerDriver &driver = session.driver();
+  const std::map<std::string, std::string> lists = mlgo::autotune::readPassLists(argv[2]);
   std::vector<std::string> pipelines;
   for (const mlgo::CorpusModule &module : corpus.modules) {
     auto found = lists.find(module.name);
     pipelines.push_back(found != lists.end() ? found->second : "default<Oz>");
   }
 
-  mlgo::DriverOptions options;
-  options.threads = threads;
-  const mlgo::CompilerDriver driver(options);
   std::vector<mlgo::CompileRequest> requests;
   for (size_t i = 0; i < corpus.modules.size(); ++i) requests.push_back({&corpus.modules[i], pipelines[i], {}});
   auto start = std::chrono::steady_clock::now();

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <set>
 
+#include "mlgo/driver/compile_session.h"
 #include "mlgo/corpus/corpus.h"
 #include "mlgo/driver/compiler_driver.h"
 #include "mlgo/problems/inlining/inlining_hook.h"
@@ -72,12 +73,12 @@ int main(int argc, char **argv) {
     return 2;
   }
   inlining::installInliningAdvisor();
-  const Corpus corpus = Corpus::load(argv[1]);
-  applyCorpusBackendOptions(corpus);
   const size_t cap = std::strtoull(argv[2], nullptr, 10);
   DriverOptions options;
   options.threads = unsigned(std::atoi(argv[3]));
-  const CompilerDriver driver(options);
+  const CompileSession session(argv[1], options);
+  const Corpus &corpus = session.corpus();
+  const CompilerDriver &driver = session.driver();
   std::vector<size_t> picks;
   if (std::strcmp(argv[4], "--sample") == 0) {
     picks = sampleModules(corpus.modules.size(), std::strtoull(argv[5], nullptr, 10),

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "mlgo/driver/compile_session.h"
 #include "mlgo/corpus/corpus.h"
 #include "mlgo/driver/compiler_driver.h"
 #include "mlgo/problems/regalloc/eviction_hook.h"
@@ -61,11 +62,11 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "usage: %s CORPUS_DIR [THREADS]\n", argv[0]);
     return 2;
   }
-  const Corpus corpus = Corpus::load(argv[1]);
-  applyCorpusBackendOptions(corpus);
   DriverOptions options;
   options.threads = argc > 2 ? static_cast<unsigned>(std::atoi(argv[2])) : 0;
-  const CompilerDriver driver(options);
+  const CompileSession session(argv[1], options);
+  const Corpus &corpus = session.corpus();
+  const CompilerDriver &driver = session.driver();
   const Run stock = compileCorpus(corpus, driver, false);
   const Run steered = compileCorpus(corpus, driver, true);
 

@@ -12,6 +12,7 @@
 
 #include <unistd.h>
 
+#include "mlgo/driver/compile_session.h"
 #include "mlgo/corpus/corpus.h"
 #include "mlgo/eval/clang_subprocess.h"
 #include "mlgo/eval/evaluation.h"
@@ -32,8 +33,10 @@ int main(int argc, char **argv) {
   auto model = std::make_shared<const mlgo::PolicyModel>(
       mlgo::PolicyModel::load(argv[2], problem.name(), problem.featureNames()));
   auto policy = std::make_shared<mlgo::NeuralInliningPolicy>(model);
-  const mlgo::Corpus corpus = mlgo::Corpus::load(argv[1]);
-  mlgo::applyCorpusBackendOptions(corpus);
+  mlgo::DriverOptions driverOptions;
+  driverOptions.threads = argc > 3 ? unsigned(std::atoi(argv[3])) : 0;
+  const mlgo::CompileSession session(argv[1], driverOptions);
+  const mlgo::Corpus &corpus = session.corpus();
 
   const fs::path scratch = fs::temp_directory_path() / ("mlgo-serve-check-" + std::to_string(::getpid()));
   fs::create_directories(scratch);
@@ -54,11 +57,9 @@ int main(int argc, char **argv) {
   const mlgo::serve::ServeSummary summary = server.get();
   fs::remove_all(scratch);
 
-  mlgo::DriverOptions driverOptions;
-  driverOptions.threads = argc > 3 ? unsigned(std::atoi(argv[3])) : 0;
   mlgo::EvalOptions evalOptions;
   evalOptions.policy = policy;
-  const mlgo::EvalReport report = mlgo::evaluateCorpus(corpus, mlgo::CompilerDriver(driverOptions), evalOptions);
+  const mlgo::EvalReport report = mlgo::evaluateCorpus(corpus, session.driver(), evalOptions);
   size_t equal = 0;
   for (size_t i = 0; i < corpus.modules.size(); ++i) {
     const mlgo::CompileResult &candidate = report.modules[i].candidate;
