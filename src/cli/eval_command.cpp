@@ -6,8 +6,8 @@
 
 #include "commands.h"
 #include "common_options.h"
-#include "mlgo/driver/compile_session.h"
 #include "mlgo/autotune/autotuner.h"
+#include "mlgo/driver/compile_session.h"
 #include "mlgo/driver/compiler_driver.h"
 #include "mlgo/eval/clang_subprocess.h"
 #include "mlgo/eval/eval_report.h"

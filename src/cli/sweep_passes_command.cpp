@@ -7,8 +7,8 @@
 
 #include "commands.h"
 #include "common_options.h"
-#include "mlgo/driver/compile_session.h"
 #include "mlgo/autotune/pass_sweep.h"
+#include "mlgo/driver/compile_session.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/exit_codes.h"
 #include "pass_list_options.h"

@@ -13,6 +13,7 @@
 #include "mlgo/support/errors.h"
 #include "mlgo/support/subprocess.h"
 #include "mlgo/support/text_input.h"
+#include "mlgo/training/metrics_keys.h"
 
 namespace mlgo {
 
@@ -50,28 +51,31 @@ std::vector<IterationMetrics> readMetrics(const fs::path &file) {
     const std::string entry = "line " + std::to_string(number);
     json m = json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (!m.is_object()) throw InputError(describe(file, entry, "not a JSON object"));
-    if (!m.contains("reward_distribution") || !m.contains("size") || !m.contains("loss") || !m.contains("seconds"))
+    using namespace metrics_keys;
+    if (!m.contains(kRewardDistribution) || !m.contains(kSize) || !m.contains(kLoss) || !m.contains(kSeconds))
       throw InputError(describe(file, entry, "not a train-ppo metrics record (reward_distribution, size, loss, "
                                              "seconds expected)"));
     IterationMetrics r;
-    r.iteration = numberAt(m, file, entry, "iteration");
-    const json &reward = m["reward_distribution"];
-    r.mean = numberAt(reward, file, entry + " reward_distribution", "mean");
-    r.p10 = numberAt(reward, file, entry + " reward_distribution", "p10");
-    r.p25 = numberAt(reward, file, entry + " reward_distribution", "p25");
-    r.p50 = numberAt(reward, file, entry + " reward_distribution", "p50");
-    r.p75 = numberAt(reward, file, entry + " reward_distribution", "p75");
-    r.p90 = numberAt(reward, file, entry + " reward_distribution", "p90");
-    r.sizeChange = 100 * numberAt(m["size"], file, entry + " size", "change");
-    r.entropy = numberAt(m, file, entry, "entropy");
-    r.kl = numberAt(m, file, entry, "kl");
-    r.lossTotal = numberAt(m["loss"], file, entry + " loss", "total");
-    r.lossPolicyGradient = numberAt(m["loss"], file, entry + " loss", "policy_gradient");
-    r.lossEntropy = numberAt(m["loss"], file, entry + " loss", "entropy_regularization");
-    r.lossKl = numberAt(m["loss"], file, entry + " loss", "kl_penalty");
-    r.decisionsPerSecond = numberAt(m, file, entry, "decisions_per_second");
-    r.collectSeconds = numberAt(m["seconds"], file, entry + " seconds", "collect");
-    r.trainSeconds = numberAt(m["seconds"], file, entry + " seconds", "train");
+    r.iteration = numberAt(m, file, entry, kIteration);
+    const json &reward = m[kRewardDistribution];
+    const std::string inReward = entry + " " + kRewardDistribution;
+    r.mean = numberAt(reward, file, inReward, kMean);
+    r.p10 = numberAt(reward, file, inReward, kP10);
+    r.p25 = numberAt(reward, file, inReward, kP25);
+    r.p50 = numberAt(reward, file, inReward, kP50);
+    r.p75 = numberAt(reward, file, inReward, kP75);
+    r.p90 = numberAt(reward, file, inReward, kP90);
+    r.sizeChange = 100 * numberAt(m[kSize], file, entry + " " + kSize, kSizeChange);
+    r.entropy = numberAt(m, file, entry, kEntropy);
+    r.kl = numberAt(m, file, entry, kKl);
+    const std::string inLoss = entry + " " + kLoss;
+    r.lossTotal = numberAt(m[kLoss], file, inLoss, kLossTotal);
+    r.lossPolicyGradient = numberAt(m[kLoss], file, inLoss, kLossPolicyGradient);
+    r.lossEntropy = numberAt(m[kLoss], file, inLoss, kLossEntropy);
+    r.lossKl = numberAt(m[kLoss], file, inLoss, kLossKl);
+    r.decisionsPerSecond = numberAt(m, file, entry, kDecisionsPerSecond);
+    r.collectSeconds = numberAt(m[kSeconds], file, entry + " " + kSeconds, kCollectSeconds);
+    r.trainSeconds = numberAt(m[kSeconds], file, entry + " " + kSeconds, kTrainSeconds);
     records.push_back(r);
   }
   return records;

@@ -1,4 +1,3 @@
-#include "mlgo/driver/compile_session.h"
 #include "mlgo/training/es_trainer.h"
 
 #include <algorithm>
@@ -8,6 +7,7 @@
 #include <numeric>
 #include <optional>
 
+#include "mlgo/driver/compile_session.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
@@ -15,6 +15,7 @@
 #include "mlgo/support/text_input.h"
 #include "mlgo/trace/sampling.h"
 #include "mlgo/training/collector.h"
+#include "mlgo/training/metrics_keys.h"
 #include "mlgo/training/reward.h"
 #include "mlgo/training/trajectory_memo.h"
 
@@ -344,20 +345,21 @@ class ESRun {
     const auto [worst, best] = std::minmax_element(scores.fitness.begin(), scores.fitness.end());
     const double mean =
         std::accumulate(scores.fitness.begin(), scores.fitness.end(), 0.0) / double(scores.fitness.size());
-    json metrics{{"iteration", iteration},
+    using namespace metrics_keys;
+    json metrics{{kIteration, iteration},
                  {"modules", scores.modules},
                  {"candidates", scores.fitness.size()},
                  {"fitness", {{"mean", mean}, {"best", *best}, {"worst", *worst}}},
                  {"policy_reward", scores.policyReward},
-                 {"size",
-                  {{"metric", "text"},
-                   {"policy", scores.policySize},
-                   {"default", scores.defaultSize},
-                   {"change", scores.defaultSize > 0 ? scores.policySize / scores.defaultSize - 1 : 0.0}}},
+                 {kSize,
+                  {{kSizeMetric, "text"},
+                   {kSizePolicy, scores.policySize},
+                   {kSizeDefault, scores.defaultSize},
+                   {kSizeChange, scores.defaultSize > 0 ? scores.policySize / scores.defaultSize - 1 : 0.0}}},
                  {"compiles", scores.compiles},
                  {"replayed", scores.replayed},
                  {"failed", scores.failed},
-                 {"seconds", {{"collect", collectSeconds}, {"elapsed", elapsed}}}};
+                 {kSeconds, {{kCollectSeconds, collectSeconds}, {kElapsedSeconds, elapsed}}}};
     if (options_.driver.memo) {
       metrics["memo"] = options_.driver.memo->stats().toJson();
       metrics["memo"]["trajectory_bytes"] = trajectories_->bytes();

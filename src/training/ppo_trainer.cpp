@@ -1,7 +1,6 @@
 // PPO in LibTorch around in-process collection. Collection runs the policy as
 // the plain C++ PolicyModel on the driver's threads; learning runs LibTorch
 // on one thread, so results never depend on the number of cores.
-#include "mlgo/driver/compile_session.h"
 #include "mlgo/training/ppo_trainer.h"
 
 #include <algorithm>
@@ -10,6 +9,7 @@
 
 #include <torch/torch.h>
 
+#include "mlgo/driver/compile_session.h"
 #include "mlgo/policy/policy_model.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/report/event_file_writer.h"
@@ -20,6 +20,7 @@
 #include "mlgo/trace/sampling.h"
 #include "mlgo/training/collector.h"
 #include "mlgo/training/distributed_collection.h"
+#include "mlgo/training/metrics_keys.h"
 #include "mlgo/training/ppo_loss.h"
 #include "mlgo/training/reward.h"
 #include "mlgo/training/torch_network.h"
@@ -197,14 +198,15 @@ struct TrainingMetrics {
   int64_t steps = 0;
   json toJson(double klBeta) const {
     const double n = steps > 0 ? double(steps) : 1.0;
-    return {{"loss",
-             {{"total", total / n},
-              {"policy_gradient", policyGradient / n},
-              {"entropy_regularization", entropyRegularization / n},
-              {"kl_penalty", klPenalty / n},
-              {"l2_regularization", l2 / n}}},
-            {"entropy", entropy / n},
-            {"kl", kl / n},
+    using namespace metrics_keys;
+    return {{kLoss,
+             {{kLossTotal, total / n},
+              {kLossPolicyGradient, policyGradient / n},
+              {kLossEntropy, entropyRegularization / n},
+              {kLossKl, klPenalty / n},
+              {kLossL2, l2 / n}}},
+            {kEntropy, entropy / n},
+            {kKl, kl / n},
             {"kl_beta", klBeta},
             {"clipped_share", clippedShare / n},
             {"gradient_steps", steps}};
@@ -425,7 +427,7 @@ class PPORun {
     json metrics = iterationMetrics(iteration, collection, rewards, learning);
     metricsFile_ << metrics.dump() << "\n" << std::flush;
     json scalars = metrics;
-    scalars.erase("iteration");
+    scalars.erase(metrics_keys::kIteration);
     events_->addScalars(scalars, iteration);
     events_->addHistogram("reward_distribution", iteration, rewards.vsDefault);
     events_->flush();
@@ -575,25 +577,26 @@ class PPORun {
                         const Learning &learning) const {
     const double collectSeconds = collection.seconds;
     const size_t modules = collection.modules.size();
-    json metrics{{"iteration", iteration},
+    using namespace metrics_keys;
+    json metrics{{kIteration, iteration},
                  {"modules", modules},
                  {"failed", rewards.failures.size()},
                  {"decisions", rewards.decisions},
-                 {"reward_distribution", summarizeRewards(rewards.vsDefault).toJson()},
+                 {kRewardDistribution, summarizeRewards(rewards.vsDefault).toJson()},
                  {"training_reward_mean", learning.trainingRewardMean},
-                 {"size",
-                  {{"metric", sizeMetricName(settings_.metric)},
-                   {"policy", rewards.policyTotal},
-                   {"default", rewards.defaultTotal},
-                   {"change", rewards.defaultTotal > 0 ? rewards.policyTotal / rewards.defaultTotal - 1 : 0.0}}},
+                 {kSize,
+                  {{kSizeMetric, sizeMetricName(settings_.metric)},
+                   {kSizePolicy, rewards.policyTotal},
+                   {kSizeDefault, rewards.defaultTotal},
+                   {kSizeChange, rewards.defaultTotal > 0 ? rewards.policyTotal / rewards.defaultTotal - 1 : 0.0}}},
                  {"baselines_known", baselines_.size()},
-                 {"seconds",
-                  {{"collect", collectSeconds},
-                   {"train", learning.seconds},
-                   {"compile_total", rewards.compileSeconds},
-                   {"elapsed", elapsed()}}},
+                 {kSeconds,
+                  {{kCollectSeconds, collectSeconds},
+                   {kTrainSeconds, learning.seconds},
+                   {kCompileSeconds, rewards.compileSeconds},
+                   {kElapsedSeconds, elapsed()}}},
                  {"threads", threads_},
-                 {"decisions_per_second", collectSeconds > 0 ? rewards.decisions / collectSeconds : 0.0},
+                 {kDecisionsPerSecond, collectSeconds > 0 ? rewards.decisions / collectSeconds : 0.0},
                  {"modules_per_second", collectSeconds > 0 ? modules / collectSeconds : 0.0}};
     metrics.update(learning.metrics.toJson(state_.klBeta));
     // Cumulative over the run (this process's compiles; ranks keep their own).

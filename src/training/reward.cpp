@@ -7,6 +7,7 @@
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/text_input.h"
+#include "mlgo/training/metrics_keys.h"
 #include "mlgo/vocab/quantiles.h"
 
 namespace mlgo {
@@ -49,7 +50,8 @@ RewardBaselines RewardBaselines::fromJson(const nlohmann::json &json, double dec
 }
 
 nlohmann::json RewardDistribution::toJson() const {
-  return {{"mean", mean}, {"p10", p10}, {"p25", p25}, {"p50", p50}, {"p75", p75}, {"p90", p90}, {"count", count}};
+  using namespace metrics_keys;
+  return {{kMean, mean}, {kP10, p10}, {kP25, p25}, {kP50, p50}, {kP75, p75}, {kP90, p90}, {kCount, count}};
 }
 
 RewardDistribution summarizeRewards(std::vector<double> rewards) {

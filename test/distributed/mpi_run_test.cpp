@@ -156,7 +156,8 @@ struct MpiCorpus : test::TracedTestCorpus {
 }  // namespace
 
 TEST_CASE(
-    "mpi: default-trace, explore, autotune and sweep-passes over 3 ranks write the single-process files byte for byte",
+    "mpi: default-trace (both problems), explore, autotune and sweep-passes over 3 ranks write the single-process "
+    "files byte for byte",
     "[mpi]") {
   MpiCorpus corpus;
   const std::string corpusDir = (corpus / "corpus").string();
@@ -169,6 +170,18 @@ TEST_CASE(
   REQUIRE(ranks.exitCode == exit_code::kSuccess);
   CHECK_THAT(ranks.out, Contains("traced 7 of 7"));
   requireSameFiles(corpus / "t1", corpus / "t3");
+
+  // Register allocation: its records and its baselines' regalloc scores.
+  auto regallocArgs = [&](const std::string &output) {
+    return std::vector<std::string>{"default-trace", "--problem", "regalloc", "--corpus", corpusDir,
+                                    "--output", (corpus / output).string(), "--threads", "1"};
+  };
+  REQUIRE(test::runProgram(test::mlgoBinary(), regallocArgs("r1")).exitCode == exit_code::kSuccess);
+  auto regalloc = runMpi(3, regallocArgs("r3"));
+  INFO(regalloc.err);
+  REQUIRE(regalloc.exitCode == exit_code::kSuccess);
+  CHECK_THAT(readFile(corpus / "r3/baselines.json"), Contains("regalloc_score"));
+  requireSameFiles(corpus / "r1", corpus / "r3");
 
   auto exploreArgs = [&](const std::string &output) {
     return std::vector<std::string>{"explore", "--corpus", corpusDir, "--output", (corpus / output).string(),

@@ -12,10 +12,10 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "mlgo/driver/compile_session.h"
 #include "mlgo/autotune/autotuner.h"
 #include "mlgo/autotune/correctness_gate.h"
 #include "mlgo/corpus/corpus.h"
+#include "mlgo/driver/compile_session.h"
 #include "mlgo/eval/clang_subprocess.h"
 #include "mlgo/problems/inlining/inlining_hook.h"
 #include "mlgo/support/parallel_for.h"

@@ -15,8 +15,8 @@
 #include <fstream>
 #include <set>
 
-#include "mlgo/driver/compile_session.h"
 #include "mlgo/corpus/corpus.h"
+#include "mlgo/driver/compile_session.h"
 #include "mlgo/driver/compiler_driver.h"
 #include "mlgo/problems/inlining/inlining_hook.h"
 #include "mlgo/training/collector.h"

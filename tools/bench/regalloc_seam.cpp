@@ -10,8 +10,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "mlgo/driver/compile_session.h"
 #include "mlgo/corpus/corpus.h"
+#include "mlgo/driver/compile_session.h"
 #include "mlgo/driver/compiler_driver.h"
 #include "mlgo/problems/regalloc/eviction_hook.h"
 

@@ -12,8 +12,8 @@
 
 #include <unistd.h>
 
-#include "mlgo/driver/compile_session.h"
 #include "mlgo/corpus/corpus.h"
+#include "mlgo/driver/compile_session.h"
 #include "mlgo/eval/clang_subprocess.h"
 #include "mlgo/eval/evaluation.h"
 #include "mlgo/policy/neural_policy.h"
