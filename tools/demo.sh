@@ -197,7 +197,7 @@ if [ "${MLGO_DEMO_REGALLOC:-0}" = 1 ]; then
   regalloc_trace() {
     eval_ok "$mlgo" default-trace --problem regalloc --corpus "$out/projects/O2/corpus/train" \
       --output "$out/regalloc-trace" --threads "$threads" --force > /dev/null
-    "$mlgo" trace-info "$out/regalloc-trace" | head -n 1 > "$out/regalloc-trace.txt"
+    "$mlgo" trace-info "$out/regalloc-trace" | sed -n 1p > "$out/regalloc-trace.txt"
   }
   cached regalloc-trace "$out/regalloc-trace.txt" "$(hash_of "$out/projects/O2/corpus/train")" -- regalloc_trace
 fi

@@ -335,10 +335,9 @@ ServeSummary serveInlining(const inlining::Policy &policy, const ServeOptions &o
   if (ensurePipe(fromCompilerPath)) created.add(fromCompilerPath);
 
   std::unique_ptr<trace::TraceWriter> writer;
-  if (options.traceDirectory) {
-    const json header = trace::traceHeader("inlining", trace::DecisionSpec::int64Scalars(inlining::featureNames()));
+  const json header = trace::traceHeader("inlining", trace::DecisionSpec::int64Scalars(inlining::featureNames()));
+  if (options.traceDirectory)
     writer = std::make_unique<trace::TraceWriter>(*options.traceDirectory, "inlining", header, 1);
-  }
 
   SigpipeBlocked sigpipeBlocked;
   ServeSummary summary;
@@ -361,12 +360,12 @@ ServeSummary serveInlining(const inlining::Policy &policy, const ServeOptions &o
   } catch (const Interrupted &) {
   }
   if (writer) {
-    json description = trace::traceHeader("inlining", trace::DecisionSpec::int64Scalars(inlining::featureNames()));
+    json description = header;
     description.update(json{{"policy", "served"},
-                     {"source", "mlgo serve on channel " + options.channelBase.string()},
-                     {"modules_traced", summary.sessions},
-                     {"decisions", summary.decisions},
-                     {"mlgo_version", MLGO_VERSION}});
+                            {"source", "mlgo serve on channel " + options.channelBase.string()},
+                            {"modules_traced", summary.sessions},
+                            {"decisions", summary.decisions},
+                            {"mlgo_version", MLGO_VERSION}});
     // The server never sees object sizes: no baselines.
     writer->finish(description, json{{"metric", "text"}, {"policy", "default"}, {"sizes", json::object()}});
   }

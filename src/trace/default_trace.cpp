@@ -200,17 +200,17 @@ DefaultTraceSummary runDefaultTrace(const Corpus &corpus, const CompilerDriver &
   summary.recordBytes = writer->recordBytes();
   json description = header;
   description.update(json{{"policy", "default"},
-                   {"corpus", corpus.directory.string()},
-                   {"corpus_modules", corpus.modules.size()},
-                   {"sampling_rate", options.samplingRate},
-                   {"seed", options.seed},
-                   {"module_filter", options.moduleFilter.value_or("")},
-                   {"modules_sampled", summary.sampled},
-                   {"modules_traced", summary.traced},
-                   {"modules_failed", failures},
-                   {"decisions", summary.decisions},
-                   {"record_bytes", summary.recordBytes},
-                   {"mlgo_version", MLGO_VERSION}});
+                          {"corpus", corpus.directory.string()},
+                          {"corpus_modules", corpus.modules.size()},
+                          {"sampling_rate", options.samplingRate},
+                          {"seed", options.seed},
+                          {"module_filter", options.moduleFilter.value_or("")},
+                          {"modules_sampled", summary.sampled},
+                          {"modules_traced", summary.traced},
+                          {"modules_failed", failures},
+                          {"decisions", summary.decisions},
+                          {"record_bytes", summary.recordBytes},
+                          {"mlgo_version", MLGO_VERSION}});
   json baselines{{"metric", "text"}, {"policy", "default"}, {"sizes", sizes}};
   if (!measured.empty()) baselines["measures"] = measured;
   summary.traceBytes = writer->finish(description, baselines);

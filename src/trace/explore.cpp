@@ -304,18 +304,18 @@ ExploreSummary runExplore(const Corpus &corpus, const CompilerDriver &driver, co
                       json{{"settings", settingsRecord}, {"modules", figures}}.dump(1) + "\n");
   json description = header;
   description.update(json{{"policy", "explored"},
-                   {"exploration", settingsRecord},
-                   {"corpus", corpus.directory.string()},
-                   {"corpus_modules", corpus.modules.size()},
-                   {"modules_traced", summary.explored},
-                   {"modules_improved", summary.improved},
-                   {"modules_failed", failures},
-                   {"decisions", decisions},
-                   {"record_bytes", writer.recordBytes()},
-                   {"text_default", summary.defaultSize},
-                   {"text_baseline", summary.baselineSize},
-                   {"text_explored", summary.bestSize},
-                   {"mlgo_version", MLGO_VERSION}});
+                          {"exploration", settingsRecord},
+                          {"corpus", corpus.directory.string()},
+                          {"corpus_modules", corpus.modules.size()},
+                          {"modules_traced", summary.explored},
+                          {"modules_improved", summary.improved},
+                          {"modules_failed", failures},
+                          {"decisions", decisions},
+                          {"record_bytes", writer.recordBytes()},
+                          {"text_default", summary.defaultSize},
+                          {"text_baseline", summary.baselineSize},
+                          {"text_explored", summary.bestSize},
+                          {"mlgo_version", MLGO_VERSION}});
   writer.finish(description, json{{"metric", "text"}, {"policy", "default"}, {"sizes", sizes}});
   if (journal) journal->remove();
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -1,8 +1,8 @@
 #pragma once
-// An optimization problem (inlining today; register allocation and others
-// later) is one folder under problems/ implementing this interface and one
-// line in problems/registry.cpp. Pipeline stages (trace, vocab, training)
-// only ever talk to a Problem.
+// An optimization problem (inlining, register allocation) is one folder
+// under problems/ implementing this interface and one line in
+// problems/registry.cpp. Pipeline stages (trace, vocab, training) only ever
+// talk to a Problem (docs/adding-a-problem.md).
 #include <map>
 #include <memory>
 #include <string>
