@@ -13,10 +13,9 @@ using nlohmann::json;
 
 namespace {
 
-/// Element `e` of feature tensor `f` of decision `d`, as a number.
-double featureValue(const ModuleTrace &module, const DecisionSpec &spec, size_t d, size_t f, size_t e) {
-  const char *bytes = reinterpret_cast<const char *>(module.featuresOf(d)) + spec.offsetOf(f);
-  if (spec.features[f].type == FeatureTensor::Type::Float) {
+/// Element `e` of a feature tensor whose bytes start at `bytes`, as a number.
+double featureValue(const FeatureTensor &feature, const char *bytes, size_t e) {
+  if (feature.type == FeatureTensor::Type::Float) {
     float value;
     std::memcpy(&value, bytes + e * sizeof value, sizeof value);
     return value;
@@ -57,10 +56,11 @@ TraceStats computeTraceStats(const TraceReader &reader) {
           stats.defaultInlined += module.defaultDecisions[d] == 1;
         }
         stats.differing += module.defaultDecisions[d] >= 0 && module.actions[d] != module.defaultDecisions[d];
-        for (size_t f = 0; f < spec.features.size(); ++f) {
+        const char *tensor = reinterpret_cast<const char *>(module.featuresOf(d));
+        for (size_t f = 0; f < spec.features.size(); tensor += spec.features[f++].bytes()) {
           FeatureRange &range = stats.features[f];
           for (size_t e = 0; e < spec.features[f].elements(); ++e) {
-            const double value = featureValue(module, spec, d, f, e);
+            const double value = featureValue(spec.features[f], tensor, e);
             range.min = std::min(range.min, value);
             range.max = std::max(range.max, value);
             range.sum += value;
@@ -142,16 +142,17 @@ json moduleToJson(const TraceReader &reader, const ModuleTrace &module) {
   const DecisionSpec &spec = reader.decisionSpec();
   for (size_t d = 0; d < module.decisions(); ++d) {
     json decision = json::object();
-    for (size_t f = 0; f < spec.features.size(); ++f) {
-      const FeatureTensor &feature = spec.features[f];
+    const char *tensor = reinterpret_cast<const char *>(module.featuresOf(d));
+    for (const FeatureTensor &feature : spec.features) {
       if (feature.elements() == 1) {
-        decision[feature.name] = number(feature, featureValue(module, spec, d, f, 0));
-        continue;
+        decision[feature.name] = number(feature, featureValue(feature, tensor, 0));
+      } else {
+        json values = json::array();
+        for (size_t e = 0; e < feature.elements(); ++e)
+          values.push_back(number(feature, featureValue(feature, tensor, e)));
+        decision[feature.name] = std::move(values);
       }
-      json values = json::array();
-      for (size_t e = 0; e < feature.elements(); ++e)
-        values.push_back(number(feature, featureValue(module, spec, d, f, e)));
-      decision[feature.name] = std::move(values);
+      tensor += feature.bytes();
     }
     decision["default"] = module.defaultDecisions[d];
     decision["action"] = module.actions[d];

@@ -44,15 +44,23 @@ EvictionChannel::EvictionChannel() {
   if (!::mkdtemp(buffer.data())) throw systemError("cannot create a directory from " + pattern);
   directory_ = buffer.data();
   base_ = directory_ + "/channel";
-  for (const char *suffix : {".out", ".in"})
-    if (::mkfifo((base_ + suffix).c_str(), 0600) != 0) throw systemError("cannot create " + base_ + suffix);
-  fromLLVM_ = openPipeEnd(base_ + ".out");
-  toLLVM_ = openPipeEnd(base_ + ".in");
+  try {
+    for (const char *suffix : {".out", ".in"})
+      if (::mkfifo((base_ + suffix).c_str(), 0600) != 0) throw systemError("cannot create " + base_ + suffix);
+    fromLLVM_ = openPipeEnd(base_ + ".out");
+    toLLVM_ = openPipeEnd(base_ + ".in");
+  } catch (...) {
+    release();  // no destructor runs for a constructor that throws
+    throw;
+  }
 }
 
-EvictionChannel::~EvictionChannel() {
+EvictionChannel::~EvictionChannel() { release(); }
+
+void EvictionChannel::release() {
   if (fromLLVM_ >= 0) ::close(fromLLVM_);
   if (toLLVM_ >= 0) ::close(toLLVM_);
+  fromLLVM_ = toLLVM_ = -1;
   std::error_code ignored;
   std::filesystem::remove_all(directory_, ignored);
 }

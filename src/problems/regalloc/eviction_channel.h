@@ -37,6 +37,7 @@ class EvictionChannel {
   bool takeObservation(std::string &featureBytes);
 
  private:
+  void release();  ///< closes the pipe ends and removes the directory
   void readAvailable();
   bool takeLine(std::string &line);
 
