@@ -13,7 +13,6 @@
 #include "mlgo/eval/eval_report.h"
 #include "mlgo/eval/evaluation.h"
 #include "mlgo/eval/fidelity_check.h"
-#include "mlgo/policy/neural_policy.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/exit_codes.h"
@@ -25,6 +24,7 @@ namespace {
 
 struct EvalFlags {
   std::string corpus;
+  std::string problem = "inlining";
   std::string inlineMode = "default";
   std::string passes;
   std::string passLists;
@@ -37,11 +37,14 @@ struct EvalFlags {
 
 int runEval(const EvalFlags &flags) {
   EvalOptions options;
+  const Problem &problem = findProblem(flags.problem);
+  options.problem = problem.name();
   options.inlineMode = *parseInlineMode(flags.inlineMode);
+  if (problem.name() != "inlining" && options.inlineMode != InlineMode::Default)
+    throw UsageError("--inline chooses inlining decisions; it does not apply to --problem " + problem.name());
   options.passPipeline = flags.passes;
   if (!flags.policy.empty()) {
-    auto model = std::make_shared<const PolicyModel>(loadInliningPolicy(flags.policy));
-    options.policy = std::make_shared<NeuralInliningPolicy>(model);
+    options.candidateHooks = problem.policyHooks(flags.policy);
     options.policyDescription = flags.policy;
   }
   if (!options.passPipeline.empty()) CompilerDriver::validatePassPipeline(options.passPipeline);
@@ -99,12 +102,15 @@ int runEval(const EvalFlags &flags) {
 void addEvalCommand(CLI::App *command, CommandRunner &runner) {
   auto flags = std::make_shared<EvalFlags>();
   command->add_option("--corpus", flags->corpus, "Corpus directory (corpus_description.json)")->required();
+  command->add_option("--problem", flags->problem,
+                      "Optimization problem whose decisions --policy takes and whose measures are compared")
+      ->capture_default_str();
   command->add_option("--inline", flags->inlineMode,
                       "Inlining of the candidate: default (LLVM's heuristic), hook-default (the heuristic "
                       "through mlgo's policy hook), never, always")
       ->check(CLI::IsMember({"default", "hook-default", "never", "always"}))
       ->capture_default_str();
-  command->add_option("--policy", flags->policy, "A trained policy directory deciding inlining (greedy)");
+  command->add_option("--policy", flags->policy, "A trained policy directory of --problem taking its decisions (greedy)");
   command->add_option("--passes", flags->passes,
                       "Optimize the candidate with this opt -passes= pipeline instead of the recorded level");
   command->add_option("--pass-lists", flags->passLists,

@@ -53,7 +53,9 @@ int runTrainBC(const TrainBCFlags &flags) {
 void addTrainBCCommand(CLI::App *command, CommandRunner &runner) {
   auto flags = std::make_shared<TrainBCFlags>();
   command->add_option("--trace", flags->trace, "Trace directory")->required();
-  command->add_option("--vocab", flags->vocab, "Vocab directory (<feature>.buckets)")->required();
+  command->add_option("--vocab", flags->vocab,
+                      "Vocab directory (<feature>.buckets); needed for problems whose features are bucketized "
+                      "(inlining), not for decisions among positions (regalloc)");
   command->add_option("--output", flags->output, "Output directory (policy/, checkpoints/, metrics.jsonl)")->required();
   command->add_option("--config", flags->config, "JSON config (default: ml-compiler-opt's BC settings)");
   command->add_option("--set", flags->sets, "Override a config key: --set iterations=2000 (repeatable)");

@@ -48,11 +48,11 @@ int runTrainES(const TrainESFlags &flags) {
     scalars.erase("iteration");
     (*events)->addScalars(scalars, m["iteration"].get<int64_t>());
     (*events)->flush();
-    spdlog::info("iteration {}/{}: fitness mean {:+.5f} best {:+.5f}; policy reward {:+.5f}, size vs -Oz {:+.3f}%; "
+    spdlog::info("iteration {}/{}: fitness mean {:+.5f} best {:+.5f}; policy reward {:+.5f}, {} vs default {:+.3f}%; "
                  "{} modules x {} candidates: {} compiled, {} replayed, {} failed; collect {:.1f} s",
                  m["iteration"].get<int64_t>(), total, m["fitness"]["mean"].get<double>(),
                  m["fitness"]["best"].get<double>(), m["policy_reward"].get<double>(),
-                 100 * m["size"]["change"].get<double>(), m["modules"].get<size_t>(), m["candidates"].get<size_t>(),
+                 m["size"]["metric"].get<std::string>(), 100 * m["size"]["change"].get<double>(), m["modules"].get<size_t>(), m["candidates"].get<size_t>(),
                  m["compiles"].get<size_t>(), m["replayed"].get<size_t>(), m["failed"].get<size_t>(),
                  m["seconds"]["collect"].get<double>());
   };
@@ -63,10 +63,11 @@ int runTrainES(const TrainESFlags &flags) {
                 (long long)summary.lastIteration);
     return exit_code::kSuccess;
   }
-  std::printf("trained ES iterations %lld-%lld in %.1f s; last iteration: sampled modules %+.3f%% text vs -Oz; "
+  std::printf("trained ES iterations %lld-%lld in %.1f s; last iteration: sampled modules %+.3f%% %s vs the default; "
               "policy in %s/policy, metrics in %s/metrics.jsonl\n",
               (long long)summary.firstIteration, (long long)summary.lastIteration, summary.seconds,
-              100 * summary.lastMetrics["size"]["change"].get<double>(), flags.run.output.c_str(),
+              100 * summary.lastMetrics["size"]["change"].get<double>(),
+              summary.lastMetrics["size"]["metric"].get<std::string>().c_str(), flags.run.output.c_str(),
               flags.run.output.c_str());
   return exit_code::kSuccess;
 }
@@ -78,7 +79,7 @@ void addTrainESCommand(CLI::App *command, CommandRunner &runner) {
   command->add_option("--corpus", flags->corpus, "Corpus directory");
   command->add_option("--warmstart", flags->warmstart, "Policy to start from (train-bc's or train-ppo's output)");
   command->add_option("--baselines", flags->baselines,
-                      "Default trace directory or baselines.json with the -Oz sizes (missing ones are compiled)");
+                      "Default trace directory or baselines.json with the default's sizes or measures (missing ones are compiled)");
   command->add_option("--problem", flags->problem, "Optimization problem")->capture_default_str();
   addTrainingRunFlags(*command, flags->run, "JSON config (default: the values of configs/inlining/es.json)",
                       "iterations=50", "Seed of the directions and the module sampling");

@@ -41,6 +41,20 @@ json changeToJson(const SectionSizes &candidate, uint64_t candidateIR, const Sec
 
 std::string number(uint64_t value) { return std::to_string(value); }
 
+/// {"baseline": {measure: value}, "candidate": {...}, "change": {measure: relative change}}
+json measuresToJson(const std::map<std::string, double> &baseline, const std::map<std::string, double> &candidate) {
+  json change = json::object();
+  for (const auto &[name, value] : baseline)
+    if (auto found = candidate.find(name); found != candidate.end()) change[name] = relativeChange(found->second, value);
+  return json{{"baseline", baseline}, {"candidate", candidate}, {"change", change}};
+}
+
+std::string baselineDescription(const EvalReport &report) {
+  return report.problem == "inlining" || report.problem.empty()
+             ? "recorded command line, LLVM default inliner"
+             : "recorded command line, LLVM's default " + report.problem + " heuristic";
+}
+
 }  // namespace
 
 json evalReportToJson(const EvalReport &report, const std::string &corpusPath) {
@@ -50,10 +64,13 @@ json evalReportToJson(const EvalReport &report, const std::string &corpusPath) {
                {"status", module.ok() ? "ok" : "failed"},
                {"baseline", resultToJson(module.baseline)},
                {"candidate", resultToJson(module.candidate)},
-               {"inlining_decisions", module.decisions}};
+               {"decisions", module.decisions},
+               {"inlining_decisions", report.problem == "inlining" ? module.decisions : 0}};
     if (module.ok())
       entry["change"] = changeToJson(module.candidate.sizes, module.candidate.irInstructions,
                                      module.baseline.sizes, module.baseline.irInstructions);
+    if (!module.baselineMeasures.empty() || !module.candidateMeasures.empty())
+      entry["measures"] = measuresToJson(module.baselineMeasures, module.candidateMeasures);
     modules.push_back(std::move(entry));
   }
   json totals{{"modules", report.modules.size()},
@@ -64,9 +81,12 @@ json evalReportToJson(const EvalReport &report, const std::string &corpusPath) {
               {"change", changeToJson(report.candidateTotals.sizes, report.candidateTotals.irInstructions,
                                       report.baselineTotals.sizes, report.baselineTotals.irInstructions)},
               {"geomean_change", {{"text+data", report.geomeanTextPlusDataChange}}}};
+  if (!report.baselineMeasureTotals.empty())
+    totals["measures"] = measuresToJson(report.baselineMeasureTotals, report.candidateMeasureTotals);
   return json{{"mlgo_version", MLGO_VERSION},
               {"corpus", corpusPath},
-              {"baseline", "recorded command line, LLVM default inliner"},
+              {"problem", report.problem},
+              {"baseline", baselineDescription(report)},
               {"candidate", report.candidate},
               {"threads", report.threads},
               {"wall_seconds", report.wallSeconds},
@@ -94,7 +114,9 @@ std::string evalReportToTable(const EvalReport &report) {
                 formatPercentChange(c.text, b.text), number(b.textPlusData()), number(c.textPlusData()),
                 formatPercentChange(c.textPlusData(), b.textPlusData()), number(report.baselineTotals.irInstructions),
                 number(report.candidateTotals.irInstructions)});
-  std::string out = "baseline: recorded command line, default inliner; candidate: " + report.candidate + "\n";
+  const std::string baseline = report.problem == "inlining" ? "recorded command line, default inliner"
+                                                               : baselineDescription(report);
+  std::string out = "baseline: " + baseline + "; candidate: " + report.candidate + "\n";
   out += table.render();
   char summary[256];
   std::snprintf(summary, sizeof summary,
@@ -102,6 +124,13 @@ std::string evalReportToTable(const EvalReport &report) {
                 report.modules.size(), report.compared, report.failed(), 100 * report.geomeanTextPlusDataChange,
                 report.wallSeconds, report.threads);
   out += summary;
+  for (const auto &[name, baseline] : report.baselineMeasureTotals) {
+    auto candidate = report.candidateMeasureTotals.find(name);
+    if (candidate == report.candidateMeasureTotals.end()) continue;
+    std::snprintf(summary, sizeof summary, "%s: %.0f baseline, %.0f candidate, %+.2f%%\n", name.c_str(), baseline,
+                  candidate->second, 100 * relativeChange(candidate->second, baseline));
+    out += summary;
+  }
   for (const ModuleEvaluation &module : report.modules) {
     if (module.ok()) continue;
     const CompileResult &failed = module.baseline.ok() ? module.candidate : module.baseline;

@@ -29,7 +29,7 @@ const char *inlineModeName(InlineMode mode) {
 
 namespace {
 
-std::shared_ptr<const inlining::Policy> candidatePolicy(const EvalOptions &options) {
+std::shared_ptr<const inlining::Policy> candidateInliningPolicy(const EvalOptions &options) {
   if (options.policy) return options.policy;
   switch (options.inlineMode) {
     case InlineMode::Default: return nullptr;
@@ -38,6 +38,19 @@ std::shared_ptr<const inlining::Policy> candidatePolicy(const EvalOptions &optio
     case InlineMode::Always: return inlining::makeFixedPolicy(inlining::FixedChoice::Always);
   }
   return nullptr;
+}
+
+/// What makes the candidate's per-compile hooks; null: the candidate has none.
+Problem::HookMaker candidateHookMaker(const EvalOptions &options) {
+  if (options.candidateHooks) return options.candidateHooks;
+  std::shared_ptr<const inlining::Policy> policy = candidateInliningPolicy(options);
+  if (!policy) return nullptr;
+  inlining::installInliningAdvisor();
+  return [policy] { return std::make_shared<inlining::InliningHook>(policy); };
+}
+
+void accumulate(std::map<std::string, double> &totals, const std::map<std::string, double> &measures) {
+  for (const auto &[name, value] : measures) totals[name] += value;
 }
 
 void accumulate(SizeTotals &totals, const CompileResult &result) {
@@ -54,32 +67,40 @@ EvalReport evaluateCorpus(const Corpus &corpus, const CompilerDriver &driver, co
                           const CompilerDriver::Progress &progress) {
   inlining::installInliningAdvisor();
   const auto start = std::chrono::steady_clock::now();
-  const std::shared_ptr<const inlining::Policy> policy = candidatePolicy(options);
+  const Problem &problem = findProblem(options.problem);
+  const Problem::HookMaker candidateHooks = candidateHookMaker(options);
 
   EvalReport report;
+  report.problem = problem.name();
   report.threads = resolveThreadCount(driver.options().threads);
-  report.candidateIsBaseline = !policy && options.passPipeline.empty() && options.modulePipelines.empty();
-  report.candidate = options.policy ? "policy " + options.policyDescription
-                                    : std::string("inline ") + inlineModeName(options.inlineMode);
+  report.candidateIsBaseline = !candidateHooks && options.passPipeline.empty() && options.modulePipelines.empty();
+  if (!options.policyDescription.empty())
+    report.candidate = "policy " + options.policyDescription;
+  else if (problem.name() == "inlining")
+    report.candidate = std::string("inline ") + inlineModeName(options.inlineMode);
+  else
+    report.candidate = "default " + problem.name();
   if (!options.passPipeline.empty()) report.candidate += ", passes " + options.passPipeline;
   if (!options.modulePipelines.empty()) report.candidate += ", pass lists " + options.modulePipelinesDescription;
 
   // Baseline and candidate requests go on one queue so both keep every
-  // thread busy; candidate hooks are per compile (they count decisions).
+  // thread busy; hooks are per compile (they count decisions and measure).
   const size_t count = corpus.modules.size();
   std::vector<CompileRequest> requests;
-  std::vector<std::shared_ptr<inlining::InliningHook>> hooks(count);
+  std::vector<std::shared_ptr<PipelineHook>> baselineHooks(count), hooks(count);
   requests.reserve(report.candidateIsBaseline ? count : 2 * count);
-  for (const CorpusModule &module : corpus.modules) requests.push_back({&module, "", {}});
+  for (size_t i = 0; i < count; ++i) {
+    CompileRequest request{&corpus.modules[i], "", {}};
+    if ((baselineHooks[i] = problem.measuringHook())) request.hooks.push_back(baselineHooks[i]);
+    requests.push_back(std::move(request));
+  }
   if (!report.candidateIsBaseline) {
     for (size_t i = 0; i < count; ++i) {
       auto own = options.modulePipelines.find(corpus.modules[i].name);
       CompileRequest request{&corpus.modules[i],
                              own != options.modulePipelines.end() ? own->second : options.passPipeline, {}};
-      if (policy) {
-        hooks[i] = std::make_shared<inlining::InliningHook>(policy);
-        request.hooks.push_back(hooks[i]);
-      }
+      hooks[i] = candidateHooks ? candidateHooks() : problem.measuringHook();
+      if (hooks[i]) request.hooks.push_back(hooks[i]);
       requests.push_back(std::move(request));
     }
   }
@@ -91,11 +112,17 @@ EvalReport evaluateCorpus(const Corpus &corpus, const CompilerDriver &driver, co
     evaluation.name = corpus.modules[i].name;
     evaluation.baseline = results[i];
     evaluation.candidate = report.candidateIsBaseline ? results[i] : results[count + i];
-    if (hooks[i]) evaluation.decisions = evaluation.candidate.decisions;  // also for memoized compiles
+    if (candidateHooks) evaluation.decisions = evaluation.candidate.decisions;  // also for memoized compiles
     if (evaluation.ok()) {
       ++report.compared;
       accumulate(report.baselineTotals, evaluation.baseline);
       accumulate(report.candidateTotals, evaluation.candidate);
+      if (baselineHooks[i]) evaluation.baselineMeasures = problem.measures(*baselineHooks[i]);
+      evaluation.candidateMeasures = report.candidateIsBaseline ? evaluation.baselineMeasures
+                                     : hooks[i]                 ? problem.measures(*hooks[i])
+                                                                : std::map<std::string, double>{};
+      accumulate(report.baselineMeasureTotals, evaluation.baselineMeasures);
+      accumulate(report.candidateMeasureTotals, evaluation.candidateMeasures);
       // A module with no code or data (size 0) counts as unchanged.
       const double base = static_cast<double>(evaluation.baseline.sizes.textPlusData());
       const double cand = static_cast<double>(evaluation.candidate.sizes.textPlusData());

@@ -117,7 +117,7 @@ std::string source(const PolicyModel &policy, const std::string &origin) {
     out << "// layer " << l << ": " << layer.inputs << " inputs, " << layer.outputs << " outputs\n";
     // Transposed as PolicyModel runs them: compilers vectorize the loop over
     // outputs without reordering any sum, so the results are the same.
-    writeArray(out, "float", "kWeights" + std::to_string(l), policy.transposedWeights(l));
+    writeArray(out, "float", "kWeights" + std::to_string(l), policy.network().transposedWeights(l));
     writeArray(out, "float", "kBias" + std::to_string(l), layer.bias);
   }
 

@@ -19,66 +19,15 @@ constexpr const char *kFormat = "mlgo-policy";
 constexpr int kVersion = 1;
 }  // namespace
 
-Activation parseActivation(const std::string &name) {
-  if (name == "relu") return Activation::Relu;
-  if (name == "tanh") return Activation::Tanh;
-  throw UsageError("unknown activation \"" + name + "\" (known: relu, tanh)");
-}
-
-const char *activationName(Activation activation) { return activation == Activation::Relu ? "relu" : "tanh"; }
-
 PolicyModel::PolicyModel(std::string problem, FeaturePreprocessor preprocessor, std::vector<DenseLayer> layers,
                          Activation activation)
-    : problem_(std::move(problem)),
-      preprocessor_(std::move(preprocessor)),
-      layers_(std::move(layers)),
-      activation_(activation) {
-  widest_ = preprocessor_.outputCount();
-  for (const DenseLayer &layer : layers_) {
-    widest_ = std::max(widest_, layer.outputs);
-    std::vector<float> transposed(layer.inputs * layer.outputs);
-    for (size_t o = 0; o < layer.outputs; ++o)
-      for (size_t i = 0; i < layer.inputs; ++i) transposed[i * layer.outputs + o] = layer.weights[o * layer.inputs + i];
-    transposed_.push_back(std::move(transposed));
-  }
-}
-
-std::vector<size_t> PolicyModel::hiddenSizes() const {
-  std::vector<size_t> sizes;
-  for (size_t i = 0; i + 1 < layers_.size(); ++i) sizes.push_back(layers_[i].outputs);
-  return sizes;
-}
+    : problem_(std::move(problem)), preprocessor_(std::move(preprocessor)), network_(std::move(layers), activation) {}
 
 std::string PolicyModel::vocabFingerprint() const {
   return FeaturePreprocessor::fingerprint(preprocessor_.featureNames(), preprocessor_.vocab());
 }
 
-void PolicyModel::logitsFromInputs(const float *inputs, float out[2]) const {
-  // Two buffers the width of the widest layer, reused by every decision of
-  // the thread: no allocation per decision.
-  thread_local std::vector<float> front, back;
-  if (front.size() < widest_) {
-    front.resize(widest_);
-    back.resize(widest_);
-  }
-  const float *x = inputs;
-  for (size_t l = 0; l < layers_.size(); ++l) {
-    const DenseLayer &layer = layers_[l];
-    const bool last = l + 1 == layers_.size();
-    float *y = last ? out : (l % 2 == 0 ? front.data() : back.data());
-    const size_t outputs = layer.outputs;
-    std::copy(layer.bias.begin(), layer.bias.end(), y);
-    const float *column = transposed_[l].data();
-    for (size_t i = 0; i < layer.inputs; ++i, column += outputs) {
-      const float xi = x[i];
-      for (size_t o = 0; o < outputs; ++o) y[o] += column[o] * xi;
-    }
-    if (!last) {
-      for (size_t o = 0; o < outputs; ++o) y[o] = activation_ == Activation::Relu ? std::max(y[o], 0.0f) : std::tanh(y[o]);
-    }
-    x = y;
-  }
-}
+void PolicyModel::logitsFromInputs(const float *inputs, float out[2]) const { network_.forward(inputs, out); }
 
 void PolicyModel::logits(const int64_t *features, float out[2]) const {
   thread_local std::vector<float> inputs;
@@ -109,7 +58,7 @@ json PolicyModel::metadata() const {
               {"network",
                {{"inputs", preprocessor_.outputCount()},
                 {"hidden_layers", hiddenSizes()},
-                {"activation", activationName(activation_)},
+                {"activation", activationName(activation())},
                 {"outputs", 2}}},
               {"training", training},
               {"mlgo_version", MLGO_VERSION}};
@@ -120,11 +69,7 @@ void PolicyModel::save(const fs::path &directory) const {
   fs::remove_all(partial);
   fs::create_directories(partial / "vocab");
   for (const auto &[feature, boundaries] : preprocessor_.vocab()) writeBuckets(partial / "vocab", feature, boundaries);
-  json layers = json::array();
-  for (const DenseLayer &layer : layers_)
-    layers.push_back({{"inputs", layer.inputs}, {"outputs", layer.outputs}, {"weights", layer.weights},
-                      {"bias", layer.bias}});
-  writeFileAtomically(partial / kWeightsFile, json{{"layers", layers}}.dump() + "\n");
+  writeFileAtomically(partial / kWeightsFile, json{{"layers", network_.layersToJson()}}.dump() + "\n");
   writeFileAtomically(partial / kMetadataFile, metadata().dump(2) + "\n");
   // Replace the old directory only once the new one is complete.
   replaceDirectory(partial, directory);
@@ -145,21 +90,6 @@ T field(const json &object, const char *key, const fs::path &file) {
   } catch (const json::exception &) {
     throw InputError(describeInputProblem(file.string(), key, "missing or of the wrong type"));
   }
-}
-
-/// Numbers the network computes with must be finite floats: a weight of
-/// 1.7e308 would become inf (and an exported model that does not compile).
-std::vector<float> finiteFloats(const json &object, const char *key, const fs::path &file, const std::string &entry) {
-  const auto values = field<std::vector<double>>(object, key, file);
-  std::vector<float> floats;
-  floats.reserve(values.size());
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (!std::isfinite(values[i]) || std::fabs(values[i]) > std::numeric_limits<float>::max())
-      throw InputError(describeInputProblem(file.string(), entry + "." + key + "[" + std::to_string(i) + "]",
-                                            "not a finite 32-bit float: " + json(values[i]).dump()));
-    floats.push_back(static_cast<float>(values[i]));
-  }
-  return floats;
 }
 
 std::vector<double> finiteDoubles(const json &object, const char *key, const fs::path &file) {
@@ -228,39 +158,17 @@ PolicyModel PolicyModel::load(const fs::path &given, const std::string &problem,
   const auto hidden = field<std::vector<size_t>>(network, "hidden_layers", metadataPath);
   const fs::path weightsPath = directory / kWeightsFile;
   const json weights = readJson(weightsPath);
-  std::vector<DenseLayer> layers;
-  size_t expectedInputs = preprocessor.outputCount();
   std::vector<size_t> widths = hidden;
   widths.push_back(2);
-  if (!weights.contains("layers") || !weights["layers"].is_array() || weights["layers"].size() != widths.size())
-    throw InputError(describeInputProblem(weightsPath.string(), "layers",
-                                          "expected " + std::to_string(widths.size()) + " layers"));
-  for (size_t l = 0; l < widths.size(); ++l) {
-    const json &entry = weights["layers"][l];
-    DenseLayer layer;
-    layer.inputs = field<size_t>(entry, "inputs", weightsPath);
-    layer.outputs = field<size_t>(entry, "outputs", weightsPath);
-    const std::string where = "layers[" + std::to_string(l) + "]";
-    layer.weights = finiteFloats(entry, "weights", weightsPath, where);
-    layer.bias = finiteFloats(entry, "bias", weightsPath, where);
-    if (layer.inputs != expectedInputs || layer.outputs != widths[l] ||
-        layer.weights.size() != layer.inputs * layer.outputs || layer.bias.size() != layer.outputs)
-      throw InputError(describeInputProblem(weightsPath.string(), "layers[" + std::to_string(l) + "]",
-                                            "shape does not match the network in policy.json"));
-    expectedInputs = layer.outputs;
-    layers.push_back(std::move(layer));
-  }
+  std::vector<DenseLayer> layers =
+      DenseNetwork::layersFromJson(weights.value("layers", json()), weightsPath, preprocessor.outputCount(), widths);
   PolicyModel model(problem, std::move(preprocessor), std::move(layers), activation);
   model.training = metadata.value("training", json::object());
   return model;
 }
 
 std::string PolicyModel::serialize() const {
-  json layers = json::array();
-  for (const DenseLayer &layer : layers_)
-    layers.push_back({{"inputs", layer.inputs}, {"outputs", layer.outputs}, {"weights", layer.weights},
-                      {"bias", layer.bias}});
-  const json whole{{"metadata", metadata()}, {"vocab", preprocessor_.vocab()}, {"layers", layers}};
+  const json whole{{"metadata", metadata()}, {"vocab", preprocessor_.vocab()}, {"layers", network_.layersToJson()}};
   // CBOR keeps every float and double exactly (JSON text would too, slower).
   const std::vector<uint8_t> bytes = json::to_cbor(whole);
   return std::string(bytes.begin(), bytes.end());

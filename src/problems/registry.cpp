@@ -47,6 +47,10 @@ const Problem &scalarBinaryProblem(const std::string &name, const std::string &s
   return problem;
 }
 
+Problem::HookMaker Problem::positionPolicyHooks(std::shared_ptr<const PositionPolicy>) const {
+  throw UsageError("problem \"" + name() + "\" does not decide among positions: no position policy takes its decisions");
+}
+
 std::vector<std::string> problemNames() {
   std::vector<std::string> names;
   for (const auto &[key, problem] : registry()) names.push_back(key);

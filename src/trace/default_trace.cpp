@@ -53,7 +53,7 @@ struct SlotOutcome {
   CompileResult result;
   uint64_t decisions = 0;
   std::optional<std::string> record;
-  std::map<std::string, double> measures;  ///< the problem's baselineMeasures
+  std::map<std::string, double> measures;  ///< the problem's measures
 };
 
 /// A double's bits as a varint: exact, whatever the value.
@@ -142,7 +142,7 @@ DefaultTraceSummary runDefaultTrace(const Corpus &corpus, const CompilerDriver &
       moduleTrace.nativeSize = outcome.result.sizes.text;
       outcome.decisions = moduleTrace.decisions();
       outcome.record = trace::encodeModule(moduleTrace);
-      outcome.measures = problem.baselineMeasures(*hook);
+      outcome.measures = problem.measures(*hook);
     }
     if (progress) {
       std::lock_guard<std::mutex> lock(progressMutex);

@@ -15,6 +15,7 @@
 #include "mlgo/support/text_input.h"
 #include "mlgo/trace/sampling.h"
 #include "mlgo/training/collector.h"
+#include "mlgo/training/es_objective.h"
 #include "mlgo/training/metrics_keys.h"
 #include "mlgo/training/reward.h"
 #include "mlgo/training/trajectory_memo.h"
@@ -76,23 +77,11 @@ std::vector<double> shapeFitness(const std::vector<double> &fitness, FitnessShap
   return shaped;
 }
 
-std::vector<float> flattenWeights(const PolicyModel &policy) {
-  std::vector<float> weights;
-  for (const DenseLayer &layer : policy.layers()) {
-    weights.insert(weights.end(), layer.weights.begin(), layer.weights.end());
-    weights.insert(weights.end(), layer.bias.begin(), layer.bias.end());
-  }
-  return weights;
-}
+std::vector<float> flattenWeights(const PolicyModel &policy) { return policy.network().flatWeights(); }
 
 PolicyModel withWeights(const PolicyModel &policy, const std::vector<float> &weights) {
-  std::vector<DenseLayer> layers = policy.layers();
-  size_t at = 0;
-  for (DenseLayer &layer : layers)
-    for (std::vector<float> *part : {&layer.weights, &layer.bias})
-      for (float &value : *part) value = weights.at(at++);
-  if (at != weights.size()) throw std::invalid_argument("withWeights: the vector does not fit the network");
-  PolicyModel changed(policy.problem(), policy.preprocessor(), std::move(layers), policy.activation());
+  const DenseNetwork network = policy.network().withFlatWeights(weights);
+  PolicyModel changed(policy.problem(), policy.preprocessor(), network.layers(), policy.activation());
   changed.training = policy.training;
   return changed;
 }
@@ -169,26 +158,29 @@ namespace {
 struct Scores {
   std::vector<double> fitness;  ///< per candidate
   size_t modules = 0;
-  double policyReward = 0;      ///< the unperturbed policy's mean reward
-  double policySize = 0, defaultSize = 0;
+  ESFitness policy;             ///< the unperturbed policy's (reported, not used by the step)
   size_t compiles = 0, replayed = 0, failed = 0;
 };
 
 class ESRun {
  public:
   explicit ESRun(const ESOptions &options)
-      : options_(options), problem_(scalarBinaryProblem(options.problem, "train-es")),
-        session_(options.corpus, options.driver),
-        corpus_(session_.corpus()),
-        settings_(ESSettings::fromConfig(options.config)),
-        start_(PolicyModel::load(options.warmstart, problem_.name(), problem_.featureNames())),
-        strategy_(flattenWeights(start_), settings_, options.seed), driver_(session_.driver()) {
+      : options_(options), problem_(findProblem(options.problem)), session_(options.corpus, options.driver),
+        corpus_(session_.corpus()), driver_(session_.driver()), settings_(ESSettings::fromConfig(options.config)) {
     if (options.driver.memo) trajectories_.emplace(options.driver.memo->options().maxBytes);
+    objective_ = makeESObjective(problem_, options.warmstart, corpus_, driver_, options.seed,
+                                 trajectories_ ? &*trajectories_ : nullptr);
+    strategy_.emplace(objective_->startWeights(), settings_, options.seed);
   }
 
   ESSummary run() {
     const auto start = std::chrono::steady_clock::now();
     const int64_t first = prepareOutput();
+    sampleable_ = objective_->sampleable();
+    if (sampleable_.empty())
+      throw InputError(describeInputProblem(options_.corpus.string(), "",
+                                            "no module the default heuristic leaves room to improve (every " +
+                                                objective_->measureName() + " is 0)"));
     const int64_t last = options_.config.at("iterations").get<int64_t>();
     const int64_t checkpointEvery = options_.config.at("checkpoint_every").get<int64_t>();
     std::ofstream metricsFile(metricsPath(), std::ios::app);
@@ -200,11 +192,10 @@ class ESRun {
       const auto iterationStart = std::chrono::steady_clock::now();
       const Scores scores = evaluate(iteration);
       const double collectSeconds = secondsSince(iterationStart);
-      strategy_.step(iteration, scores.fitness);
-      const PolicyModel policy = currentPolicy(iteration);
-      policy.save(options_.output / "policy");
+      strategy_->step(iteration, scores.fitness);
+      savePolicy(iteration, options_.output / "policy");
       if (checkpointEvery > 0 && iteration % checkpointEvery == 0)
-        policy.save(options_.output / "checkpoints" / ("iteration-" + std::to_string(iteration)));
+        savePolicy(iteration, options_.output / "checkpoints" / ("iteration-" + std::to_string(iteration)));
       json metrics = metricsRecord(iteration, scores, collectSeconds, secondsSince(start));
       metricsFile << metrics.dump() << "\n" << std::flush;
       saveState(iteration);
@@ -240,122 +231,81 @@ class ESRun {
         throw UsageError("the config differs from the resumed run's (" + statePath().string() +
                          "); only iterations may change on --resume");
       try {
-        strategy_.restore(saved["strategy"]);
+        strategy_->restore(saved["strategy"]);
       } catch (const std::exception &e) {
         throw InputError(describeInputProblem(statePath().string(), "strategy", e.what()));
       }
-      for (const auto &[name, size] : saved["baselines"].items()) defaultSizes_.addDefault(name, size.get<double>());
+      objective_->restoreDefaults(saved["baselines"]);
       const int64_t done = saved["iteration"].get<int64_t>();
       truncateMetrics(metricsPath(), done);
       return done + 1;
     }
-    readTraceBaselines(options_.baselines, SizeMetric::Text, defaultSizes_);
+    objective_->readBaselines(options_.baselines);
     writeFileAtomically(options_.output / "config.json", options_.config.dump(2) + "\n");
     writeFileAtomically(metricsPath(), "");
     return 1;
   }
 
   void saveState(int64_t iteration) const {
-    json baselines = json::object();
-    for (const CorpusModule &module : corpus_.modules)
-      if (defaultSizes_.has(module.name)) baselines[module.name] = defaultSizes_.at(module.name).defaultSize;
     fs::create_directories(statePath().parent_path());
     writeFileAtomically(statePath(), json{{"iteration", iteration},
                                           {"seed", options_.seed},
                                           {"config", options_.config},
-                                          {"strategy", strategy_.state()},
-                                          {"baselines", baselines}}
+                                          {"strategy", strategy_->state()},
+                                          {"baselines", objective_->defaultsToJson()}}
                                          .dump() +
                                          "\n");
   }
 
-  PolicyModel currentPolicy(int64_t iteration) const {
-    PolicyModel policy = withWeights(start_, strategy_.weights());
-    policy.training = {{"trainer", "evolution-strategies"},
-                       {"corpus", options_.corpus.string()},
-                       {"warmstart", options_.warmstart.string()},
-                       {"seed", options_.seed},
-                       {"iterations", iteration},
-                       {"config", options_.config}};
-    return policy;
+  void savePolicy(int64_t iteration, const fs::path &directory) const {
+    objective_->savePolicy(strategy_->weights(),
+                           {{"trainer", "evolution-strategies"},
+                            {"corpus", options_.corpus.string()},
+                            {"warmstart", options_.warmstart.string()},
+                            {"seed", options_.seed},
+                            {"iterations", iteration},
+                            {"config", options_.config}},
+                           directory);
   }
 
-  /// Compiles the iteration's modules with every candidate and with the
-  /// unperturbed policy (reported, not used by the step).
+  /// Compiles the iteration's modules (the same for every candidate: common
+  /// random numbers) with every candidate and with the unperturbed policy.
   Scores evaluate(int64_t iteration) {
     const size_t count = options_.config.at("modules_per_iteration").get<size_t>();
-    CollectionPlan plan;
-    plan.modules = sampleModules(corpus_.modules.size(), count, options_.seed, uint64_t(iteration));
-    plan.seed = options_.seed;
-    plan.iteration = uint64_t(iteration);
-    plan.greedy = true;
-    plan.trajectories = trajectories_ ? &*trajectories_ : nullptr;
-    learnMissingDefaults(plan.modules);
-    plan.needsDefault.assign(plan.modules.size(), false);
-
+    std::vector<size_t> modules;
+    for (size_t k : sampleModules(sampleable_.size(), count, options_.seed, uint64_t(iteration)))
+      modules.push_back(sampleable_[k]);
+    objective_->learnMissingDefaults(modules);
     Scores scores;
-    scores.modules = plan.modules.size();
-    auto meanReward = [&](const PolicyModel &model, double *policySize, double *defaultSize) {
-      const std::vector<CollectedModule> collected = collectTrajectories(driver_, corpus_, problem_, model, plan);
-      double total = 0;
-      for (const CollectedModule &module : collected) {
-        const double defaultBytes = defaultSizes_.at(corpus_.modules[module.module].name).defaultSize;
-        if (module.result.seconds > 0) ++scores.compiles;  // replayed from the memo: no time
-        else ++scores.replayed;
-        if (!module.result.ok()) {
-          ++scores.failed;
-          total += -1.0;  // a failed compile is the worst outcome a candidate can have
-          continue;
-        }
-        const double bytes = double(measure(module.result.sizes, SizeMetric::Text));
-        total += sizeReward(bytes, defaultBytes);
-        if (policySize) {
-          *policySize += bytes;
-          *defaultSize += defaultBytes;
-        }
-      }
-      return total / double(collected.size());
+    scores.modules = modules.size();
+    auto tally = [&](const ESFitness &fitness) {
+      scores.compiles += fitness.compiles;
+      scores.replayed += fitness.replayed;
+      scores.failed += fitness.failed;
+      return fitness;
     };
-    for (size_t index = 0; index < strategy_.candidates(); ++index)
-      scores.fitness.push_back(
-          meanReward(withWeights(start_, strategy_.candidate(iteration, index)), nullptr, nullptr));
-    scores.policyReward = meanReward(withWeights(start_, strategy_.weights()), &scores.policySize, &scores.defaultSize);
+    for (size_t index = 0; index < strategy_->candidates(); ++index)
+      scores.fitness.push_back(tally(objective_->evaluate(strategy_->candidate(iteration, index), modules, iteration)).meanReward);
+    scores.policy = tally(objective_->evaluate(strategy_->weights(), modules, iteration));
     return scores;
-  }
-
-  /// Modules the baselines did not know are compiled once with the default.
-  void learnMissingDefaults(const std::vector<size_t> &modules) {
-    std::vector<CompileRequest> requests;
-    std::vector<size_t> which;
-    for (size_t index : modules)
-      if (!defaultSizes_.has(corpus_.modules[index].name)) {
-        requests.push_back({&corpus_.modules[index], "", {}});
-        which.push_back(index);
-      }
-    const std::vector<CompileResult> results = driver_.compileAll(requests);
-    for (size_t i = 0; i < results.size(); ++i) {
-      // A module whose default fails keeps a size of 0: every candidate's
-      // reward on it is then equal (and the failure shows in the metrics).
-      defaultSizes_.addDefault(corpus_.modules[which[i]].name,
-                               results[i].ok() ? double(measure(results[i].sizes, SizeMetric::Text)) : 0.0);
-    }
   }
 
   json metricsRecord(int64_t iteration, const Scores &scores, double collectSeconds, double elapsed) const {
     const auto [worst, best] = std::minmax_element(scores.fitness.begin(), scores.fitness.end());
     const double mean =
         std::accumulate(scores.fitness.begin(), scores.fitness.end(), 0.0) / double(scores.fitness.size());
+    const ESFitness &policy = scores.policy;
     using namespace metrics_keys;
     json metrics{{kIteration, iteration},
                  {"modules", scores.modules},
                  {"candidates", scores.fitness.size()},
                  {"fitness", {{"mean", mean}, {"best", *best}, {"worst", *worst}}},
-                 {"policy_reward", scores.policyReward},
+                 {"policy_reward", policy.meanReward},
                  {kSize,
-                  {{kSizeMetric, "text"},
-                   {kSizePolicy, scores.policySize},
-                   {kSizeDefault, scores.defaultSize},
-                   {kSizeChange, scores.defaultSize > 0 ? scores.policySize / scores.defaultSize - 1 : 0.0}}},
+                  {{kSizeMetric, objective_->measureName()},
+                   {kSizePolicy, policy.policyMeasure},
+                   {kSizeDefault, policy.defaultMeasure},
+                   {kSizeChange, policy.defaultMeasure > 0 ? policy.policyMeasure / policy.defaultMeasure - 1 : 0.0}}},
                  {"compiles", scores.compiles},
                  {"replayed", scores.replayed},
                  {"failed", scores.failed},
@@ -371,12 +321,12 @@ class ESRun {
   const Problem &problem_;
   const CompileSession session_;
   const Corpus &corpus_;
-  ESSettings settings_;
-  PolicyModel start_;  ///< the network shape, preprocessing and vocab every candidate shares
-  EvolutionStrategy strategy_;
   const CompilerDriver &driver_;
-  RewardBaselines defaultSizes_;
+  ESSettings settings_;
   std::optional<TrajectoryMemo> trajectories_;
+  std::unique_ptr<ESObjective> objective_;
+  std::optional<EvolutionStrategy> strategy_;
+  std::vector<size_t> sampleable_;  ///< corpus indices the iterations sample from
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "mlgo/training/reward.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <stdexcept>
 
@@ -82,6 +83,20 @@ void readTraceBaselines(const std::filesystem::path &given, SizeMetric metric, R
     if (!size.is_number() || size.get<double>() < 0)
       throw InputError(describeInputProblem(path.string(), "sizes." + name, "not a size in bytes"));
     baselines.addDefault(name, size.get<double>());
+  }
+}
+
+void readTraceMeasures(const std::filesystem::path &given, const std::string &measure, RewardBaselines &baselines) {
+  const std::filesystem::path path = std::filesystem::is_directory(given) ? given / "baselines.json" : given;
+  const nlohmann::json file = readJsonFile(path);
+  const std::string entry = "measures." + measure;
+  if (!file.contains("measures") || !file["measures"].is_object() || !file["measures"].contains(measure) ||
+      !file["measures"][measure].is_object())
+    throw InputError(describeInputProblem(path.string(), entry, "missing: not a default trace of this problem"));
+  for (const auto &[name, value] : file["measures"][measure].items()) {
+    if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0)
+      throw InputError(describeInputProblem(path.string(), entry + "." + name, "not a finite number >= 0"));
+    baselines.addDefault(name, value.get<double>());
   }
 }
 

@@ -4,11 +4,12 @@
 
 namespace mlgo {
 
-TorchMlpImpl::TorchMlpImpl(int64_t inputs, const std::vector<int64_t> &hidden, Activation activation, double dropout)
+TorchMlpImpl::TorchMlpImpl(int64_t inputs, const std::vector<int64_t> &hidden, Activation activation, double dropout,
+                           int64_t outputs)
     : activation_(activation), dropout_(dropout) {
   int64_t width = inputs;
   std::vector<int64_t> sizes = hidden;
-  sizes.push_back(2);
+  sizes.push_back(outputs);
   for (size_t i = 0; i < sizes.size(); ++i) {
     linears_.push_back(register_module("linear" + std::to_string(i), torch::nn::Linear(width, sizes[i])));
     width = sizes[i];
@@ -25,8 +26,7 @@ torch::Tensor TorchMlpImpl::forward(torch::Tensor x) {
   return x;
 }
 
-PolicyModel toPolicyModel(const TorchMlp &network, const std::string &problem, const FeaturePreprocessor &preprocessor,
-                          Activation activation) {
+std::vector<DenseLayer> denseLayers(const TorchMlp &network) {
   torch::NoGradGuard noGrad;
   std::vector<DenseLayer> layers;
   for (const torch::nn::Linear &linear : network->linears()) {
@@ -39,7 +39,12 @@ PolicyModel toPolicyModel(const TorchMlp &network, const std::string &problem, c
     layer.bias.assign(bias.data_ptr<float>(), bias.data_ptr<float>() + bias.numel());
     layers.push_back(std::move(layer));
   }
-  return PolicyModel(problem, preprocessor, std::move(layers), activation);
+  return layers;
+}
+
+PolicyModel toPolicyModel(const TorchMlp &network, const std::string &problem, const FeaturePreprocessor &preprocessor,
+                          Activation activation) {
+  return PolicyModel(problem, preprocessor, denseLayers(network), activation);
 }
 
 void loadWeights(TorchMlp &network, const PolicyModel &model) {

@@ -3,6 +3,8 @@
 #include "mlgo/eval/eval_report.h"
 #include "mlgo/eval/evaluation.h"
 #include "mlgo/eval/fidelity_check.h"
+#include "mlgo/problems/problem.h"
+#include "mlgo/support/atomic_file.h"
 #include "support/test_environment.h"
 
 using namespace mlgo;
@@ -80,4 +82,53 @@ TEST_CASE("eval: the fidelity check agrees with clang on the test corpus", "[eva
   REQUIRE(tampered.mismatches.size() == 1);
   CHECK(tampered.mismatches[0].name == "helpers.o");
   CHECK(fidelityReportToText(tampered).find("helpers.o") != std::string::npos);
+}
+
+TEST_CASE("eval: a regalloc policy against LLVM's default evictions, compared by the regalloc score",
+          "[eval][regalloc]") {
+  test::ScratchDirectory scratch;
+  const Corpus corpus = test::regallocTracedCorpus(scratch / "corpus", scratch / "trace");
+  // Evicting the last allowed position (nothing, where LLVM allows that) is
+  // a legal policy and a poor one: the allocator splits or spills instead.
+  test::regallocPolicyScoringBy("position").save(scratch / "never-evict");
+  EvalOptions options;
+  options.problem = "regalloc";
+  options.candidateHooks = findProblem("regalloc").policyHooks(scratch / "never-evict");
+  options.policyDescription = "never-evict";
+  const EvalReport report = evaluateCorpus(corpus, CompilerDriver(test::driverThreads(2)), options);
+  REQUIRE(report.compared == corpus.modules.size());
+
+  // The baseline is the default trace's compile: the same score, module by module.
+  const nlohmann::json baselines = nlohmann::json::parse(readFile(scratch / "trace" / "baselines.json"));
+  double traced = 0;
+  for (const ModuleEvaluation &module : report.modules) {
+    CHECK(module.baselineMeasures.at("regalloc_score") ==
+          baselines["measures"]["regalloc_score"][module.name].get<double>());
+    traced += module.baselineMeasures.at("regalloc_score");
+    CHECK(module.decisions > 0);
+  }
+  CHECK(report.baselineMeasureTotals.at("regalloc_score") == Approx(traced));
+  CHECK(report.candidateMeasureTotals.at("regalloc_score") > report.baselineMeasureTotals.at("regalloc_score"));
+
+  const nlohmann::json json = evalReportToJson(report, "corpus");
+  CHECK(json["problem"] == "regalloc");
+  CHECK(json["totals"]["measures"]["change"]["regalloc_score"].get<double>() > 0);
+  CHECK(json["modules"][0]["measures"]["candidate"]["regalloc_score"].get<double>() > 0);
+  CHECK(evalReportToTable(report).find("regalloc_score: ") != std::string::npos);
+
+  // From the command line; a policy of another problem, and inlining's flags, are refused.
+  const std::string corpusPath = corpus.directory.string();
+  const auto cli = test::runMlgo({"eval", "--problem", "regalloc", "--corpus", corpusPath, "--policy",
+                                  (scratch / "never-evict").string()});
+  CHECK(cli.exitCode == 0);
+  CHECK(cli.out.find("regalloc_score: ") != std::string::npos);
+  const auto inline_ = test::runMlgo({"eval", "--problem", "regalloc", "--corpus", corpusPath, "--inline", "never"});
+  CHECK(inline_.exitCode == 2);
+  CHECK(inline_.err.find("--inline") != std::string::npos);
+  test::TracedTestCorpus inlining;
+  test::randomInliningPolicy(inlining, 2).save(scratch / "inlining-policy");
+  const auto wrong = test::runMlgo({"eval", "--problem", "regalloc", "--corpus", corpusPath, "--policy",
+                                    (scratch / "inlining-policy").string()});
+  CHECK(wrong.exitCode != 0);
+  CHECK(wrong.err.find("the policy is for inlining, not regalloc") != std::string::npos);
 }

@@ -68,18 +68,48 @@ void writeModule(const fs::path &corpus, const std::string &name, const std::str
 }
 
 Corpus singleSourceCorpus(const fs::path &directory, const fs::path &source, const std::string &level) {
+  return sourcesCorpus(directory, {source}, level);
+}
+
+Corpus sourcesCorpus(const fs::path &directory, const std::vector<fs::path> &sources, const std::string &level) {
   ScratchDirectory scratch;
   const Corpus project = extractTestCorpus(scratch / "corpus");
-  const fs::path bitcode = scratch / "module.bc";
-  const CommandOutcome clang = runProgram(clangPath(), {level, "-Xclang", "-disable-llvm-passes", "-emit-llvm", "-c",
-                                                        source.string(), "-o", bitcode.string()});
-  if (clang.exitCode != 0) throw std::runtime_error("clang-19 failed on " + source.string() + ": " + clang.err);
-  const std::string name = source.stem().string() + ".o";
   std::vector<std::string> commandLine = moduleNamed(project, "helpers.o").commandLine;
   std::replace(commandLine.begin(), commandLine.end(), std::string("-Oz"), level);
-  writeModule(directory, name, readFile(bitcode), commandLine);
-  writeCorpusDescription(directory, {name}, false);
+  std::vector<std::string> names;
+  for (const fs::path &source : sources) {
+    const fs::path bitcode = scratch / "module.bc";
+    const CommandOutcome clang = runProgram(clangPath(), {level, "-Xclang", "-disable-llvm-passes", "-emit-llvm", "-c",
+                                                          source.string(), "-o", bitcode.string()});
+    if (clang.exitCode != 0) throw std::runtime_error("clang-19 failed on " + source.string() + ": " + clang.err);
+    names.push_back(source.stem().string() + ".o");
+    writeModule(directory, names.back(), readFile(bitcode), commandLine);
+  }
+  writeCorpusDescription(directory, names, false);
   return Corpus::load(directory);
+}
+
+PositionPolicy regallocPolicyScoringBy(const std::string &input) {
+  const trace::DecisionSpec &spec = findProblem("regalloc").decisionSpec();
+  const PositionLayout layout(spec);
+  DenseLayer layer;
+  layer.inputs = layout.width();
+  layer.outputs = 1;
+  layer.weights.assign(layout.width(), 0.0f);
+  layer.bias = {0.0f};
+  for (size_t i = 0; i < layout.width(); ++i)
+    if (layout.inputNames()[i] == input) layer.weights[i] = 1.0f;
+  return PositionPolicy("regalloc", spec, std::vector<float>(layout.width(), 0.0f),
+                        std::vector<float>(layout.width(), 1.0f), DenseNetwork({layer}, Activation::Relu));
+}
+
+Corpus regallocTracedCorpus(const fs::path &directory, const fs::path &trace) {
+  const Corpus corpus =
+      sourcesCorpus(directory, {testData() / "regalloc/pressure.c", testData() / "regalloc/kernels.c"}, "-O2");
+  DefaultTraceOptions options;
+  options.output = trace;
+  runDefaultTrace(corpus, CompilerDriver(driverThreads(1)), findProblem("regalloc"), options);
+  return corpus;
 }
 
 namespace {

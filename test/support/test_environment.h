@@ -10,6 +10,7 @@
 #include "mlgo/corpus/corpus.h"
 #include "mlgo/driver/compiler_driver.h"
 #include "mlgo/policy/policy_model.h"
+#include "mlgo/policy/position_policy.h"
 #include "mlgo/problems/inlining/inlining_policy.h"
 
 namespace mlgo::test {
@@ -85,6 +86,17 @@ void writeModule(const std::filesystem::path &corpus, const std::string &name, c
 /// optimization), with the test project's command line at `level`.
 Corpus singleSourceCorpus(const std::filesystem::path &directory, const std::filesystem::path &source,
                           const std::string &level = "-Oz");
+/// The same with one module per source.
+Corpus sourcesCorpus(const std::filesystem::path &directory, const std::vector<std::filesystem::path> &sources,
+                     const std::string &level);
+/// A regalloc policy whose score is one of its inputs, identity-normalized:
+/// it evicts the allowed position where `input` is largest ("position":
+/// the last allowed one; 32, "evict nothing", where LLVM allows that).
+PositionPolicy regallocPolicyScoringBy(const std::string &input);
+
+/// The register-allocation test programs (test/data/regalloc: pressure.c,
+/// kernels.c) at -O2 in `directory`, their default regalloc trace in `trace`.
+Corpus regallocTracedCorpus(const std::filesystem::path &directory, const std::filesystem::path &trace);
 
 /// The corpus module of the test project named `name` ("helpers.o", ...).
 const CorpusModule &moduleNamed(const Corpus &corpus, const std::string &name);

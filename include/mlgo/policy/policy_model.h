@@ -15,19 +15,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mlgo/policy/dense_network.h"
 #include "mlgo/policy/preprocessing.h"
 
 namespace mlgo {
-
-enum class Activation { Relu, Tanh };
-Activation parseActivation(const std::string &name);  ///< throws UsageError
-const char *activationName(Activation activation);
-
-struct DenseLayer {
-  size_t inputs = 0, outputs = 0;
-  std::vector<float> weights;  ///< outputs x inputs, row-major
-  std::vector<float> bias;     ///< outputs
-};
 
 class PolicyModel {
  public:
@@ -47,12 +38,10 @@ class PolicyModel {
 
   const std::string &problem() const { return problem_; }
   const FeaturePreprocessor &preprocessor() const { return preprocessor_; }
-  const std::vector<DenseLayer> &layers() const { return layers_; }
-  Activation activation() const { return activation_; }
-  /// Layer `l`'s weights as inputs x outputs (the forward pass's layout: it
-  /// adds input i times row i to all outputs, in this order).
-  const std::vector<float> &transposedWeights(size_t l) const { return transposed_[l]; }
-  std::vector<size_t> hiddenSizes() const;
+  const DenseNetwork &network() const { return network_; }
+  const std::vector<DenseLayer> &layers() const { return network_.layers(); }
+  Activation activation() const { return network_.activation(); }
+  std::vector<size_t> hiddenSizes() const { return network_.hiddenSizes(); }
   std::string vocabFingerprint() const;
 
   /// Free-form record of how the policy was made (trainer, data, config, seed).
@@ -78,13 +67,7 @@ class PolicyModel {
  private:
   std::string problem_;
   FeaturePreprocessor preprocessor_;
-  std::vector<DenseLayer> layers_;
-  Activation activation_ = Activation::Relu;
-  size_t widest_ = 0;
-  /// Per layer, the weights inputs x outputs (column-major of `weights`): the
-  /// forward pass adds input i times row i to all outputs at once, a loop
-  /// the compiler vectorizes without reordering any sum.
-  std::vector<std::vector<float>> transposed_;
+  DenseNetwork network_;
 };
 
 }  // namespace mlgo

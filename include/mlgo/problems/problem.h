@@ -3,6 +3,8 @@
 // under problems/ implementing this interface and one line in
 // problems/registry.cpp. Pipeline stages (trace, vocab, training) only ever
 // talk to a Problem (docs/adding-a-problem.md).
+#include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -14,6 +16,7 @@
 namespace mlgo {
 
 class DecisionSteer;
+class PositionPolicy;
 
 class Problem {
  public:
@@ -24,10 +27,14 @@ class Problem {
   /// shapes where LLVM has them) and its number of actions.
   virtual const trace::DecisionSpec &decisionSpec() const = 0;
   std::vector<std::string> featureNames() const { return decisionSpec().names(); }
-  /// Per-module measurements a default trace's baselines.json records beside
-  /// the text size, read from the hook defaultTracingHook gave for the
-  /// module's compile (register allocation: LLVM's regalloc score).
-  virtual std::map<std::string, double> baselineMeasures(const PipelineHook &tracingHook) const { return {}; }
+  /// Per-module measurements beside the sizes (register allocation: LLVM's
+  /// regalloc score), read from the hook of the module's compile (from
+  /// defaultTracingHook, measuringHook or policyHooks): a default trace's
+  /// baselines.json records them, `mlgo eval` compares them.
+  virtual std::map<std::string, double> measures(const PipelineHook &hook) const { return {}; }
+  /// A hook for a compile left to the default heuristic that only measures
+  /// what measures() reads; null when the problem has nothing to measure.
+  virtual std::shared_ptr<PipelineHook> measuringHook() const { return nullptr; }
   /// A hook for one compile that lets the compiler's default heuristic
   /// decide and records every decision (features, default, action) into
   /// `trace`, which must outlive the compile.
@@ -36,6 +43,17 @@ class Problem {
   /// records what it needs): sampling for reinforcement learning, flipping
   /// for exploration. The steer must outlive the compile.
   virtual std::shared_ptr<PipelineHook> steeringHook(DecisionSteer &steer) const = 0;
+
+  using HookMaker = std::function<std::shared_ptr<PipelineHook>()>;
+  /// Loads the trained policy in `directory` (or a training output holding
+  /// it in policy/) and returns a maker of per-compile hooks whose every
+  /// decision the policy takes, greedily. Throws InputError naming the file
+  /// for a policy of another problem or another decision layout.
+  virtual HookMaker policyHooks(const std::filesystem::path &directory) const = 0;
+  /// Per-compile hooks whose every decision `policy` takes, for problems
+  /// whose decisions are among positions (mlgo/policy/position_policy.h).
+  /// Throws UsageError for the others.
+  virtual HookMaker positionPolicyHooks(std::shared_ptr<const PositionPolicy> policy) const;
 };
 
 /// Throws UsageError unless the problem's decisions are int64 scalars with two

@@ -69,6 +69,12 @@ RewardDistribution summarizeRewards(std::vector<double> rewards);
 /// the file and entry for another metric or a malformed size.
 void readTraceBaselines(const std::filesystem::path &given, SizeMetric metric, RewardBaselines &baselines);
 
+/// Adds the default heuristic's values of a problem's measure (e.g.
+/// "regalloc_score") a trace recorded under "measures" to `baselines`.
+/// Throws InputError naming the file and entry when the measure is missing
+/// or a value is not a finite number >= 0.
+void readTraceMeasures(const std::filesystem::path &given, const std::string &measure, RewardBaselines &baselines);
+
 /// Keeps the metrics.jsonl lines of iterations up to `iteration`: a run
 /// killed after writing a record but before saving its state redoes that
 /// iteration when resumed.

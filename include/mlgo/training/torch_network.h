@@ -11,10 +11,12 @@
 namespace mlgo {
 
 /// MLP: Linear -> activation -> dropout for each hidden size, then Linear to
-/// 2 logits (ml-compiler-opt's QNetwork / ActorDistributionNetwork shape).
+/// `outputs` (2 logits: ml-compiler-opt's QNetwork / ActorDistributionNetwork
+/// shape; 1 score: a position policy's).
 class TorchMlpImpl : public torch::nn::Module {
  public:
-  TorchMlpImpl(int64_t inputs, const std::vector<int64_t> &hidden, Activation activation, double dropout);
+  TorchMlpImpl(int64_t inputs, const std::vector<int64_t> &hidden, Activation activation, double dropout,
+               int64_t outputs = 2);
   torch::Tensor forward(torch::Tensor inputs);
   /// The linear layers, in order.
   const std::vector<torch::nn::Linear> &linears() const { return linears_; }
@@ -26,6 +28,8 @@ class TorchMlpImpl : public torch::nn::Module {
 };
 TORCH_MODULE(TorchMlp);
 
+/// The network's weights as the plain C++ network's layers.
+std::vector<DenseLayer> denseLayers(const TorchMlp &network);
 /// Copies the network's weights into a PolicyModel.
 PolicyModel toPolicyModel(const TorchMlp &network, const std::string &problem, const FeaturePreprocessor &preprocessor,
                           Activation activation);

@@ -1,6 +1,7 @@
 #include "mlgo/problems/inlining/fixed_policies.h"
 #include "mlgo/problems/inlining/inlining_hook.h"
 #include "mlgo/policy/decision_steer.h"
+#include "mlgo/policy/neural_policy.h"
 #include "mlgo/problems/problem.h"
 
 namespace mlgo::inlining {
@@ -61,6 +62,12 @@ class InliningProblem final : public Problem {
   std::shared_ptr<PipelineHook> steeringHook(DecisionSteer &steer) const override {
     installInliningAdvisor();
     return std::make_shared<InliningHook>(std::make_shared<SteeredPolicy>(steer));
+  }
+  HookMaker policyHooks(const std::filesystem::path &directory) const override {
+    auto model = std::make_shared<const PolicyModel>(PolicyModel::load(directory, name(), featureNames()));
+    auto policy = std::make_shared<const NeuralInliningPolicy>(std::move(model));
+    installInliningAdvisor();
+    return [policy] { return std::make_shared<InliningHook>(policy); };
   }
 };
 

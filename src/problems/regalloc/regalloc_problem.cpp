@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "mlgo/policy/position_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/problems/regalloc/eviction_hook.h"
 #include "mlgo/support/errors.h"
@@ -11,6 +12,14 @@
 namespace mlgo::regalloc {
 
 namespace {
+
+/// The features of one decision as int64 words, the layout traces and
+/// policies read (mlgo/trace/decision_spec.h).
+void copyToWords(const EvictionObservation &observation, std::vector<int64_t> &words) {
+  std::fill(words.begin(), words.end(), 0);
+  std::memcpy(words.data(), observation.featureBytes.data(),
+              std::min(observation.featureBytes.size(), words.size() * sizeof(int64_t)));
+}
 
 /// Takes the default's position at every decision and records it.
 class TraceRecorder final : public EvictionSteer {
@@ -20,15 +29,28 @@ class TraceRecorder final : public EvictionSteer {
     trace_.spec = &decisionSpec();
   }
   int64_t decide(const EvictionObservation &observation) override {
-    std::fill(words_.begin(), words_.end(), 0);
-    std::memcpy(words_.data(), observation.featureBytes.data(),
-                std::min(observation.featureBytes.size(), words_.size() * sizeof(int64_t)));
+    copyToWords(observation, words_);
     trace_.addDecision(words_.data(), observation.defaultPosition, observation.defaultPosition);
     return observation.defaultPosition;
   }
 
  private:
   trace::ModuleTrace &trace_;
+  std::vector<int64_t> words_;
+};
+
+/// A trained policy taking every decision, greedily.
+class PolicySteer final : public EvictionSteer {
+ public:
+  explicit PolicySteer(std::shared_ptr<const PositionPolicy> policy)
+      : policy_(std::move(policy)), words_(decisionSpec().decisionWords()) {}
+  int64_t decide(const EvictionObservation &observation) override {
+    copyToWords(observation, words_);
+    return policy_->decide(words_.data());
+  }
+
+ private:
+  std::shared_ptr<const PositionPolicy> policy_;
   std::vector<int64_t> words_;
 };
 
@@ -42,10 +64,18 @@ class RegallocProblem final : public Problem {
   std::shared_ptr<PipelineHook> steeringHook(DecisionSteer &) const override {
     throw UsageError("steering register-allocation decisions (explore, train-ppo, train-es) is not built yet");
   }
-  std::map<std::string, double> baselineMeasures(const PipelineHook &tracingHook) const override {
-    const auto *hook = dynamic_cast<const EvictionHook *>(&tracingHook);
-    if (!hook) return {};
-    return {{"regalloc_score", hook->score()}};
+  std::map<std::string, double> measures(const PipelineHook &hook) const override {
+    const auto *eviction = dynamic_cast<const EvictionHook *>(&hook);
+    if (!eviction) return {};
+    return {{"regalloc_score", eviction->score()}};
+  }
+  std::shared_ptr<PipelineHook> measuringHook() const override { return std::make_shared<EvictionHook>(); }
+  HookMaker policyHooks(const std::filesystem::path &directory) const override {
+    return positionPolicyHooks(
+        std::make_shared<const PositionPolicy>(PositionPolicy::load(directory, name(), decisionSpec())));
+  }
+  HookMaker positionPolicyHooks(std::shared_ptr<const PositionPolicy> policy) const override {
+    return [policy] { return std::make_shared<EvictionHook>(std::make_shared<PolicySteer>(policy)); };
   }
 };
 

@@ -1,0 +1,114 @@
+#pragma once
+// A policy for decisions that choose one of N positions described by the same
+// features (register allocation's eviction: 33 candidate live ranges, each
+// with the same 19 features, and a mask of the ones that may be chosen). One
+// small network scores every position from that position's features, the
+// decision's shared ones (eviction's `progress`) and the position's place in
+// the order; the policy takes the best score the mask allows. Sharing the
+// network across positions lets it learn what makes a candidate good from
+// every candidate it sees, and it keeps the policy small (ml-compiler-opt's
+// regalloc network is a dense one over all 33 x 19 values).
+//
+// Each input x enters as the z-score of sign(x) log(1 + |x|), with the mean
+// and standard deviation measured on the training decisions and stored with
+// the policy: LLVM's eviction features mix ratios in [0, 1] with counts in
+// the thousands.
+//
+// On disk, a policy directory as PolicyModel's (policy.json, model.json),
+// with "kind": "position-scoring" and the decision spec it was trained on.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mlgo/policy/dense_network.h"
+#include "mlgo/trace/decision_spec.h"
+
+namespace mlgo {
+
+/// Where a position's inputs are in a decision's raw feature words.
+class PositionLayout {
+ public:
+  /// Empty when `spec` is a position decision: every tensor of shape [1, N]
+  /// (one value per position) or [1] (shared), N = the number of actions,
+  /// N > 1, and an int64 "mask" among them where the problem has one; else
+  /// why not.
+  static std::string whyNot(const trace::DecisionSpec &spec);
+  /// Throws UsageError with whyNot()'s reason.
+  explicit PositionLayout(const trace::DecisionSpec &spec);
+
+  size_t positions() const { return positions_; }
+  /// Inputs the network sees per position.
+  size_t width() const { return inputNames_.size(); }
+  /// Per-position features (not the mask), then shared ones, then "position".
+  const std::vector<std::string> &inputNames() const { return inputNames_; }
+  /// Raw inputs of every position (positions() x width(), row-major; a value
+  /// that is not finite enters as 0) and the mask (1: may be chosen; all 1
+  /// without a mask feature).
+  void rawInputs(const int64_t *words, float *inputs, uint8_t *mask) const;
+
+ private:
+  struct Source {
+    size_t byteOffset;
+    bool isFloat;
+    bool perPosition;
+  };
+  double valueAt(const uint8_t *bytes, const Source &source, size_t position) const;
+  size_t positions_ = 0;
+  std::vector<Source> sources_;
+  std::vector<std::string> inputNames_;
+  bool hasMask_ = false;
+  size_t maskOffset_ = 0;
+};
+
+/// sign(x) log(1 + |x|): the squashing every input gets before its z-score.
+float signedLog1p(float x);
+
+class PositionPolicy {
+ public:
+  static constexpr const char *kKind = "position-scoring";
+
+  PositionPolicy(std::string problem, trace::DecisionSpec spec, std::vector<float> means, std::vector<float> stddevs,
+                 DenseNetwork network);
+
+  const std::string &problem() const { return problem_; }
+  const trace::DecisionSpec &spec() const { return spec_; }
+  const PositionLayout &layout() const { return layout_; }
+  const DenseNetwork &network() const { return network_; }
+  const std::vector<float> &means() const { return means_; }
+  const std::vector<float> &stddevs() const { return stddevs_; }
+
+  /// The network's inputs for every position (positions x width) and the mask.
+  void inputs(const int64_t *words, float *out, uint8_t *mask) const;
+  /// Every position's score; -infinity where the mask forbids it.
+  void scores(const int64_t *words, float *out) const;
+  /// The allowed position with the highest score (ties: the first); -1 when
+  /// the mask allows none.
+  int64_t decide(const int64_t *words) const;
+
+  /// Free-form record of how the policy was made (trainer, data, config, seed).
+  nlohmann::json training = nlohmann::json::object();
+
+  nlohmann::json metadata() const;
+  /// Writes the directory atomically (DIR.partial, renamed over DIR).
+  void save(const std::filesystem::path &directory) const;
+  /// Loads a policy directory (or a training output holding policy/) and
+  /// checks it against the problem and its decision spec. Throws InputError
+  /// naming the file and what does not match (another problem's policy,
+  /// another kind of policy, another spec, a malformed network).
+  static PositionPolicy load(const std::filesystem::path &directory, const std::string &problem,
+                             const trace::DecisionSpec &spec);
+  /// The whole policy as bytes (for the compile memo and other ranks).
+  std::string serialize() const;
+
+ private:
+  std::string problem_;
+  trace::DecisionSpec spec_;
+  PositionLayout layout_;
+  std::vector<float> means_, stddevs_;
+  DenseNetwork network_;
+};
+
+}  // namespace mlgo

@@ -1,0 +1,57 @@
+#pragma once
+// What behavioral cloning learns from, for one kind of decision: the trace's
+// decisions as tensors, the loss of a network's choice against the recorded
+// actions, and the policy the network becomes. train-bc's loop
+// (bc_trainer.cpp) is the same for every kind: decisions of int64 scalars and
+// two actions (inlining: a PolicyModel) and decisions among positions
+// (register allocation: a PositionPolicy). Include only from training code.
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "mlgo/training/bc_trainer.h"
+#include "mlgo/training/torch_network.h"
+
+namespace mlgo {
+
+class Problem;
+namespace trace {
+class TraceReader;
+}
+
+enum class Split { Train, Heldout };
+
+class CloningTask {
+ public:
+  virtual ~CloningTask() = default;
+  virtual int64_t networkInputs() const = 0;
+  virtual int64_t networkOutputs() const = 0;
+  virtual size_t decisions(Split split) const = 0;
+  virtual size_t modules(Split split) const = 0;
+  /// Mean (weighted, where decisions have weights) cross entropy of the
+  /// network's choice against the recorded actions of training decisions `batch`.
+  virtual torch::Tensor batchLoss(TorchMlp &network, const torch::Tensor &batch) const = 0;
+  /// Share of the split's decisions where the greedy choice is the recorded
+  /// action, and the mean loss. Without dropout; no gradients.
+  virtual std::pair<double, double> evaluate(TorchMlp &network, Split split) const = 0;
+  /// Saves the network as the problem's policy directory.
+  virtual void savePolicy(const TorchMlp &network, Activation activation, const nlohmann::json &training,
+                          const std::filesystem::path &directory) const = 0;
+};
+
+/// Whether a module is held out: chosen by a hash of its name and the seed.
+bool isHeldOutModule(const std::string &name, uint64_t seed, double fraction);
+
+/// Decisions of int64 scalars and two actions, preprocessed with the vocab.
+std::unique_ptr<CloningTask> makeScalarCloningTask(const BCOptions &options, const trace::TraceReader &reader,
+                                                   const Problem &problem);
+/// Decisions among positions (mlgo/policy/position_policy.h); no vocab.
+std::unique_ptr<CloningTask> makePositionCloningTask(const BCOptions &options, const trace::TraceReader &reader,
+                                                     const Problem &problem);
+
+}  // namespace mlgo

@@ -1,0 +1,258 @@
+#include "mlgo/policy/position_policy.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/errors.h"
+#include "mlgo/support/text_input.h"
+
+namespace mlgo {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+constexpr const char *kFormat = "mlgo-policy";
+constexpr int kVersion = 1;
+constexpr const char *kMetadataFile = "policy.json";
+constexpr const char *kWeightsFile = "model.json";
+constexpr const char *kMaskName = "mask";
+constexpr const char *kInputTransform = "signed-log1p-z-score";
+
+bool isPerPosition(const trace::FeatureTensor &tensor, int64_t positions) {
+  return tensor.shape == std::vector<int64_t>{1, positions};
+}
+}  // namespace
+
+std::string PositionLayout::whyNot(const trace::DecisionSpec &spec) {
+  if (spec.actions < 2) return "it has fewer than 2 actions";
+  for (const trace::FeatureTensor &tensor : spec.features) {
+    if (tensor.name == kMaskName && !(tensor.type == trace::FeatureTensor::Type::Int64 && isPerPosition(tensor, spec.actions)))
+      return "its mask is not int64 of shape [1, " + std::to_string(spec.actions) + "]";
+    if (!isPerPosition(tensor, spec.actions) && tensor.elements() != 1)
+      return "feature " + tensor.name + " is neither one value per action nor a scalar";
+  }
+  for (const trace::FeatureTensor &tensor : spec.features)
+    if (tensor.name != kMaskName && isPerPosition(tensor, spec.actions)) return "";
+  return "no feature has one value per action";
+}
+
+PositionLayout::PositionLayout(const trace::DecisionSpec &spec) : positions_(static_cast<size_t>(spec.actions)) {
+  if (std::string reason = whyNot(spec); !reason.empty())
+    throw UsageError("not a decision among positions: " + reason);
+  std::vector<Source> shared;
+  std::vector<std::string> sharedNames;
+  for (size_t i = 0; i < spec.features.size(); ++i) {
+    const trace::FeatureTensor &tensor = spec.features[i];
+    const Source source{spec.offsetOf(i), tensor.type == trace::FeatureTensor::Type::Float,
+                        isPerPosition(tensor, spec.actions)};
+    if (tensor.name == kMaskName) {
+      hasMask_ = true;
+      maskOffset_ = source.byteOffset;
+    } else if (source.perPosition) {
+      sources_.push_back(source);
+      inputNames_.push_back(tensor.name);
+    } else {
+      shared.push_back(source);
+      sharedNames.push_back(tensor.name);
+    }
+  }
+  sources_.insert(sources_.end(), shared.begin(), shared.end());
+  inputNames_.insert(inputNames_.end(), sharedNames.begin(), sharedNames.end());
+  inputNames_.push_back("position");
+}
+
+double PositionLayout::valueAt(const uint8_t *bytes, const Source &source, size_t position) const {
+  const size_t element = source.perPosition ? position : 0;
+  if (source.isFloat) {
+    float value;
+    std::memcpy(&value, bytes + source.byteOffset + element * sizeof(float), sizeof value);
+    return value;
+  }
+  int64_t value;
+  std::memcpy(&value, bytes + source.byteOffset + element * sizeof(int64_t), sizeof value);
+  return static_cast<double>(value);
+}
+
+void PositionLayout::rawInputs(const int64_t *words, float *inputs, uint8_t *mask) const {
+  const auto *bytes = reinterpret_cast<const uint8_t *>(words);
+  const size_t last = positions_ - 1;
+  for (size_t p = 0; p < positions_; ++p) {
+    float *row = inputs + p * width();
+    for (size_t s = 0; s < sources_.size(); ++s) {
+      // LLVM's features can be NaN (use_def_density of a live range with no
+      // weight); one NaN would poison every score and gradient it touches.
+      const double value = valueAt(bytes, sources_[s], p);
+      row[s] = std::isfinite(value) ? static_cast<float>(value) : 0.0f;
+    }
+    row[sources_.size()] = static_cast<float>(p) / static_cast<float>(last);
+    if (hasMask_) {
+      int64_t allowed;
+      std::memcpy(&allowed, bytes + maskOffset_ + p * sizeof(int64_t), sizeof allowed);
+      mask[p] = allowed != 0;
+    } else {
+      mask[p] = 1;
+    }
+  }
+}
+
+float signedLog1p(float x) { return std::copysign(std::log1p(std::fabs(x)), x); }
+
+PositionPolicy::PositionPolicy(std::string problem, trace::DecisionSpec spec, std::vector<float> means,
+                               std::vector<float> stddevs, DenseNetwork network)
+    : problem_(std::move(problem)),
+      spec_(std::move(spec)),
+      layout_(spec_),
+      means_(std::move(means)),
+      stddevs_(std::move(stddevs)),
+      network_(std::move(network)) {
+  if (means_.size() != layout_.width() || stddevs_.size() != layout_.width())
+    throw UsageError("position policy: " + std::to_string(layout_.width()) + " inputs need as many means and stddevs");
+  if (network_.inputs() != layout_.width() || network_.outputs() != 1)
+    throw UsageError("position policy: the network must map " + std::to_string(layout_.width()) +
+                     " inputs to 1 score");
+}
+
+void PositionPolicy::inputs(const int64_t *words, float *out, uint8_t *mask) const {
+  layout_.rawInputs(words, out, mask);
+  const size_t width = layout_.width();
+  for (size_t p = 0; p < layout_.positions(); ++p)
+    for (size_t i = 0; i < width; ++i) {
+      float &x = out[p * width + i];
+      x = (signedLog1p(x) - means_[i]) / (stddevs_[i] + 1e-6f);
+    }
+}
+
+void PositionPolicy::scores(const int64_t *words, float *out) const {
+  thread_local std::vector<float> buffer;
+  thread_local std::vector<uint8_t> mask;
+  buffer.resize(layout_.positions() * layout_.width());
+  mask.resize(layout_.positions());
+  inputs(words, buffer.data(), mask.data());
+  for (size_t p = 0; p < layout_.positions(); ++p) {
+    if (mask[p])
+      network_.forward(buffer.data() + p * layout_.width(), out + p);
+    else
+      out[p] = -std::numeric_limits<float>::infinity();
+  }
+}
+
+int64_t PositionPolicy::decide(const int64_t *words) const {
+  thread_local std::vector<float> scored;
+  scored.resize(layout_.positions());
+  scores(words, scored.data());
+  int64_t best = -1;
+  for (size_t p = 0; p < scored.size(); ++p)
+    if (scored[p] != -std::numeric_limits<float>::infinity() && (best < 0 || scored[p] > scored[best]))
+      best = static_cast<int64_t>(p);
+  return best;
+}
+
+json PositionPolicy::metadata() const {
+  return json{{"format", kFormat},
+              {"version", kVersion},
+              {"problem", problem_},
+              {"kind", kKind},
+              {"feature_names", spec_.names()},
+              {"decision_spec", spec_.toJson()},
+              {"preprocessing",
+               {{"transform", kInputTransform},
+                {"input_names", layout_.inputNames()},
+                {"means", means_},
+                {"stddevs", stddevs_}}},
+              {"network",
+               {{"inputs", network_.inputs()},
+                {"hidden_layers", network_.hiddenSizes()},
+                {"activation", activationName(network_.activation())},
+                {"outputs", 1}}},
+              {"training", training},
+              {"mlgo_version", MLGO_VERSION}};
+}
+
+void PositionPolicy::save(const fs::path &directory) const {
+  const fs::path partial = fs::path(directory.string() + ".partial");
+  fs::remove_all(partial);
+  fs::create_directories(partial);
+  writeFileAtomically(partial / kWeightsFile, json{{"layers", network_.layersToJson()}}.dump() + "\n");
+  writeFileAtomically(partial / kMetadataFile, metadata().dump(2) + "\n");
+  replaceDirectory(partial, directory);
+}
+
+std::string PositionPolicy::serialize() const {
+  const std::vector<uint8_t> bytes = json::to_cbor(json{{"metadata", metadata()}, {"layers", network_.layersToJson()}});
+  return std::string(bytes.begin(), bytes.end());
+}
+
+namespace {
+
+json readPolicyJson(const fs::path &path) {
+  if (!fs::exists(path))
+    throw InputError(describeInputProblem(path.string(), "", "missing: not a policy directory, or an unfinished one"));
+  return readJsonFile(path);
+}
+
+std::vector<float> finiteFloatList(const json &object, const char *key, size_t size, const fs::path &file) {
+  const std::string where = std::string("preprocessing.") + key;
+  if (!object.contains(key) || !object[key].is_array() || object[key].size() != size)
+    throw InputError(describeInputProblem(file.string(), where, "expected " + std::to_string(size) + " numbers"));
+  std::vector<float> values;
+  for (const json &value : object[key]) {
+    if (!value.is_number() || !std::isfinite(value.get<double>()))
+      throw InputError(describeInputProblem(file.string(), where, "not a finite number: " + value.dump()));
+    values.push_back(value.get<float>());
+  }
+  return values;
+}
+
+std::string textField(const json &object, const char *key) {
+  return object.contains(key) && object[key].is_string() ? object[key].get<std::string>() : std::string("(none)");
+}
+
+}  // namespace
+
+PositionPolicy PositionPolicy::load(const fs::path &given, const std::string &problem,
+                                    const trace::DecisionSpec &spec) {
+  fs::path directory =
+      !fs::exists(given / kMetadataFile) && fs::exists(given / "policy" / kMetadataFile) ? given / "policy" : given;
+  if (fs::path found = existingDirectory(directory); !found.empty()) directory = found;
+  const fs::path metadataPath = directory / kMetadataFile;
+  const json metadata = readPolicyJson(metadataPath);
+  auto fail = [&](const std::string &entry, const std::string &what) {
+    return InputError(describeInputProblem(metadataPath.string(), entry, what));
+  };
+  if (textField(metadata, "format") != kFormat) throw fail("format", "not an mlgo policy");
+  if (metadata.value("version", 0) != kVersion) throw fail("version", "unsupported policy version");
+  if (textField(metadata, "problem") != problem)
+    throw fail("problem", "the policy is for " + textField(metadata, "problem") + ", not " + problem);
+  if (textField(metadata, "kind") != kKind)
+    throw fail("kind", "a " + problem + " policy must be " + kKind + ", this one is " + textField(metadata, "kind"));
+  if (!metadata.contains("decision_spec") ||
+      trace::DecisionSpec::fromJson(metadata["decision_spec"], metadataPath.string()) != spec)
+    throw fail("decision_spec", "the policy's decisions differ from this compiler's " + problem + " decisions");
+  const PositionLayout layout(spec);
+  const json pre = metadata.value("preprocessing", json::object());
+  if (textField(pre, "transform") != kInputTransform)
+    throw fail("preprocessing.transform", std::string("expected ") + kInputTransform);
+  std::vector<float> means = finiteFloatList(pre, "means", layout.width(), metadataPath);
+  std::vector<float> stddevs = finiteFloatList(pre, "stddevs", layout.width(), metadataPath);
+  const json network = metadata.value("network", json::object());
+  std::vector<size_t> widths;
+  Activation activation;
+  try {
+    widths = network.at("hidden_layers").get<std::vector<size_t>>();
+    activation = parseActivation(network.at("activation").get<std::string>());
+  } catch (const std::exception &e) {
+    throw fail("network", std::string("hidden_layers or activation missing or malformed: ") + e.what());
+  }
+  widths.push_back(1);
+  const fs::path weightsPath = directory / kWeightsFile;
+  std::vector<DenseLayer> layers =
+      DenseNetwork::layersFromJson(readPolicyJson(weightsPath).value("layers", json()), weightsPath, layout.width(), widths);
+  PositionPolicy policy(problem, spec, std::move(means), std::move(stddevs), DenseNetwork(std::move(layers), activation));
+  policy.training = metadata.value("training", json::object());
+  return policy;
+}
+
+}  // namespace mlgo

@@ -1,0 +1,77 @@
+// train-es for decisions of two actions (inlining): a PolicyModel, rewarded
+// by the module's .text size; compiles are replayed from the trajectory memo
+// where a candidate takes decisions already compiled.
+#include "mlgo/policy/policy_model.h"
+#include "mlgo/problems/problem.h"
+#include "mlgo/training/collector.h"
+#include "mlgo/training/es_objective.h"
+#include "mlgo/training/es_trainer.h"
+
+namespace mlgo {
+
+namespace {
+
+class ScalarESObjective final : public ESObjective {
+ public:
+  ScalarESObjective(const Problem &problem, const std::filesystem::path &warmstart, const Corpus &corpus,
+                    const CompilerDriver &driver, uint64_t seed, TrajectoryMemo *trajectories)
+      : ESObjective(corpus, driver, problem),
+        start_(PolicyModel::load(warmstart, problem.name(), problem.featureNames())),
+        seed_(seed),
+        trajectories_(trajectories) {}
+
+  std::vector<float> startWeights() const override { return flattenWeights(start_); }
+  void savePolicy(const std::vector<float> &weights, const nlohmann::json &training,
+                  const std::filesystem::path &directory) const override {
+    PolicyModel policy = withWeights(start_, weights);
+    policy.training = training;
+    policy.save(directory);
+  }
+  std::string measureName() const override { return "text"; }
+
+  ESFitness evaluate(const std::vector<float> &weights, const std::vector<size_t> &modules,
+                     int64_t iteration) override {
+    CollectionPlan plan;
+    plan.modules = modules;
+    plan.seed = seed_;
+    plan.iteration = uint64_t(iteration);
+    plan.greedy = true;
+    plan.trajectories = trajectories_;
+    plan.needsDefault.assign(modules.size(), false);
+    const std::vector<CollectedModule> collected =
+        collectTrajectories(driver_, corpus_, problem_, withWeights(start_, weights), plan);
+    ESFitness fitness;
+    for (const CollectedModule &module : collected) {
+      if (module.result.seconds > 0) ++fitness.compiles;  // replayed from the memo: no time
+      else ++fitness.replayed;
+      score(fitness, corpus_.modules[module.module].name, module.result,
+            double(measure(module.result.sizes, SizeMetric::Text)));
+    }
+    fitness.meanReward /= double(collected.size());
+    return fitness;
+  }
+
+  void readBaselines(const std::filesystem::path &given) override {
+    if (!given.empty()) readTraceBaselines(given, SizeMetric::Text, defaults_);
+  }
+
+ private:
+  double defaultMeasure(const CompileResult &result, const PipelineHook *) const override {
+    return double(measure(result.sizes, SizeMetric::Text));
+  }
+  std::shared_ptr<PipelineHook> measuringHook() const override { return nullptr; }
+
+  PolicyModel start_;  ///< the network shape, preprocessing and vocab every candidate shares
+  uint64_t seed_;
+  TrajectoryMemo *trajectories_;
+};
+
+}  // namespace
+
+std::unique_ptr<ESObjective> makeScalarESObjective(const Problem &problem, const std::filesystem::path &warmstart,
+                                                   const Corpus &corpus, const CompilerDriver &driver, uint64_t seed,
+                                                   TrajectoryMemo *trajectories) {
+  return std::make_unique<ScalarESObjective>(problem, warmstart, corpus, driver, seed, trajectories);
+}
+
+}  // namespace mlgo
