@@ -8,9 +8,9 @@
 #include <spdlog/spdlog.h>
 
 #include "commands.h"
-#include "mlgo/problems/inlining/inlining_hook.h"
 #include "common_options.h"
-#include "mlgo/policy/neural_policy.h"
+#include "mlgo/problems/problem.h"
+#include "mlgo/serve/channel_policy.h"
 #include "mlgo/serve/interactive_server.h"
 #include "mlgo/support/exit_codes.h"
 
@@ -19,6 +19,7 @@ namespace mlgo::cli {
 namespace {
 
 struct ServeFlags {
+  std::string problem = "inlining";
   std::string policy;
   std::string channel;
   std::string log;
@@ -42,24 +43,26 @@ void installStopHandlers() {
 }
 
 int runServe(const ServeFlags &flags) {
-  auto model = std::make_shared<const PolicyModel>(loadInliningPolicy(flags.policy));
-  NeuralInliningPolicy policy(model);
+  const Problem &problem = findProblem(flags.problem);
+  const std::unique_ptr<serve::ChannelPolicy> policy = problem.channelPolicy(flags.policy);
   serve::ServeOptions options;
   options.channelBase = flags.channel;
   options.maxSessions = flags.maxSessions;
   if (!flags.log.empty()) options.traceDirectory = flags.log;
   options.stop = &stopServing;
-  options.onSession = [](const serve::SessionReport &session) {
-    if (session.problem.empty())
-      spdlog::info("compilation {}: {} decisions, {} inlined", session.index, session.decisions, session.inlined);
+  const bool inlining = problem.name() == "inlining";
+  options.onSession = [inlining](const serve::SessionReport &session) {
+    if (session.problem.empty() && inlining)
+      spdlog::info("compilation {}: {} decisions, {} inlined", session.index, session.decisions, session.nonzero);
+    else if (session.problem.empty())
+      spdlog::info("compilation {}: {} decisions", session.index, session.decisions);
     else
       spdlog::warn("compilation {}: {} decisions, then {}", session.index, session.decisions, session.problem);
   };
   installStopHandlers();
-  spdlog::info("serving {} on {}.in / {}.out; compile with clang-19 -mllvm -enable-ml-inliner=release -mllvm "
-               "-inliner-interactive-channel-base={} -mllvm {}",
-               flags.policy, flags.channel, flags.channel, flags.channel, inlining::advisorSizeFlag());
-  const serve::ServeSummary summary = serve::serveInlining(policy, options);
+  spdlog::info("serving {} on {}.in / {}.out; compile with clang-19 {}", flags.policy, flags.channel, flags.channel,
+               policy->compilerFlags(flags.channel));
+  const serve::ServeSummary summary = serve::serveChannel(*policy, options);
   std::printf("served %zu compilations (%zu incomplete), %llu decisions\n", summary.sessions,
               summary.incompleteSessions, (unsigned long long)summary.decisions);
   return exit_code::kSuccess;
@@ -69,11 +72,13 @@ int runServe(const ServeFlags &flags) {
 
 void addServeCommand(CLI::App *command, CommandRunner &runner) {
   auto flags = std::make_shared<ServeFlags>();
+  command->add_option("--problem", flags->problem, "Optimization problem the policy decides")->capture_default_str();
   command->add_option("--policy", flags->policy, "Policy directory")->required();
   command->add_option("--channel", flags->channel,
                       "Channel base BASE: named pipes BASE.in and BASE.out, created when missing; pass the same "
-                      "BASE to clang with -mllvm -inliner-interactive-channel-base=BASE (and -mllvm "
-                      "-ml-advisor-size-increase-threshold=1000, as mlgo's own compiles use)")
+                      "BASE to clang (inlining: -mllvm -inliner-interactive-channel-base=BASE and -mllvm "
+                      "-ml-advisor-size-increase-threshold=1000, as mlgo's own compiles use; regalloc: -mllvm "
+                      "-regalloc-enable-advisor=release -mllvm -regalloc-evict-interactive-channel-base=BASE)")
       ->required();
   command->add_option("--log", flags->log, "Write every decision served to this trace directory");
   command->add_option("--max-sessions", flags->maxSessions, "Stop after this many compilations (0: until SIGINT)")

@@ -4,9 +4,8 @@
 #include <cmath>
 #include <limits>
 
-#include "mlgo/support/atomic_file.h"
+#include "mlgo/policy/policy_directory.h"
 #include "mlgo/support/errors.h"
-#include "mlgo/support/text_input.h"
 #include "mlgo/vocab/vocab_files.h"
 
 namespace mlgo {
@@ -14,10 +13,8 @@ namespace mlgo {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-namespace {
-constexpr const char *kFormat = "mlgo-policy";
-constexpr int kVersion = 1;
-}  // namespace
+using policy_directory::kFormat;
+using policy_directory::kVersion;
 
 PolicyModel::PolicyModel(std::string problem, FeaturePreprocessor preprocessor, std::vector<DenseLayer> layers,
                          Activation activation)
@@ -65,23 +62,13 @@ json PolicyModel::metadata() const {
 }
 
 void PolicyModel::save(const fs::path &directory) const {
-  const fs::path partial = fs::path(directory.string() + ".partial");
-  fs::remove_all(partial);
+  const fs::path partial = policy_directory::startPartial(directory);
   fs::create_directories(partial / "vocab");
   for (const auto &[feature, boundaries] : preprocessor_.vocab()) writeBuckets(partial / "vocab", feature, boundaries);
-  writeFileAtomically(partial / kWeightsFile, json{{"layers", network_.layersToJson()}}.dump() + "\n");
-  writeFileAtomically(partial / kMetadataFile, metadata().dump(2) + "\n");
-  // Replace the old directory only once the new one is complete.
-  replaceDirectory(partial, directory);
+  policy_directory::write(partial, directory, metadata(), network_.layersToJson());
 }
 
 namespace {
-
-json readJson(const fs::path &path) {
-  if (!fs::exists(path))
-    throw InputError(describeInputProblem(path.string(), "", "missing: not a policy directory, or an unfinished one"));
-  return readJsonFile(path);
-}
 
 template <typename T>
 T field(const json &object, const char *key, const fs::path &file) {
@@ -116,20 +103,14 @@ std::string describeFeatureDifference(const std::vector<std::string> &policy, co
 
 PolicyModel PolicyModel::load(const fs::path &given, const std::string &problem,
                               const std::vector<std::string> &expectedFeatures) {
-  // A training output directory holds its final policy in policy/.
-  fs::path directory =
-      !fs::exists(given / kMetadataFile) && fs::exists(given / "policy" / kMetadataFile) ? given / "policy" : given;
-  // A save interrupted between its two renames left the previous policy as .old.
-  if (fs::path found = existingDirectory(directory); !found.empty()) directory = found;
+  const fs::path directory = policy_directory::resolve(given);
   const fs::path metadataPath = directory / kMetadataFile;
-  const json metadata = readJson(metadataPath);
-  if (metadata.value("format", "") != kFormat)
-    throw InputError(describeInputProblem(metadataPath.string(), "format", "not an mlgo policy"));
-  if (metadata.value("version", 0) != kVersion)
-    throw InputError(describeInputProblem(metadataPath.string(), "version", "unsupported policy version"));
+  const json metadata = policy_directory::readFile(metadataPath);
+  policy_directory::checkFormat(metadata, metadataPath);
   if (field<std::string>(metadata, "problem", metadataPath) != problem)
-    throw InputError(describeInputProblem(metadataPath.string(), "problem",
-                                          "the policy is for " + metadata["problem"].get<std::string>() + ", not " + problem));
+    throw InputError(
+        describeInputProblem(metadataPath.string(), "problem",
+                             "the policy is for " + metadata["problem"].get<std::string>() + ", not " + problem));
   const auto features = field<std::vector<std::string>>(metadata, "feature_names", metadataPath);
   if (features != expectedFeatures)
     throw InputError(describeInputProblem(metadataPath.string(), "feature_names",
@@ -157,7 +138,7 @@ PolicyModel PolicyModel::load(const fs::path &given, const std::string &problem,
   const Activation activation = parseActivation(field<std::string>(network, "activation", metadataPath));
   const auto hidden = field<std::vector<size_t>>(network, "hidden_layers", metadataPath);
   const fs::path weightsPath = directory / kWeightsFile;
-  const json weights = readJson(weightsPath);
+  const json weights = policy_directory::readFile(weightsPath);
   std::vector<size_t> widths = hidden;
   widths.push_back(2);
   std::vector<DenseLayer> layers =

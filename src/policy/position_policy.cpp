@@ -4,9 +4,8 @@
 #include <cstring>
 #include <limits>
 
-#include "mlgo/support/atomic_file.h"
+#include "mlgo/policy/policy_directory.h"
 #include "mlgo/support/errors.h"
-#include "mlgo/support/text_input.h"
 
 namespace mlgo {
 
@@ -14,10 +13,8 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-constexpr const char *kFormat = "mlgo-policy";
-constexpr int kVersion = 1;
-constexpr const char *kMetadataFile = "policy.json";
-constexpr const char *kWeightsFile = "model.json";
+using policy_directory::kMetadataFile;
+using policy_directory::kWeightsFile;
 constexpr const char *kMaskName = "mask";
 constexpr const char *kInputTransform = "signed-log1p-z-score";
 
@@ -29,7 +26,8 @@ bool isPerPosition(const trace::FeatureTensor &tensor, int64_t positions) {
 std::string PositionLayout::whyNot(const trace::DecisionSpec &spec) {
   if (spec.actions < 2) return "it has fewer than 2 actions";
   for (const trace::FeatureTensor &tensor : spec.features) {
-    if (tensor.name == kMaskName && !(tensor.type == trace::FeatureTensor::Type::Int64 && isPerPosition(tensor, spec.actions)))
+    if (tensor.name == kMaskName &&
+        !(tensor.type == trace::FeatureTensor::Type::Int64 && isPerPosition(tensor, spec.actions)))
       return "its mask is not int64 of shape [1, " + std::to_string(spec.actions) + "]";
     if (!isPerPosition(tensor, spec.actions) && tensor.elements() != 1)
       return "feature " + tensor.name + " is neither one value per action nor a scalar";
@@ -151,8 +149,8 @@ int64_t PositionPolicy::decide(const int64_t *words) const {
 }
 
 json PositionPolicy::metadata() const {
-  return json{{"format", kFormat},
-              {"version", kVersion},
+  return json{{"format", policy_directory::kFormat},
+              {"version", policy_directory::kVersion},
               {"problem", problem_},
               {"kind", kKind},
               {"feature_names", spec_.names()},
@@ -172,12 +170,7 @@ json PositionPolicy::metadata() const {
 }
 
 void PositionPolicy::save(const fs::path &directory) const {
-  const fs::path partial = fs::path(directory.string() + ".partial");
-  fs::remove_all(partial);
-  fs::create_directories(partial);
-  writeFileAtomically(partial / kWeightsFile, json{{"layers", network_.layersToJson()}}.dump() + "\n");
-  writeFileAtomically(partial / kMetadataFile, metadata().dump(2) + "\n");
-  replaceDirectory(partial, directory);
+  policy_directory::write(policy_directory::startPartial(directory), directory, metadata(), network_.layersToJson());
 }
 
 std::string PositionPolicy::serialize() const {
@@ -186,12 +179,6 @@ std::string PositionPolicy::serialize() const {
 }
 
 namespace {
-
-json readPolicyJson(const fs::path &path) {
-  if (!fs::exists(path))
-    throw InputError(describeInputProblem(path.string(), "", "missing: not a policy directory, or an unfinished one"));
-  return readJsonFile(path);
-}
 
 std::vector<float> finiteFloatList(const json &object, const char *key, size_t size, const fs::path &file) {
   const std::string where = std::string("preprocessing.") + key;
@@ -214,16 +201,13 @@ std::string textField(const json &object, const char *key) {
 
 PositionPolicy PositionPolicy::load(const fs::path &given, const std::string &problem,
                                     const trace::DecisionSpec &spec) {
-  fs::path directory =
-      !fs::exists(given / kMetadataFile) && fs::exists(given / "policy" / kMetadataFile) ? given / "policy" : given;
-  if (fs::path found = existingDirectory(directory); !found.empty()) directory = found;
+  const fs::path directory = policy_directory::resolve(given);
   const fs::path metadataPath = directory / kMetadataFile;
-  const json metadata = readPolicyJson(metadataPath);
+  const json metadata = policy_directory::readFile(metadataPath);
+  policy_directory::checkFormat(metadata, metadataPath);
   auto fail = [&](const std::string &entry, const std::string &what) {
     return InputError(describeInputProblem(metadataPath.string(), entry, what));
   };
-  if (textField(metadata, "format") != kFormat) throw fail("format", "not an mlgo policy");
-  if (metadata.value("version", 0) != kVersion) throw fail("version", "unsupported policy version");
   if (textField(metadata, "problem") != problem)
     throw fail("problem", "the policy is for " + textField(metadata, "problem") + ", not " + problem);
   if (textField(metadata, "kind") != kKind)
@@ -248,9 +232,10 @@ PositionPolicy PositionPolicy::load(const fs::path &given, const std::string &pr
   }
   widths.push_back(1);
   const fs::path weightsPath = directory / kWeightsFile;
-  std::vector<DenseLayer> layers =
-      DenseNetwork::layersFromJson(readPolicyJson(weightsPath).value("layers", json()), weightsPath, layout.width(), widths);
-  PositionPolicy policy(problem, spec, std::move(means), std::move(stddevs), DenseNetwork(std::move(layers), activation));
+  std::vector<DenseLayer> layers = DenseNetwork::layersFromJson(
+      policy_directory::readFile(weightsPath).value("layers", json()), weightsPath, layout.width(), widths);
+  PositionPolicy policy(problem, spec, std::move(means), std::move(stddevs),
+                        DenseNetwork(std::move(layers), activation));
   policy.training = metadata.value("training", json::object());
   return policy;
 }

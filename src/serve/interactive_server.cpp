@@ -188,71 +188,22 @@ void renewPipe(const fs::path &path) {
     throw std::runtime_error("cannot renew channel " + path.string() + ": " + std::strerror(errno));
 }
 
-/// Where each of LLVM's inlining features sits in an observation.
-struct FeatureLayout {
-  std::vector<size_t> offsets;            ///< per inlining::featureNames(), byte offset
-  std::optional<size_t> defaultOffset;    ///< "inlining_default", when sent
-  size_t observationBytes = 0;
-  TensorSpecification advice;
-};
-
-FeatureLayout layoutFor(const LogHeader &header, const std::string &source) {
-  FeatureLayout layout;
-  layout.observationBytes = header.observationBytes();
-  std::vector<std::optional<size_t>> offsetOf(inlining::featureCount());
-  size_t offset = 0;
-  for (const TensorSpecification &spec : header.features) {
-    const auto &names = inlining::featureNames();
-    const auto found = std::find(names.begin(), names.end(), spec.name);
-    const bool isDefault = spec.name == inlining::defaultDecisionName();
-    if ((found != names.end() || isDefault) && (spec.type != "int64_t" || spec.elementCount() != 1))
-      throw InputError(describeInputProblem(source, "header: feature " + spec.name,
-                                            "is " + spec.type + " with " + std::to_string(spec.elementCount()) +
-                                                " elements; LLVM 19's inliner sends one int64_t"));
-    if (found != names.end()) offsetOf[found - names.begin()] = offset;
-    if (isDefault) layout.defaultOffset = offset;
-    offset += spec.byteSize();
-  }
-  std::vector<std::string> missing;
-  for (size_t f = 0; f < offsetOf.size(); ++f) {
-    if (offsetOf[f])
-      layout.offsets.push_back(*offsetOf[f]);
-    else
-      missing.push_back(inlining::featureNames()[f]);
-  }
-  if (!missing.empty()) {
-    std::string list;
-    for (size_t i = 0; i < missing.size() && i < 5; ++i) list += (i ? ", " : "") + missing[i];
-    if (missing.size() > 5) list += ", ...";
-    throw InputError(describeInputProblem(
-        source, "header",
-        "the compiler's feature set does not match the policy's (LLVM 19's inlining features): " +
-            std::to_string(missing.size()) + " missing (" + list + ")"));
-  }
-  layout.advice = header.advice.value_or(scalarInt64(inlining::decisionName()));
-  if (layout.advice.elementCount() != 1 || layout.advice.type == "float" || layout.advice.type == "double")
-    throw InputError(describeInputProblem(source, "header: advice",
-                                          "expected one integer decision, got " + layout.advice.type));
-  return layout;
-}
-
-/// The decision in the advice tensor's integer type, little-endian as the
+/// The action in the advice tensor's integer type, little-endian as the
 /// compiler on this machine reads it.
-std::vector<char> encodeAdvice(const TensorSpecification &advice, bool inlined) {
+std::vector<char> encodeAdvice(const TensorSpecification &advice, int64_t action) {
   std::vector<char> bytes(advice.byteSize(), 0);
-  const int64_t value = inlined ? 1 : 0;
-  std::memcpy(bytes.data(), &value, std::min(bytes.size(), sizeof value));
+  std::memcpy(bytes.data(), &action, std::min(bytes.size(), sizeof action));
   return bytes;
 }
 
 class Session {
  public:
-  Session(const inlining::Policy &policy, const ServeOptions &options, size_t index)
-      : policy_(policy), options_(options) {
+  Session(ChannelPolicy &policy, const ServeOptions &options, size_t index) : policy_(policy), options_(options) {
     report_.index = index;
     trace_.position = index;
     trace_.name = "session-" + std::to_string(index);
-    trace_.featureCount = inlining::featureCount();
+    trace_.spec = &policy.decisionSpec();
+    trace_.featureCount = policy.decisionSpec().decisionWords();
   }
 
   void run(int toCompiler, int fromCompiler) {
@@ -265,10 +216,13 @@ class Session {
       return;
     }
     if (!complete) throw InputError(describeInputProblem(source, "header", "cut short: no end of line"));
-    const FeatureLayout layout = layoutFor(parseLogHeader(line, source), source);
-    const std::vector<char> advice[2] = {encodeAdvice(layout.advice, false), encodeAdvice(layout.advice, true)};
-    std::vector<char> observation(layout.observationBytes + 1);
-    std::vector<int64_t> features(inlining::featureCount());
+    const LogHeader header = parseLogHeader(line, source);
+    const TensorSpecification advice = policy_.connect(header, source);
+    if (advice.elementCount() != 1 || advice.type == "float" || advice.type == "double")
+      throw InputError(
+          describeInputProblem(source, "header: advice", "expected one integer decision, got " + advice.type));
+    std::vector<char> observation(header.observationBytes() + 1);
+    std::vector<int64_t> words(trace_.featureCount);
     while (reader.readLine(line, complete)) {
       if (!complete) {
         report_.problem = "the compiler closed the channel in the middle of a line (did it crash?)";
@@ -286,16 +240,12 @@ class Session {
       if (observation.back() != '\n')
         throw InputError(describeInputProblem(source, "observation " + std::to_string(event.id),
                                               "does not end where the header's feature sizes say it should"));
-      for (size_t f = 0; f < features.size(); ++f)
-        std::memcpy(&features[f], observation.data() + layout.offsets[f], sizeof(int64_t));
-      inlining::DecisionInput input;
-      input.features = features.data();
-      if (layout.defaultOffset) std::memcpy(&input.defaultDecision, observation.data() + *layout.defaultOffset, 8);
-      const bool inlined = policy_.decide(input);
+      const ChannelPolicy::Decision decision = policy_.decide(observation.data(), words.data());
       ++report_.decisions;
-      report_.inlined += inlined;
-      if (options_.traceDirectory) trace_.addDecision(features.data(), input.defaultDecision, inlined);
-      if (!writeAll(toCompiler, advice[inlined].data(), advice[inlined].size(), options_)) {
+      report_.nonzero += decision.action != 0;
+      if (options_.traceDirectory) trace_.addDecision(words.data(), decision.defaultAction, decision.action);
+      const std::vector<char> answer = encodeAdvice(advice, decision.action);
+      if (!writeAll(toCompiler, answer.data(), answer.size(), options_)) {
         report_.problem = "the compiler went away before reading decision " + std::to_string(event.id);
         return;
       }
@@ -306,7 +256,7 @@ class Session {
   const trace::ModuleTrace &trace() const { return trace_; }
 
  private:
-  const inlining::Policy &policy_;
+  ChannelPolicy &policy_;
   const ServeOptions &options_;
   SessionReport report_;
   trace::ModuleTrace trace_;
@@ -327,7 +277,7 @@ class CreatedPipes {
 
 }  // namespace
 
-ServeSummary serveInlining(const inlining::Policy &policy, const ServeOptions &options) {
+ServeSummary serveChannel(ChannelPolicy &policy, const ServeOptions &options) {
   const fs::path toCompilerPath = options.channelBase.string() + ".in";
   const fs::path fromCompilerPath = options.channelBase.string() + ".out";
   CreatedPipes created;
@@ -335,9 +285,9 @@ ServeSummary serveInlining(const inlining::Policy &policy, const ServeOptions &o
   if (ensurePipe(fromCompilerPath)) created.add(fromCompilerPath);
 
   std::unique_ptr<trace::TraceWriter> writer;
-  const json header = trace::traceHeader("inlining", trace::DecisionSpec::int64Scalars(inlining::featureNames()));
+  const json header = trace::traceHeader(policy.problem(), policy.decisionSpec());
   if (options.traceDirectory)
-    writer = std::make_unique<trace::TraceWriter>(*options.traceDirectory, "inlining", header, 1);
+    writer = std::make_unique<trace::TraceWriter>(*options.traceDirectory, policy.problem(), header, 1);
 
   SigpipeBlocked sigpipeBlocked;
   ServeSummary summary;

@@ -1,4 +1,5 @@
 #include "mlgo/problems/inlining/inlining_hook.h"
+#include "mlgo/problems/inlining/inlining_channel_policy.h"
 #include "mlgo/serve/interactive_server.h"
 
 #include <fcntl.h>
@@ -73,7 +74,7 @@ struct ServedPolicy {
 };
 
 std::future<serve::ServeSummary> startServer(const inlining::Policy &policy, serve::ServeOptions options) {
-  return std::async(std::launch::async, [&policy, options] { return serve::serveInlining(policy, options); });
+  return std::async(std::launch::async, [&policy, options] { return inlining::serveInlining(policy, options); });
 }
 
 
@@ -215,10 +216,10 @@ TEST_CASE("serve: channels that cannot be made are usage errors", "[serve][error
   ServedPolicy served(test::randomInliningPolicy(traced, 4));
   serve::ServeOptions options;
   options.channelBase = traced / "no-such-directory" / "channel";
-  CHECK_THROWS_WITH(serve::serveInlining(*served.policy, options), Catch::Contains("cannot create channel"));
+  CHECK_THROWS_WITH(inlining::serveInlining(*served.policy, options), Catch::Contains("cannot create channel"));
   writeFileAtomically(traced / "file.in", "x");
   options.channelBase = traced / "file";
-  CHECK_THROWS_WITH(serve::serveInlining(*served.policy, options), Catch::Contains("is not a named pipe"));
+  CHECK_THROWS_WITH(inlining::serveInlining(*served.policy, options), Catch::Contains("is not a named pipe"));
   CHECK(readFile(traced / "file.in") == "x");
 }
 
@@ -244,7 +245,7 @@ TEST_CASE("serve: a stop request ends a waiting server, which writes its trace",
   std::promise<pthread_t> serverThread;
   std::future<serve::ServeSummary> server = std::async(std::launch::async, [&] {
     serverThread.set_value(pthread_self());
-    return serve::serveInlining(*served.policy, options);
+    return inlining::serveInlining(*served.policy, options);
   });
   const pthread_t thread = serverThread.get_future().get();
   while (!fs::exists(traced / "channel.out")) std::this_thread::sleep_for(std::chrono::milliseconds(5));

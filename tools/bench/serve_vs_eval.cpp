@@ -19,6 +19,7 @@
 #include "mlgo/policy/neural_policy.h"
 #include "mlgo/problems/inlining/inlining_hook.h"
 #include "mlgo/problems/problem.h"
+#include "mlgo/problems/inlining/inlining_channel_policy.h"
 #include "mlgo/serve/interactive_server.h"
 
 namespace fs = std::filesystem;
@@ -43,7 +44,7 @@ int main(int argc, char **argv) {
   mlgo::serve::ServeOptions options;
   options.channelBase = scratch / "channel";
   options.maxSessions = corpus.modules.size();
-  auto server = std::async(std::launch::async, [&] { return mlgo::serve::serveInlining(*policy, options); });
+  auto server = std::async(std::launch::async, [&] { return mlgo::inlining::serveInlining(*policy, options); });
   while (!fs::exists(scratch / "channel.out")) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   const std::vector<std::string> interactive{"-mllvm", "-enable-ml-inliner=release", "-mllvm",
                                              "-inliner-interactive-channel-base=" + options.channelBase.string(),

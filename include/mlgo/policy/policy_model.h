@@ -16,14 +16,15 @@
 #include <nlohmann/json.hpp>
 
 #include "mlgo/policy/dense_network.h"
+#include "mlgo/policy/policy_directory.h"
 #include "mlgo/policy/preprocessing.h"
 
 namespace mlgo {
 
 class PolicyModel {
  public:
-  static constexpr const char *kMetadataFile = "policy.json";
-  static constexpr const char *kWeightsFile = "model.json";
+  static constexpr const char *kMetadataFile = policy_directory::kMetadataFile;
+  static constexpr const char *kWeightsFile = policy_directory::kWeightsFile;
 
   PolicyModel() = default;
   PolicyModel(std::string problem, FeaturePreprocessor preprocessor, std::vector<DenseLayer> layers,

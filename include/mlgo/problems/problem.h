@@ -17,6 +17,9 @@ namespace mlgo {
 
 class DecisionSteer;
 class PositionPolicy;
+namespace serve {
+class ChannelPolicy;
+}
 
 class Problem {
  public:
@@ -54,6 +57,10 @@ class Problem {
   /// whose decisions are among positions (mlgo/policy/position_policy.h).
   /// Throws UsageError for the others.
   virtual HookMaker positionPolicyHooks(std::shared_ptr<const PositionPolicy> policy) const;
+  /// The trained policy in `directory`, ready to answer a stock compiler
+  /// over LLVM's interactive channel (`mlgo serve`). Throws InputError as
+  /// policyHooks does.
+  virtual std::unique_ptr<serve::ChannelPolicy> channelPolicy(const std::filesystem::path &directory) const = 0;
 };
 
 /// Throws UsageError unless the problem's decisions are int64 scalars with two

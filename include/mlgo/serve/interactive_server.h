@@ -1,10 +1,13 @@
 #pragma once
-// `mlgo serve`: the host side of LLVM 19's interactive model runner for the
-// inliner. A stock clang-19 run with
-//   -mllvm -enable-ml-inliner=release -mllvm -inliner-interactive-channel-base=BASE
+// `mlgo serve`: the host side of LLVM 19's interactive model runner. A stock
+// clang-19 run with the problem's flags (inlining:
+//   -mllvm -enable-ml-inliner=release -mllvm -inliner-interactive-channel-base=BASE,
+// register allocation:
+//   -mllvm -regalloc-enable-advisor=release -mllvm -regalloc-evict-interactive-channel-base=BASE)
 // opens BASE.in for reading and BASE.out for writing (named pipes), sends a
-// training-log header and one observation per call site (training_log.h), and
-// reads each decision back as the advice tensor's bytes.
+// training-log header and one observation per decision (training_log.h), and
+// reads each decision back as the advice tensor's bytes. What the
+// observations hold and what to answer is the problem's ChannelPolicy.
 //
 // One channel carries one compilation at a time: the server answers one
 // compiler until it closes the channel, then waits for the next one (a
@@ -21,7 +24,7 @@
 #include <optional>
 #include <string>
 
-#include "mlgo/problems/inlining/inlining_policy.h"
+#include "mlgo/serve/channel_policy.h"
 
 namespace mlgo::serve {
 
@@ -29,7 +32,7 @@ struct SessionReport {
   size_t index = 0;          ///< 0, 1, ... in the order compilers connected
   std::string context;       ///< the last context name the compiler sent
   uint64_t decisions = 0;
-  uint64_t inlined = 0;
+  uint64_t nonzero = 0;  ///< decisions answered with an action other than 0 (inlining: inlined)
   /// Empty when the compiler closed the channel between two observations (it
   /// finished); otherwise what went wrong (e.g. it died mid-observation).
   std::string problem;
@@ -57,7 +60,7 @@ struct ServeSummary {
 /// pipes (and removes the ones it created when it returns).
 /// Throws UsageError when the channel cannot be created or is not made of
 /// named pipes, InputError when a compiler sends a malformed header or a
-/// feature set that is not LLVM 19's inlining features.
-ServeSummary serveInlining(const inlining::Policy &policy, const ServeOptions &options);
+/// feature set that is not the policy's.
+ServeSummary serveChannel(ChannelPolicy &policy, const ServeOptions &options);
 
 }  // namespace mlgo::serve

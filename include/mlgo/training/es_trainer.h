@@ -4,15 +4,14 @@
 // Each iteration samples modules (the same for every candidate: common
 // random numbers), draws `perturbations` Gaussian directions e_p, compiles the
 // modules with the greedy policies theta + sigma e_p and theta - sigma e_p
-// (antithetic pairs), scores each candidate by its mean size reward against
-// the default heuristic (1 - (size + 0.01) / (default + 0.01), as train-ppo
-// reports it), shapes the scores (centered ranks in [-0.5, 0.5], or z-scores),
-// and steps theta along
+// (antithetic pairs), scores each candidate by its mean reward against the
+// default heuristic (1 - (measure + 0.01) / (default + 0.01): .text for
+// inlining, LLVM's regalloc score for register allocation), shapes the
+// scores (centered ranks in [-0.5, 0.5], or z-scores), and steps theta along
 //     g = sum_p (s(theta + sigma e_p) - s(theta - sigma e_p)) e_p / (2 P sigma)
-// with Adam (gradient ascent). No LibTorch: the policy is the plain C++
-// PolicyModel, and problem-agnostic: compiles go through the problem's
-// steering hook (greedy ActionSamplers), replayed from the trajectory memo
-// where a candidate takes decisions already compiled.
+// with Adam (gradient ascent). No LibTorch: the policies are plain C++.
+// Problem-agnostic: what the weights are and how a candidate is compiled and
+// measured is the problem's ESObjective (mlgo/training/es_objective.h).
 //
 // Output directory (as train-ppo's):
 //   config.json     the resolved config

@@ -1,4 +1,5 @@
 #include "mlgo/problems/inlining/fixed_policies.h"
+#include "mlgo/problems/inlining/inlining_channel_policy.h"
 #include "mlgo/problems/inlining/inlining_hook.h"
 #include "mlgo/policy/decision_steer.h"
 #include "mlgo/policy/neural_policy.h"
@@ -68,6 +69,10 @@ class InliningProblem final : public Problem {
     auto policy = std::make_shared<const NeuralInliningPolicy>(std::move(model));
     installInliningAdvisor();
     return [policy] { return std::make_shared<InliningHook>(policy); };
+  }
+  std::unique_ptr<serve::ChannelPolicy> channelPolicy(const std::filesystem::path &directory) const override {
+    auto model = std::make_shared<const PolicyModel>(PolicyModel::load(directory, name(), featureNames()));
+    return makeChannelPolicy(std::make_shared<const NeuralInliningPolicy>(std::move(model)));
   }
 };
 

@@ -25,6 +25,7 @@
 
 #include "eviction_channel.h"
 #include "eviction_seam.h"
+#include "mlgo/serve/channel_policy.h"
 #include "mlgo/support/errors.h"
 
 namespace mlgo::regalloc {
@@ -44,31 +45,6 @@ void setChannelOption(const std::string &value) {
   if (found == options.end())
     throw std::runtime_error(std::string("this LLVM has no -") + kChannelOption + " option");
   static_cast<llvm::cl::opt<std::string> *>(found->second)->setValue(value);
-}
-
-std::string describe(const std::string &name, const std::string &type, const std::vector<int64_t> &shape) {
-  std::string dimensions;
-  for (int64_t dimension : shape) dimensions += (dimensions.empty() ? "" : ",") + std::to_string(dimension);
-  return name + " (" + type + " [" + dimensions + "])";
-}
-
-/// Throws InputError when LLVM sent other features than LLVM 19's (the
-/// observation's layout, mask first, is then known).
-void checkFeatureLayout(const serve::LogHeader &header) {
-  const auto &expected = decisionSpec().features;
-  if (header.features.size() != expected.size())
-    throw InputError(describeInputProblem("LLVM's eviction channel", "header",
-                                          std::to_string(header.features.size()) + " features, expected " +
-                                              std::to_string(expected.size()) + " (LLVM 19's)"));
-  for (size_t i = 0; i < expected.size(); ++i) {
-    const serve::TensorSpecification &got = header.features[i];
-    const trace::FeatureTensor &want = expected[i];
-    if (got.name != want.name || got.type != want.typeName() || got.shape != want.shape)
-      throw InputError(describeInputProblem(
-          "LLVM's eviction channel", "header: feature " + std::to_string(i),
-          "is " + describe(got.name, got.type, got.shape) + ", expected " +
-              describe(want.name, want.typeName(), want.shape)));
-  }
 }
 
 class SteeredEvictionAdvisor final : public llvm::RegAllocEvictionAdvisor {
@@ -212,7 +188,7 @@ class SteeredEvictionAnalysis final : public llvm::RegAllocEvictionAdvisorAnalys
     }
     if (!advisor) throw std::runtime_error("LLVM made no release-mode eviction advisor");
     channel_->connect();
-    checkFeatureLayout(channel_->header());
+    serve::requireFeatures(channel_->header(), decisionSpec(), "LLVM's eviction channel");
     return advisor;
   }
 

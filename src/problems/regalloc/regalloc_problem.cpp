@@ -6,6 +6,7 @@
 
 #include "mlgo/policy/position_policy.h"
 #include "mlgo/problems/problem.h"
+#include "mlgo/problems/regalloc/eviction_channel_policy.h"
 #include "mlgo/problems/regalloc/eviction_hook.h"
 #include "mlgo/support/errors.h"
 
@@ -76,6 +77,10 @@ class RegallocProblem final : public Problem {
   }
   HookMaker positionPolicyHooks(std::shared_ptr<const PositionPolicy> policy) const override {
     return [policy] { return std::make_shared<EvictionHook>(std::make_shared<PolicySteer>(policy)); };
+  }
+  std::unique_ptr<serve::ChannelPolicy> channelPolicy(const std::filesystem::path &directory) const override {
+    return makeChannelPolicy(
+        std::make_shared<const PositionPolicy>(PositionPolicy::load(directory, name(), decisionSpec())));
   }
 };
 

@@ -1,0 +1,32 @@
+#pragma once
+// What every kind of policy directory shares (PolicyModel's, PositionPolicy's):
+// its two files, its format tag, how a given path is resolved to it, and
+// reading its JSON files with errors that name them.
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+namespace mlgo::policy_directory {
+
+inline constexpr const char *kFormat = "mlgo-policy";
+inline constexpr int kVersion = 1;
+inline constexpr const char *kMetadataFile = "policy.json";  ///< written last
+inline constexpr const char *kWeightsFile = "model.json";
+
+/// The policy directory `given` names: itself, or the policy/ of a training
+/// output directory; when a save was interrupted between its two renames,
+/// the previous policy left as DIR.old.
+std::filesystem::path resolve(const std::filesystem::path &given);
+/// A policy file's JSON; InputError naming the file when it is missing
+/// ("not a policy directory, or an unfinished one") or malformed.
+nlohmann::json readFile(const std::filesystem::path &path);
+/// InputError naming `metadataPath` unless its format and version are ours.
+void checkFormat(const nlohmann::json &metadata, const std::filesystem::path &metadataPath);
+/// Writes the two files into DIR.partial and renames it over `directory`
+/// (extra files, e.g. a vocab, may already be in `partial`).
+void write(const std::filesystem::path &partial, const std::filesystem::path &directory,
+           const nlohmann::json &metadata, const nlohmann::json &layers);
+/// DIR.partial, emptied and created.
+std::filesystem::path startPartial(const std::filesystem::path &directory);
+
+}  // namespace mlgo::policy_directory
