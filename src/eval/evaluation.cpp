@@ -74,7 +74,7 @@ EvalReport evaluateCorpus(const Corpus &corpus, const CompilerDriver &driver, co
   report.problem = problem.name();
   report.threads = resolveThreadCount(driver.options().threads);
   report.candidateIsBaseline = !candidateHooks && options.passPipeline.empty() && options.modulePipelines.empty();
-  if (!options.policyDescription.empty())
+  if (options.policy || options.candidateHooks)
     report.candidate = "policy " + options.policyDescription;
   else if (problem.name() == "inlining")
     report.candidate = std::string("inline ") + inlineModeName(options.inlineMode);

@@ -63,7 +63,7 @@ class RegallocProblem final : public Problem {
     return std::make_shared<EvictionHook>(std::make_shared<TraceRecorder>(trace));
   }
   std::shared_ptr<PipelineHook> steeringHook(DecisionSteer &) const override {
-    throw UsageError("steering register-allocation decisions (explore, train-ppo, train-es) is not built yet");
+    throw UsageError("steering register-allocation decisions one by one (explore, train-ppo) is not built yet");
   }
   std::map<std::string, double> measures(const PipelineHook &hook) const override {
     const auto *eviction = dynamic_cast<const EvictionHook *>(&hook);
