@@ -11,7 +11,6 @@
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
-#include "mlgo/support/parallel_for.h"
 #include "mlgo/support/text_input.h"
 #include "mlgo/trace/sampling.h"
 #include "mlgo/training/collector.h"

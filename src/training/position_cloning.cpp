@@ -2,7 +2,6 @@
 // eviction): a PositionPolicy's network scores each position, a softmax over
 // the positions the mask allows is trained toward the recorded one.
 #include <cmath>
-#include <limits>
 
 #include "mlgo/policy/position_policy.h"
 #include "mlgo/problems/problem.h"
