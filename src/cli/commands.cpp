@@ -25,7 +25,7 @@ const std::vector<Subcommand> &subcommands() {
       {"train-ppo", "Reinforcement learning (PPO) with in-process collection over a corpus",
        addTrainPPOCommand, true, true},
       {"train-es", "Evolution strategies over a policy's weights (antithetic perturbations, whole compiles)",
-       addTrainESCommand, false, false},
+       addTrainESCommand, true, false},
       {"export", "Export a policy for a release-mode LLVM build or for PyTorch",
        addExportCommand, false, false},
       {"serve", "Answer a stock clang's inlining decisions with a policy (LLVM's interactive channel)",

@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "common_options.h"
+#include "mlgo/problems/problem.h"
 #include "mlgo/report/training_report.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/exit_codes.h"
@@ -20,6 +21,17 @@ struct ReportFlags {
   std::string gnuplot = "gnuplot";
 };
 
+/// Sizes, and every measure a registered problem records in eval JSON.
+std::vector<std::string> comparableMetrics() {
+  std::vector<std::string> metrics{"text", "text+data"};
+  for (const std::string &name : problemNames()) {
+    const Problem &problem = findProblem(name);
+    if (const std::shared_ptr<PipelineHook> hook = problem.measuringHook())
+      for (const auto &[measure, value] : problem.measures(*hook)) metrics.push_back(measure);
+  }
+  return metrics;
+}
+
 int runReport(const ReportFlags &flags) {
   ReportOptions options;
   if (!flags.run.empty()) options.run = flags.run;
@@ -35,11 +47,11 @@ int runReport(const ReportFlags &flags) {
   options.gnuplot = flags.gnuplot;
   const ReportSummary summary = writeTrainingReport(options);
   for (const EvaluationRow &row : summary.rows)
-    std::printf("%-12s %5zu modules  -Oz %10.0f  policy %10.0f  %+7.2f%%  (%zu smaller, %zu larger, %zu failed)\n",
+    std::printf("%-12s %5zu modules  baseline %10.0f  candidate %10.0f  %+7.2f%%  (%zu smaller, %zu larger, %zu failed)\n",
                 row.label.c_str(), row.modules, row.baselineTotal, row.candidateTotal, 100 * row.change(),
                 row.smaller, row.larger, row.failed);
   std::printf("report: %s (%zu plots", summary.html.c_str(), summary.plots.size());
-  if (options.run) std::printf(", %zu policy iterations", summary.iterations);
+  if (options.run) std::printf(", %zu %s iterations", summary.iterations, summary.trainer.c_str());
   std::printf(")\n");
   return exit_code::kSuccess;
 }
@@ -48,11 +60,12 @@ int runReport(const ReportFlags &flags) {
 
 void addReportCommand(CLI::App *command, CommandRunner &runner) {
   auto flags = std::make_shared<ReportFlags>();
-  command->add_option("--run", flags->run, "train-ppo output directory (its metrics.jsonl is plotted)");
+  command->add_option("--run", flags->run, "train-ppo or train-es output directory (its metrics.jsonl is plotted)");
   command->add_option("--eval", flags->evaluations,
                       "LABEL=FILE: an `mlgo eval --json` result to tabulate and plot (repeatable, in table order)");
-  command->add_option("--metric", flags->metric, "Size the table and plots compare")
-      ->check(CLI::IsMember({"text", "text+data"}))
+  command->add_option("--metric", flags->metric,
+                      "What the table and plots compare: a size, or a problem's measure (e.g. regalloc_score)")
+      ->check(CLI::IsMember(comparableMetrics()))
       ->capture_default_str();
   command->add_option("--output", flags->output, "Directory to write index.html, *.png and data/ into")->required();
   command->add_option("--gnuplot", flags->gnuplot, "gnuplot program")->capture_default_str();

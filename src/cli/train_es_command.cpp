@@ -39,6 +39,11 @@ int runTrainES(const TrainESFlags &flags) {
   options.resume = flags.run.resume;
   const auto outputLock = claimTrainingOutput(flags.run, "train-es");
   options.driver = toDriverOptions(flags.driver);
+  options.cluster = &runCluster();
+  if (!options.cluster->isLeader()) {
+    serveTrainES(options, *options.cluster);
+    return exit_code::kSuccess;
+  }
   const int64_t total = options.config["iterations"].get<int64_t>();
   // A new event file per start: TensorBoard reads every file of the directory.
   auto events = std::make_shared<std::optional<EventFileWriter>>();

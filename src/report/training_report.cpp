@@ -9,11 +9,11 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/fmt/fmt.h>
 
+#include "mlgo/report/training_curves.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/subprocess.h"
 #include "mlgo/support/text_input.h"
-#include "mlgo/training/metrics_keys.h"
 
 namespace mlgo {
 
@@ -30,55 +30,6 @@ double numberAt(const json &object, const fs::path &file, const std::string &ent
   if (!object.is_object() || !object.contains(key) || !object[key].is_number())
     throw InputError(describe(file, entry, std::string("missing number \"") + key + "\""));
   return object[key].get<double>();
-}
-
-/// One metrics.jsonl record: what the plots need, checked.
-struct IterationMetrics {
-  double iteration = 0;
-  double mean = 0, p10 = 0, p25 = 0, p50 = 0, p75 = 0, p90 = 0;
-  double sizeChange = 0, entropy = 0, kl = 0;
-  double lossTotal = 0, lossPolicyGradient = 0, lossEntropy = 0, lossKl = 0;
-  double decisionsPerSecond = 0, collectSeconds = 0, trainSeconds = 0;
-};
-
-std::vector<IterationMetrics> readMetrics(const fs::path &file) {
-  std::ifstream in(file);
-  if (!in) throw InputError(file.string() + ": cannot open (is --run a train-ppo output directory?)");
-  std::vector<IterationMetrics> records;
-  std::string line;
-  for (size_t number = 1; std::getline(in, line); ++number) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const std::string entry = "line " + std::to_string(number);
-    json m = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (!m.is_object()) throw InputError(describe(file, entry, "not a JSON object"));
-    using namespace metrics_keys;
-    if (!m.contains(kRewardDistribution) || !m.contains(kSize) || !m.contains(kLoss) || !m.contains(kSeconds))
-      throw InputError(describe(file, entry, "not a train-ppo metrics record (reward_distribution, size, loss, "
-                                             "seconds expected)"));
-    IterationMetrics r;
-    r.iteration = numberAt(m, file, entry, kIteration);
-    const json &reward = m[kRewardDistribution];
-    const std::string inReward = entry + " " + kRewardDistribution;
-    r.mean = numberAt(reward, file, inReward, kMean);
-    r.p10 = numberAt(reward, file, inReward, kP10);
-    r.p25 = numberAt(reward, file, inReward, kP25);
-    r.p50 = numberAt(reward, file, inReward, kP50);
-    r.p75 = numberAt(reward, file, inReward, kP75);
-    r.p90 = numberAt(reward, file, inReward, kP90);
-    r.sizeChange = 100 * numberAt(m[kSize], file, entry + " " + kSize, kSizeChange);
-    r.entropy = numberAt(m, file, entry, kEntropy);
-    r.kl = numberAt(m, file, entry, kKl);
-    const std::string inLoss = entry + " " + kLoss;
-    r.lossTotal = numberAt(m[kLoss], file, inLoss, kLossTotal);
-    r.lossPolicyGradient = numberAt(m[kLoss], file, inLoss, kLossPolicyGradient);
-    r.lossEntropy = numberAt(m[kLoss], file, inLoss, kLossEntropy);
-    r.lossKl = numberAt(m[kLoss], file, inLoss, kLossKl);
-    r.decisionsPerSecond = numberAt(m, file, entry, kDecisionsPerSecond);
-    r.collectSeconds = numberAt(m[kSeconds], file, entry + " " + kSeconds, kCollectSeconds);
-    r.trainSeconds = numberAt(m[kSeconds], file, entry + " " + kSeconds, kTrainSeconds);
-    records.push_back(r);
-  }
-  return records;
 }
 
 std::string htmlEscape(const std::string &text) {
@@ -118,26 +69,6 @@ std::string gnuplotString(const std::string &text) {
   return out + "'";
 }
 
-void writeTrainingData(const fs::path &file, const std::vector<IterationMetrics> &records) {
-  std::ostringstream out;
-  out << "# iteration\tmean\tp10\tp25\tp50\tp75\tp90\tsize_change_pct\tsize_change_avg20\tentropy\tkl\t"
-         "loss_total\tloss_policy_gradient\tloss_entropy\tloss_kl\tdecisions_per_second\tcollect_s\ttrain_s\n";
-  double window = 0;
-  for (size_t i = 0; i < records.size(); ++i) {
-    const IterationMetrics &r = records[i];
-    // A 20-iteration moving average: single iterations sample different modules.
-    window += r.sizeChange;
-    if (i >= 20) window -= records[i - 20].sizeChange;
-    const double average = window / double(std::min<size_t>(i + 1, 20));
-    out << fmt::format("{}\t{:.6g}\t{:.6g}\t{:.6g}\t{:.6g}\t{:.6g}\t{:.6g}\t{:.6g}\t{:.6g}\t{:.6g}\t{:.6g}\t{:.6g}\t"
-                       "{:.6g}\t{:.6g}\t{:.6g}\t{:.6g}\t{:.6g}\t{:.6g}\n",
-                       r.iteration, r.mean, r.p10, r.p25, r.p50, r.p75, r.p90, r.sizeChange, average, r.entropy,
-                       r.kl, r.lossTotal, r.lossPolicyGradient, r.lossEntropy, r.lossKl, r.decisionsPerSecond,
-                       r.collectSeconds, r.trainSeconds);
-  }
-  writeFileAtomically(file, out.str());
-}
-
 /// Per evaluation: the changed modules' size changes in equal-width bins
 /// (share of all compared modules, in %) and every module's change sorted.
 void writeChangeData(const fs::path &directory, size_t index, const EvaluationRow &row, double low, double high,
@@ -167,45 +98,43 @@ void writeChangeData(const fs::path &directory, size_t index, const EvaluationRo
   writeFileAtomically(directory / ("change-sorted-" + std::to_string(index) + ".tsv"), quantiles.str());
 }
 
-std::string gnuplotScript(bool haveRun, const std::vector<EvaluationRow> &rows, double low, double high,
-                          size_t bins) {
+bool isSizeMetric(const std::string &metric) { return metric == "text" || metric == "text+data"; }
+
+/// What a metric measures, for titles: "size", or the measure's own name.
+std::string quantityName(const std::string &metric) { return isSizeMetric(metric) ? "size" : metric; }
+
+/// A module's (baseline, candidate) values under `metric`: its sizes, or a
+/// measure of its problem (`measures` of `mlgo eval --problem P --json`).
+std::pair<double, double> comparedValues(const json &module, const fs::path &file, const std::string &entry,
+                                         const std::string &metric) {
+  if (isSizeMetric(metric))
+    return {numberAt(module["baseline"], file, entry + " baseline", metric.c_str()),
+            numberAt(module["candidate"], file, entry + " candidate", metric.c_str())};
+  const json *measures = module.contains("measures") ? &module["measures"] : nullptr;
+  if (!measures || !measures->is_object() || !measures->contains("baseline") ||
+      !(*measures)["baseline"].contains(metric))
+    throw InputError(describe(file, entry, "no measure \"" + metric +
+                                               "\" (evaluate with --problem of a problem that measures it)"));
+  return {numberAt((*measures)["baseline"], file, entry + " measures baseline", metric.c_str()),
+          numberAt((*measures)["candidate"], file, entry + " measures candidate", metric.c_str())};
+}
+
+std::string gnuplotScript(const std::optional<TrainingCurves> &curves, const std::vector<EvaluationRow> &rows,
+                          double low, double high, size_t bins) {
   std::string s =
       "# Written by mlgo report; rerun with `gnuplot plots.gnuplot` in this directory.\n"
       "set terminal pngcairo size 960,540 noenhanced font 'sans,11'\n"
       "set datafile separator '\\t'\nset grid\nset key outside right top\n";
-  if (haveRun) {
-    s += "set xlabel 'policy iteration'\n"
-         "set output 'reward.png'\nset title 'Reward vs -Oz of the sampled modules (1 - size/baseline)'\n"
-         "set ylabel 'reward'\n"
-         "plot 'data/training.tsv' using 1:4:6 with filledcurves lc rgb '#c6dbef' title 'p25-p75', \\\n"
-         "     '' using 1:3 with lines lc rgb '#9ecae1' title 'p10', \\\n"
-         "     '' using 1:5 with lines lc rgb '#3182bd' title 'p50', \\\n"
-         "     '' using 1:7 with lines lc rgb '#08519c' title 'p90', \\\n"
-         "     '' using 1:2 with lines lw 2 lc rgb '#d62728' title 'mean'\n"
-         "set output 'size.png'\nset title 'Total size of the sampled modules vs -Oz'\n"
-         "set ylabel 'change (%)'\n"
-         "plot 'data/training.tsv' using 1:8 with points pt 7 ps 0.4 lc rgb '#9ecae1' title 'iteration', \\\n"
-         "     '' using 1:9 with lines lw 2 lc rgb '#08519c' title '20-iteration mean', 0 with lines lc rgb 'black' "
-         "notitle\n"
-         "set output 'policy.png'\nset title 'Policy entropy and KL divergence per update'\n"
-         "set ylabel 'entropy (nats)'\nset y2label 'KL'\nset y2tics\nset ytics nomirror\n"
-         "plot 'data/training.tsv' using 1:10 with lines lw 2 title 'entropy', \\\n"
-         "     '' using 1:11 axes x1y2 with lines title 'KL'\n"
-         "unset y2label\nunset y2tics\nset ytics mirror\n"
-         "set output 'loss.png'\nset title 'PPO loss terms (mean over the gradient steps of an iteration)'\n"
-         "set ylabel 'loss'\n"
-         "plot 'data/training.tsv' using 1:12 with lines lw 2 title 'total', \\\n"
-         "     '' using 1:13 with lines title 'policy gradient', '' using 1:14 with lines title 'entropy', \\\n"
-         "     '' using 1:15 with lines title 'KL penalty'\n";
-  }
+  if (curves) s += curves->gnuplot;
   if (!rows.empty()) {
     const double width = (high - low) / double(bins);
+    const std::string what = quantityName(rows.front().metric);
     s += fmt::format(
         "set output 'size-change-histogram.png'\n"
-        "set title 'Per-module size change vs -Oz (changed modules only; unchanged ones are in the table)'\n"
-        "set xlabel 'size change (%, clamped to [{:.3g}, {:.3g}])'\nset ylabel 'share of the modules (%)'\n"
-        "set style fill transparent solid 0.5\nset boxwidth {:.6g}\nset xrange [{:.6g}:{:.6g}]\n",
-        low, high, width / double(rows.size()), low, high);
+        "set title 'Per-module {0} change vs the baseline (changed modules only; unchanged ones are in the table)'\n"
+        "set xlabel '{0} change (%, clamped to [{1:.3g}, {2:.3g}])'\nset ylabel 'share of the modules (%)'\n"
+        "set style fill transparent solid 0.5\nset boxwidth {3:.6g}\nset xrange [{1:.6g}:{2:.6g}]\n",
+        what, low, high, width / double(rows.size()));
     std::string histogram = "plot ", sorted = "plot ";
     for (size_t i = 0; i < rows.size(); ++i) {
       const std::string title = gnuplotString(fmt::format("{} ({} modules)", rows[i].label, rows[i].modules));
@@ -216,9 +145,11 @@ std::string gnuplotScript(bool haveRun, const std::vector<EvaluationRow> &rows, 
                             i ? ", \\\n     " : "", i, title);
     }
     s += histogram + "\nunset xrange\n";
-    s += "set output 'size-change-sorted.png'\nset title 'Per-module size change vs -Oz, modules sorted by change'\n"
-         "set xlabel 'modules (%, from the largest reduction to the largest growth)'\n"
-         "set ylabel 'size change (%)'\n" +
+    s += fmt::format("set output 'size-change-sorted.png'\n"
+                     "set title 'Per-module {0} change vs the baseline, modules sorted by change'\n"
+                     "set xlabel 'modules (%, from the largest reduction to the largest growth)'\n"
+                     "set ylabel '{0} change (%)'\n",
+                     what) +
          sorted + "\n";
   }
   return s;
@@ -226,7 +157,7 @@ std::string gnuplotScript(bool haveRun, const std::vector<EvaluationRow> &rows, 
 
 std::string percent(double fraction) { return fmt::format("{:+.2f}%", 100 * fraction); }
 
-std::string htmlPage(const ReportOptions &options, const std::vector<IterationMetrics> &records,
+std::string htmlPage(const ReportOptions &options, const std::optional<TrainingCurves> &curves,
                      const std::vector<EvaluationRow> &rows, const std::vector<fs::path> &plots) {
   std::string page =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>mlgo report</title>\n"
@@ -234,22 +165,13 @@ std::string htmlPage(const ReportOptions &options, const std::vector<IterationMe
       "table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:4px 10px;text-align:right}"
       "th:first-child,td:first-child{text-align:left}img{max-width:100%;margin:1em 0}</style></head><body>\n"
       "<h1>mlgo report</h1>\n";
-  if (options.run) {
-    page += "<p>Training run <code>" + htmlEscape(options.run->string()) + "</code>: " +
-            std::to_string(records.size()) + " policy iterations";
-    if (!records.empty()) {
-      double seconds = 0;
-      for (const IterationMetrics &r : records) seconds += r.collectSeconds + r.trainSeconds;
-      const IterationMetrics &last = records.back();
-      page += fmt::format(", {:.0f} s of collection and training; last iteration {:.0f}: mean reward vs -Oz {:+.4f}, "
-                          "sampled modules {:+.2f}% vs -Oz, entropy {:.4f}",
-                          seconds, last.iteration, last.mean, last.sizeChange, last.entropy);
-    }
-    page += ".</p>\n";
-  }
+  if (curves)
+    page += "<p>Training run <code>" + htmlEscape(options.run->string()) + "</code>: " + htmlEscape(curves->summary) +
+            ".</p>\n";
   if (!rows.empty()) {
-    page += "<h2>Size vs -Oz (" + htmlEscape(rows.front().metric) +
-            ")</h2>\n<table><tr><th>set</th><th>evaluated</th><th>modules</th><th>-Oz size</th><th>size</th>"
+    const std::string what = quantityName(rows.front().metric);
+    page += "<h2>" + htmlEscape(what) + " vs the baseline (" + htmlEscape(rows.front().metric) +
+            ")</h2>\n<table><tr><th>set</th><th>evaluated</th><th>modules</th><th>baseline</th><th>candidate</th>"
             "<th>change</th><th>smaller</th><th>larger</th><th>failed</th></tr>\n";
     for (const EvaluationRow &row : rows)
       page += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.0f}</td><td>{:.0f}</td><td>{}</td><td>{}</td>"
@@ -290,8 +212,7 @@ EvaluationRow readEvaluation(const std::string &label, const fs::path &file, con
     }
     if (!module.contains("candidate"))
       throw InputError(describe(file, entry, "no candidate sizes (evaluate with --policy, --inline or --pass-lists)"));
-    const double baseline = numberAt(module["baseline"], file, entry + " baseline", metric.c_str());
-    const double candidate = numberAt(module["candidate"], file, entry + " candidate", metric.c_str());
+    const auto [baseline, candidate] = comparedValues(module, file, entry, metric);
     row.baselineTotal += baseline;
     row.candidateTotal += candidate;
     ++row.modules;
@@ -305,23 +226,19 @@ EvaluationRow readEvaluation(const std::string &label, const fs::path &file, con
 ReportSummary writeTrainingReport(const ReportOptions &options) {
   if (!options.run && options.evaluations.empty())
     throw UsageError("nothing to report: give a training run (--run) or evaluations (--eval LABEL=FILE)");
-  if (options.metric != "text" && options.metric != "text+data")
-    throw UsageError("unknown metric \"" + options.metric + "\" (text or text+data)");
+  if (options.metric.empty()) throw UsageError("--metric is empty (text, text+data or a problem's measure)");
   const std::optional<std::string> gnuplot = findProgramOnPath(options.gnuplot);
   if (!gnuplot)
     throw UsageError("gnuplot not found (\"" + options.gnuplot + "\"): install Debian's gnuplot-nox or pass --gnuplot");
 
   ReportSummary summary;
-  std::vector<IterationMetrics> records;
-  if (options.run) {
-    records = readMetrics(*options.run / "metrics.jsonl");
-    if (records.empty()) throw InputError((*options.run / "metrics.jsonl").string() + ": no iterations recorded yet");
-  }
+  std::optional<TrainingCurves> curves;
+  if (options.run) curves = readTrainingCurves(*options.run / "metrics.jsonl");
   for (const auto &[label, file] : options.evaluations) summary.rows.push_back(readEvaluation(label, file, options.metric));
 
   const fs::path data = options.output / "data";
   fs::create_directories(data);
-  if (!records.empty()) writeTrainingData(data / "training.tsv", records);
+  if (curves) writeFileAtomically(data / "training.tsv", curves->table);
 
   // One histogram range for every evaluation, clamped so that one outlier
   // does not squeeze the rest into a single bar.
@@ -337,7 +254,7 @@ ReportSummary writeTrainingReport(const ReportOptions &options) {
   if (high - low < 2) low -= 1, high += 1;
   for (size_t i = 0; i < summary.rows.size(); ++i) writeChangeData(data, i, summary.rows[i], low, high, kBins);
 
-  writeFileAtomically(options.output / "plots.gnuplot", gnuplotScript(!records.empty(), summary.rows, low, high, kBins));
+  writeFileAtomically(options.output / "plots.gnuplot", gnuplotScript(curves, summary.rows, low, high, kBins));
   // gnuplot runs in the output directory so that the script stays relocatable.
   const fs::path absoluteOutput = fs::absolute(options.output);
   const ProcessOutcome outcome = runProcess(
@@ -347,8 +264,8 @@ ReportSummary writeTrainingReport(const ReportOptions &options) {
     throw std::runtime_error("gnuplot failed on " + (options.output / "plots.gnuplot").string() + ": " +
                              (outcome.timedOut ? std::string("timed out") : outcome.error + outcome.stderrText));
 
-  if (!records.empty())
-    for (const char *name : {"reward.png", "size.png", "policy.png", "loss.png"}) summary.plots.push_back(options.output / name);
+  if (curves)
+    for (const std::string &name : curves->plots) summary.plots.push_back(options.output / name);
   if (!summary.rows.empty())
     for (const char *name : {"size-change-histogram.png", "size-change-sorted.png"})
       summary.plots.push_back(options.output / name);
@@ -356,8 +273,9 @@ ReportSummary writeTrainingReport(const ReportOptions &options) {
     if (!fs::exists(plot)) throw std::runtime_error("gnuplot did not write " + plot.string());
 
   summary.html = options.output / "index.html";
-  summary.iterations = records.size();
-  writeFileAtomically(summary.html, htmlPage(options, records, summary.rows, summary.plots));
+  summary.iterations = curves ? curves->iterations : 0;
+  summary.trainer = curves ? curves->trainer : "";
+  writeFileAtomically(summary.html, htmlPage(options, curves, summary.rows, summary.plots));
   return summary;
 }
 

@@ -41,17 +41,24 @@ void ESObjective::restoreDefaults(const nlohmann::json &saved) {
   for (const auto &[name, measure] : saved.items()) defaults_.addDefault(name, measure.get<double>());
 }
 
-void ESObjective::score(ESFitness &fitness, const std::string &module, const CompileResult &result,
-                        double measure) const {
-  if (!result.ok()) {
-    ++fitness.failed;
-    fitness.meanReward += -1.0;  // a failed compile is the worst outcome a candidate can have
-    return;
+ESFitness ESObjective::fitness(const std::vector<size_t> &modules, const std::vector<ModuleMeasure> &measures) const {
+  if (measures.size() != modules.size()) throw std::logic_error("ESObjective::fitness: one measure per module");
+  ESFitness fitness;
+  for (size_t i = 0; i < modules.size(); ++i) {
+    const ModuleMeasure &measure = measures[i];
+    ++(measure.replayed ? fitness.replayed : fitness.compiles);
+    if (!measure.ok) {
+      ++fitness.failed;
+      fitness.meanReward += -1.0;  // a failed compile is the worst outcome a candidate can have
+      continue;
+    }
+    const double defaultMeasure = defaults_.at(corpus_.modules[modules[i]].name).defaultSize;
+    fitness.meanReward += sizeReward(measure.value, defaultMeasure);
+    fitness.policyMeasure += measure.value;
+    fitness.defaultMeasure += defaultMeasure;
   }
-  const double defaultMeasure = defaults_.at(module).defaultSize;
-  fitness.meanReward += sizeReward(measure, defaultMeasure);
-  fitness.policyMeasure += measure;
-  fitness.defaultMeasure += defaultMeasure;
+  if (!modules.empty()) fitness.meanReward /= double(modules.size());
+  return fitness;
 }
 
 std::unique_ptr<ESObjective> makeESObjective(const Problem &problem, const std::filesystem::path &warmstart,

@@ -29,7 +29,8 @@ class PositionESObjective final : public ESObjective {
   }
   std::string measureName() const override { return measure_; }
 
-  ESFitness evaluate(const std::vector<float> &weights, const std::vector<size_t> &modules, int64_t) override {
+  std::vector<ModuleMeasure> measure(const std::vector<float> &weights, const std::vector<size_t> &modules,
+                                     int64_t) override {
     const Problem::HookMaker hooksFor =
         problem_.positionPolicyHooks(std::make_shared<const PositionPolicy>(withWeights(weights)));
     std::vector<CompileRequest> requests;
@@ -39,13 +40,10 @@ class PositionESObjective final : public ESObjective {
       requests.push_back({&corpus_.modules[index], "", {hooks.back()}});
     }
     const std::vector<CompileResult> results = driver_.compileAll(requests);
-    ESFitness fitness;
-    for (size_t i = 0; i < results.size(); ++i) {
-      ++fitness.compiles;
-      score(fitness, corpus_.modules[modules[i]].name, results[i], measured(*hooks[i]));
-    }
-    fitness.meanReward /= double(results.size());
-    return fitness;
+    std::vector<ModuleMeasure> measures;
+    for (size_t i = 0; i < results.size(); ++i)
+      measures.push_back({results[i].ok(), false, results[i].ok() ? measured(*hooks[i]) : 0.0});
+    return measures;
   }
 
   /// The trace's measures, then the default's compile of every module the

@@ -29,8 +29,8 @@ class ScalarESObjective final : public ESObjective {
   }
   std::string measureName() const override { return "text"; }
 
-  ESFitness evaluate(const std::vector<float> &weights, const std::vector<size_t> &modules,
-                     int64_t iteration) override {
+  std::vector<ModuleMeasure> measure(const std::vector<float> &weights, const std::vector<size_t> &modules,
+                                     int64_t iteration) override {
     CollectionPlan plan;
     plan.modules = modules;
     plan.seed = seed_;
@@ -38,17 +38,15 @@ class ScalarESObjective final : public ESObjective {
     plan.greedy = true;
     plan.trajectories = trajectories_;
     plan.needsDefault.assign(modules.size(), false);
-    const std::vector<CollectedModule> collected =
-        collectTrajectories(driver_, corpus_, problem_, withWeights(start_, weights), plan);
-    ESFitness fitness;
-    for (const CollectedModule &module : collected) {
-      if (module.result.seconds > 0) ++fitness.compiles;  // replayed from the memo: no time
-      else ++fitness.replayed;
-      score(fitness, corpus_.modules[module.module].name, module.result,
-            double(measure(module.result.sizes, SizeMetric::Text)));
+    std::vector<ModuleMeasure> measures;
+    for (const CollectedModule &module :
+         collectTrajectories(driver_, corpus_, problem_, withWeights(start_, weights), plan)) {
+      const bool ok = module.result.ok();
+      // A compile replayed from the memo took no time.
+      measures.push_back(
+          {ok, module.result.seconds <= 0, ok ? double(mlgo::measure(module.result.sizes, SizeMetric::Text)) : 0.0});
     }
-    fitness.meanReward /= double(collected.size());
-    return fitness;
+    return measures;
   }
 
   void readBaselines(const std::filesystem::path &given) override {
@@ -57,7 +55,7 @@ class ScalarESObjective final : public ESObjective {
 
  private:
   double defaultMeasure(const CompileResult &result, const PipelineHook *) const override {
-    return double(measure(result.sizes, SizeMetric::Text));
+    return double(mlgo::measure(result.sizes, SizeMetric::Text));
   }
   std::shared_ptr<PipelineHook> measuringHook() const override { return nullptr; }
 

@@ -14,6 +14,7 @@
 #include "mlgo/support/text_input.h"
 #include "mlgo/trace/sampling.h"
 #include "mlgo/training/collector.h"
+#include "mlgo/training/distributed_es.h"
 #include "mlgo/training/es_objective.h"
 #include "mlgo/training/metrics_keys.h"
 #include "mlgo/training/reward.h"
@@ -202,6 +203,7 @@ class ESRun {
       summary.lastIteration = iteration;
       summary.lastMetrics = std::move(metrics);
     }
+    if (distributed()) endCandidateMeasures(*options_.cluster);
     summary.seconds = secondsSince(start);
     return summary;
   }
@@ -210,6 +212,7 @@ class ESRun {
   static double secondsSince(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
+  bool distributed() const { return options_.cluster && options_.cluster->distributed(); }
   fs::path metricsPath() const { return options_.output / "metrics.jsonl"; }
   fs::path statePath() const { return options_.output / "resume" / "state.json"; }
 
@@ -283,9 +286,14 @@ class ESRun {
       scores.failed += fitness.failed;
       return fitness;
     };
+    MeasureRequest request{iteration, modules, {}};
     for (size_t index = 0; index < strategy_->candidates(); ++index)
-      scores.fitness.push_back(tally(objective_->evaluate(strategy_->candidate(iteration, index), modules, iteration)).meanReward);
-    scores.policy = tally(objective_->evaluate(strategy_->weights(), modules, iteration));
+      request.candidates.push_back(strategy_->candidate(iteration, index));
+    request.candidates.push_back(strategy_->weights());  // the unperturbed policy, last
+    const CandidateMeasures measures = measureCandidates(options_.cluster, *objective_, request);
+    for (size_t index = 0; index < strategy_->candidates(); ++index)
+      scores.fitness.push_back(tally(objective_->fitness(modules, measures[index])).meanReward);
+    scores.policy = tally(objective_->fitness(modules, measures.back()));
     return scores;
   }
 
@@ -313,6 +321,7 @@ class ESRun {
       metrics["memo"] = options_.driver.memo->stats().toJson();
       metrics["memo"]["trajectory_bytes"] = trajectories_->bytes();
     }
+    if (distributed()) metrics["ranks"] = {{"count", options_.cluster->size()}};
     return metrics;
   }
 
@@ -330,6 +339,22 @@ class ESRun {
 
 }  // namespace
 
-ESSummary trainES(const ESOptions &options) { return ESRun(options).run(); }
+ESSummary trainES(const ESOptions &options) {
+  if (options.cluster && !options.cluster->isLeader())
+    throw std::logic_error("trainES runs on rank 0; the other ranks run serveTrainES");
+  return ESRun(options).run();
+}
+
+void serveTrainES(const ESOptions &options, Cluster &cluster) {
+  const Problem &problem = findProblem(options.problem);
+  const CompileSession session(options.corpus, options.driver);
+  // This rank's own trajectories: its modules' earlier compiles replay here.
+  std::optional<TrajectoryMemo> trajectories;
+  if (options.driver.memo) trajectories.emplace(options.driver.memo->options().maxBytes);
+  const std::unique_ptr<ESObjective> objective =
+      makeESObjective(problem, options.warmstart, session.corpus(), session.driver(), options.seed,
+                      trajectories ? &*trajectories : nullptr);
+  serveCandidateMeasures(cluster, *objective, session.corpus().modules.size());
+}
 
 }  // namespace mlgo

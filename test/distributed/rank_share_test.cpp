@@ -21,6 +21,21 @@ TEST_CASE("rank share: every item goes to exactly one rank, interleaved", "[mpi]
   CHECK(shareOfRank(2, 2, 3).empty());
 }
 
+TEST_CASE("rank share: an owner keeps an item on its rank whatever its place", "[mpi]") {
+  // Corpus indices of one iteration's modules: a module stays on one rank.
+  const std::vector<size_t> modules{9, 4, 7, 2, 12, 5};
+  const ItemOwner owner = [&](size_t item) { return int(modules[item] % 3); };
+  std::multiset<size_t> seen;
+  for (int rank = 0; rank < 3; ++rank)
+    for (size_t item : shareOfRank(modules.size(), rank, 3, owner)) {
+      CHECK(int(modules[item] % 3) == rank);
+      seen.insert(item);
+    }
+  CHECK(seen == std::multiset<size_t>{0, 1, 2, 3, 4, 5});
+  CHECK(shareOfRank(modules.size(), 0, 3, owner) == std::vector<size_t>{0, 4});
+  CHECK_THROWS_AS(shareOfRank(2, 0, 3, [](size_t) { return 3; }), std::logic_error);
+}
+
 TEST_CASE("rank share: a cluster of one runs all items itself, results in item order", "[mpi]") {
   const auto cluster = singleProcessCluster();
   CHECK_FALSE(cluster->distributed());

@@ -1,9 +1,10 @@
-// `mlgo report` from a real (short) train-ppo run and real evaluations made
+// `mlgo report` from real (short) train-ppo and train-es runs and real evaluations made
 // by the mlgo binary on the test corpus.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -111,6 +112,81 @@ TEST_CASE("report: a training run and its evaluations become PNG plots and one H
   CHECK(rows == 3);
 }
 
+TEST_CASE("report: a train-es run on regalloc plots its fitness, and evaluations compare the regalloc score",
+          "[report][es][regalloc]") {
+  test::ScratchDirectory scratch;
+  test::regallocTracedCorpus(scratch / "corpus", scratch / "trace");
+  test::regallocPolicyScoringBy("liverange_size").save(scratch / "start");
+  auto es = test::runProgram(test::mlgoBinary(),
+                             {"train-es", "--problem", "regalloc", "--corpus", (scratch / "corpus").string(),
+                              "--warmstart", (scratch / "start").string(), "--baselines", (scratch / "trace").string(),
+                              "--output", (scratch / "es").string(), "--set", "iterations=3", "--set",
+                              "perturbations=2", "--set", "modules_per_iteration=2", "--set", "sigma=0.2"});
+  INFO(es.err);
+  REQUIRE(es.exitCode == exit_code::kSuccess);
+  auto eval = test::runProgram(test::mlgoBinary(),
+                               {"eval", "--problem", "regalloc", "--corpus", (scratch / "corpus").string(), "--policy",
+                                (scratch / "es/policy").string(), "--json", (scratch / "eval.json").string()});
+  INFO(eval.err);
+  REQUIRE(eval.exitCode == exit_code::kSuccess);
+
+  ReportOptions options;
+  options.run = scratch / "es";
+  options.evaluations = {{"es", scratch / "eval.json"}};
+  options.metric = "regalloc_score";
+  options.output = scratch / "report";
+  const ReportSummary summary = writeTrainingReport(options);
+  CHECK(summary.trainer == "train-es");
+  CHECK(summary.iterations == 3);
+  std::vector<std::string> plots;
+  for (const fs::path &plot : summary.plots) {
+    plots.push_back(plot.filename().string());
+    CHECK(readFile(plot).substr(0, 8) == "\x89PNG\r\n\x1a\n");
+  }
+  CHECK(plots == std::vector<std::string>{"fitness.png", "measure.png", "compiles.png", "size-change-histogram.png",
+                                          "size-change-sorted.png"});
+
+  // The table is the score the evaluation measured, summed independently here.
+  const auto report = nlohmann::json::parse(readFile(scratch / "eval.json"));
+  double baseline = 0, candidate = 0;
+  for (const auto &module : report["modules"]) {
+    baseline += module["measures"]["baseline"]["regalloc_score"].get<double>();
+    candidate += module["measures"]["candidate"]["regalloc_score"].get<double>();
+  }
+  REQUIRE(summary.rows.size() == 1);
+  CHECK(summary.rows[0].baselineTotal == Approx(baseline));
+  CHECK(summary.rows[0].candidateTotal == Approx(candidate));
+  CHECK(baseline > 0);
+  const std::string html = readFile(summary.html);
+  CHECK_THAT(html, Contains("regalloc_score vs the baseline") && Contains("train-es, 3 iterations"));
+
+  // The plotted rows are the run's records: fitness and the score's change.
+  std::ifstream metrics(scratch / "es/metrics.jsonl"), data(scratch / "report/data/training.tsv");
+  std::string line, record;
+  std::getline(data, line);
+  CHECK_THAT(line, Contains("fitness_best"));
+  size_t rows = 0;
+  while (std::getline(data, line) && std::getline(metrics, record)) {
+    const auto m = nlohmann::json::parse(record);
+    std::istringstream columns(line);
+    double iteration = 0, mean = 0, best = 0, worst = 0, policy = 0, change = 0;
+    columns >> iteration >> mean >> best >> worst >> policy >> change;
+    CHECK(iteration == m["iteration"].get<double>());
+    CHECK(best == Approx(m["fitness"]["best"].get<double>()).margin(1e-6));
+    CHECK(worst == Approx(m["fitness"]["worst"].get<double>()).margin(1e-6));
+    CHECK(change == Approx(100 * m["size"]["change"].get<double>()).margin(1e-4));
+    ++rows;
+  }
+  CHECK(rows == 3);
+
+  // Size evaluations lack the measure: named with the file and the module.
+  options.run.reset();
+  options.evaluations = {{"sizes", scratch / "eval.json"}};
+  options.metric = "spill_count";
+  CHECK_THROWS_WITH(writeTrainingReport(options), Contains("eval.json") && Contains("modules[0]") &&
+                                                      Contains("no measure \"spill_count\""));
+}
+
 TEST_CASE("report: bad runs and evaluations are input errors naming the file and the entry", "[report][errors]") {
   test::ScratchDirectory scratch;
   ReportOptions options;
@@ -123,6 +199,11 @@ TEST_CASE("report: bad runs and evaluations are input errors naming the file and
   writeFileAtomically(scratch / "run/metrics.jsonl", "\n{\"iteration\": 1}\n");
   CHECK_THROWS_AS(writeTrainingReport(options), InputError);
   CHECK_THROWS_WITH(writeTrainingReport(options), Contains("metrics.jsonl") && Contains("line 2"));
+  writeFileAtomically(scratch / "run/metrics.jsonl",
+                      "{\"iteration\": 1, \"fitness\": {\"mean\": 0, \"best\": 0, \"worst\": 0}, "
+                      "\"policy_reward\": 0, \"size\": {\"change\": 0}, \"compiles\": 4, \"replayed\": 0, "
+                      "\"seconds\": {\"collect\": 1}}\n");
+  CHECK_THROWS_WITH(writeTrainingReport(options), Contains("line 1") && Contains("missing number \"failed\""));
   writeFileAtomically(scratch / "run/metrics.jsonl", "not json\n");
   CHECK_THROWS_WITH(writeTrainingReport(options), Contains("line 1") && Contains("not a JSON object"));
 

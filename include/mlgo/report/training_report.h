@@ -30,10 +30,12 @@ EvaluationRow readEvaluation(const std::string &label, const std::filesystem::pa
                              const std::string &metric);
 
 struct ReportOptions {
-  /// A train-ppo output directory (metrics.jsonl, config.json); optional.
+  /// A train-ppo or train-es output directory (its metrics.jsonl); optional.
   std::optional<std::filesystem::path> run;
   /// (label, eval JSON) pairs, in the order the table shows them.
   std::vector<std::pair<std::string, std::filesystem::path>> evaluations;
+  /// What evaluations compare: "text", "text+data", or a problem's measure
+  /// ("regalloc_score": `measures` of `mlgo eval --problem regalloc`).
   std::string metric = "text";
   std::filesystem::path output;
   std::string gnuplot = "gnuplot";  ///< program name or path
@@ -44,6 +46,7 @@ struct ReportSummary {
   std::vector<std::filesystem::path> plots;
   std::vector<EvaluationRow> rows;
   size_t iterations = 0;  ///< metrics.jsonl records read
+  std::string trainer;    ///< the run's trainer ("train-ppo", "train-es"; empty without a run)
 };
 
 /// Writes <output>/index.html, <output>/*.png and the plotted data

@@ -30,6 +30,7 @@ class ByteReader {
   uint8_t byte();
   std::string_view bytes();  ///< length-prefixed
   bool atEnd() const { return position_ == data_.size(); }
+  size_t position() const { return position_; }  ///< bytes read so far
 
  private:
   std::string_view data_;

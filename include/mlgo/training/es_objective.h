@@ -28,6 +28,16 @@ namespace mlgo {
 class Problem;
 class TrajectoryMemo;
 
+/// One module compiled with one candidate: what ranks send back to rank 0.
+struct ModuleMeasure {
+  bool ok = false;        ///< the compile succeeded
+  bool replayed = false;  ///< taken from the trajectory memo, not compiled
+  double value = 0;       ///< the measure (when ok)
+  bool operator==(const ModuleMeasure &other) const {
+    return ok == other.ok && replayed == other.replayed && value == other.value;
+  }
+};
+
 struct ESFitness {
   double meanReward = 0;
   double policyMeasure = 0, defaultMeasure = 0;  ///< summed over the modules that compiled
@@ -44,9 +54,13 @@ class ESObjective {
                           const std::filesystem::path &directory) const = 0;
   /// The measure rewards compare ("text", "regalloc_score").
   virtual std::string measureName() const = 0;
-  /// Compiles `modules` (corpus indices) with the greedy policy of `weights`.
-  virtual ESFitness evaluate(const std::vector<float> &weights, const std::vector<size_t> &modules,
-                             int64_t iteration) = 0;
+  /// Compiles `modules` (corpus indices) with the greedy policy of `weights`
+  /// and measures each (any rank: needs no default measures).
+  virtual std::vector<ModuleMeasure> measure(const std::vector<float> &weights, const std::vector<size_t> &modules,
+                                             int64_t iteration) = 0;
+  /// The fitness of `measures` of `modules` against the default's measures,
+  /// summed in module order (rank 0).
+  ESFitness fitness(const std::vector<size_t> &modules, const std::vector<ModuleMeasure> &measures) const;
 
   /// Reads the default's measures a trace recorded (`given`: a trace
   /// directory or its baselines.json; empty: none).
@@ -66,8 +80,6 @@ class ESObjective {
   /// The default's measure of a compile the driver ran with `hook` (null: no hook).
   virtual double defaultMeasure(const CompileResult &result, const PipelineHook *hook) const = 0;
   virtual std::shared_ptr<PipelineHook> measuringHook() const = 0;
-  /// Adds a module's reward and measures to `fitness`.
-  void score(ESFitness &fitness, const std::string &module, const CompileResult &result, double measure) const;
 
   const Corpus &corpus_;
   const CompilerDriver &driver_;

@@ -13,6 +13,10 @@
 // Problem-agnostic: what the weights are and how a candidate is compiled and
 // measured is the problem's ESObjective (mlgo/training/es_objective.h).
 //
+// Across the ranks of an MPI run, each rank compiles its share of every
+// iteration's modules with every candidate; the result does not depend on
+// the number of ranks (mlgo/training/distributed_es.h).
+//
 // Output directory (as train-ppo's):
 //   config.json     the resolved config
 //   metrics.jsonl   one JSON record per iteration
@@ -27,6 +31,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mlgo/distributed/cluster.h"
 #include "mlgo/driver/compiler_driver.h"
 #include "mlgo/policy/policy_model.h"
 #include "mlgo/training/config_schema.h"
@@ -94,6 +99,9 @@ struct ESOptions {
   bool resume = false;
   DriverOptions driver;
   std::string problem = "inlining";
+  /// The ranks of an MPI run (null: this process alone). Rank 0 runs
+  /// trainES, the others serveTrainES.
+  Cluster *cluster = nullptr;
   /// Called with every iteration's metrics record (also in metrics.jsonl).
   std::function<void(const nlohmann::json &)> onMetrics;
 };
@@ -107,5 +115,9 @@ struct ESSummary {
 /// Throws UsageError (bad config, a resumed run with another config or
 /// seed) and InputError (corpus, warm start, baselines, resume state).
 ESSummary trainES(const ESOptions &options);
+
+/// Ranks other than 0 of an MPI run: compile this rank's share of every
+/// iteration's candidates until rank 0 is done (mlgo/training/distributed_es.h).
+void serveTrainES(const ESOptions &options, Cluster &cluster);
 
 }  // namespace mlgo
