@@ -6,6 +6,9 @@
 #include "commands.h"
 #include "common_options.h"
 #include "mlgo/export/llvm_aot_export.h"
+#include "mlgo/export/position_model_aot.h"
+#include "mlgo/problems/problem.h"
+#include "mlgo/support/errors.h"
 #include "mlgo/support/exit_codes.h"
 #include "training_library_loader.h"
 
@@ -17,10 +20,12 @@ struct ExportFlags {
   std::string policy;
   std::string format;
   std::string output;
+  std::string problem = "inlining";
   bool force = false;
 };
 
-int runExport(const ExportFlags &flags) {
+/// Inlining's policies: both formats.
+int exportScalarPolicy(const ExportFlags &flags) {
   const PolicyModel policy = loadInliningPolicy(flags.policy);
   if (flags.format == "llvm-aot") {
     exportLlvmAot(policy, "policy " + flags.policy, flags.output, flags.force);
@@ -34,17 +39,40 @@ int runExport(const ExportFlags &flags) {
   return exit_code::kSuccess;
 }
 
+/// Policies choosing among positions (register allocation): LLVM's
+/// compiled-in model class of the problem.
+int exportPositionPolicy(const Problem &problem, const ExportFlags &flags) {
+  const std::optional<ReleaseModeModel> model = problem.releaseModeModel();
+  if (flags.format != "llvm-aot" || !model)
+    throw UsageError("a " + problem.name() + " policy exports only as llvm-aot" +
+                     (model ? "" : ", and LLVM has no release-mode model for " + problem.name()));
+  const PositionPolicy policy = PositionPolicy::load(flags.policy, problem.name(), problem.decisionSpec());
+  const GeneratedSources sources = generatePositionModel(policy, *model, "policy " + flags.policy);
+  writeGeneratedSources(sources, flags.output, flags.force);
+  std::printf("wrote %s and %s (llvm::%s, %zu feature tensors, %zu positions) to %s\n",
+              sources.headerName().c_str(), sources.sourceName().c_str(), model->className.c_str(),
+              policy.spec().features.size(), policy.layout().positions(), flags.output.c_str());
+  return exit_code::kSuccess;
+}
+
+int runExport(const ExportFlags &flags) {
+  const Problem &problem = findProblem(flags.problem);
+  if (problem.decisionSpec().isInt64Scalars()) return exportScalarPolicy(flags);
+  return exportPositionPolicy(problem, flags);
+}
+
 }  // namespace
 
 void addExportCommand(CLI::App *command, CommandRunner &runner) {
   auto flags = std::make_shared<ExportFlags>();
-  command->add_option("--policy", flags->policy, "Policy directory (from train-bc or train-ppo)")->required();
+  command->add_option("--policy", flags->policy, "Policy directory (from train-bc, train-ppo or train-es)")->required();
   command->add_option("--format", flags->format,
-                      "llvm-aot: C++ llvm::InlinerSizeModel (a directory with InlinerSizeModel.h/.cpp); "
-                      "torchscript: a TorchScript module file")
+                      "llvm-aot: C++ for a release-mode LLVM (llvm::InlinerSizeModel, llvm::RegAllocEvictModel: "
+                      "a directory with CLASS.h/.cpp); torchscript: a TorchScript module file (inlining)")
       ->required()
       ->check(CLI::IsMember({"llvm-aot", "torchscript"}));
   command->add_option("--output", flags->output, "Directory (llvm-aot) or file (torchscript) to write")->required();
+  command->add_option("--problem", flags->problem, "The policy's problem")->capture_default_str();
   command->add_flag("--force", flags->force, "Replace the output if it exists");
   command->callback([flags, &runner] { runner = [flags] { return runExport(*flags); }; });
 }

@@ -15,7 +15,7 @@ using nlohmann::json;
 namespace {
 using policy_directory::kMetadataFile;
 using policy_directory::kWeightsFile;
-constexpr const char *kMaskName = "mask";
+constexpr const char *kMaskName = PositionLayout::kMaskName;
 constexpr const char *kInputTransform = "signed-log1p-z-score";
 
 bool isPerPosition(const trace::FeatureTensor &tensor, int64_t positions) {

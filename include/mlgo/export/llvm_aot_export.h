@@ -9,14 +9,10 @@
 #include <filesystem>
 #include <string>
 
+#include "mlgo/export/generated_cpp.h"
 #include "mlgo/policy/policy_model.h"
 
 namespace mlgo {
-
-struct GeneratedSources {
-  std::string header;  ///< InlinerSizeModel.h
-  std::string source;  ///< InlinerSizeModel.cpp
-};
 
 constexpr const char *kAotHeaderName = "InlinerSizeModel.h";
 constexpr const char *kAotSourceName = "InlinerSizeModel.cpp";

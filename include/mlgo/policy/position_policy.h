@@ -31,6 +31,8 @@ namespace mlgo {
 /// Where a position's inputs are in a decision's raw feature words.
 class PositionLayout {
  public:
+  /// The feature that says which positions may be chosen (LLVM's name).
+  static constexpr const char *kMaskName = "mask";
   /// Empty when `spec` is a position decision: every tensor of shape [1, N]
   /// (one value per position) or [1] (shared), N = the number of actions,
   /// N > 1, and an int64 "mask" among them where the problem has one; else

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,14 @@ class PositionPolicy;
 namespace serve {
 class ChannelPolicy;
 }
+
+/// The class a release-mode LLVM compiles in for a problem's advisor
+/// (ReleaseModeModelRunner<llvm::CLASS>): what `mlgo export --format
+/// llvm-aot` generates.
+struct ReleaseModeModel {
+  std::string className;     ///< in namespace llvm, declared in CLASS.h
+  std::string decisionName;  ///< the output, looked up as "fetch_<decisionName>"
+};
 
 class Problem {
  public:
@@ -61,6 +70,9 @@ class Problem {
   /// over LLVM's interactive channel (`mlgo serve`). Throws InputError as
   /// policyHooks does.
   virtual std::unique_ptr<serve::ChannelPolicy> channelPolicy(const std::filesystem::path &directory) const = 0;
+  /// LLVM's compiled-in model class for this problem; none when LLVM has no
+  /// release-mode advisor for it.
+  virtual std::optional<ReleaseModeModel> releaseModeModel() const { return std::nullopt; }
 };
 
 /// Throws UsageError unless the problem's decisions are int64 scalars with two

@@ -74,6 +74,9 @@ class InliningProblem final : public Problem {
     auto model = std::make_shared<const PolicyModel>(PolicyModel::load(directory, name(), featureNames()));
     return makeChannelPolicy(std::make_shared<const NeuralInliningPolicy>(std::move(model)));
   }
+  std::optional<ReleaseModeModel> releaseModeModel() const override {
+    return ReleaseModeModel{"InlinerSizeModel", inlining::decisionName()};
+  }
 };
 
 }  // namespace

@@ -82,6 +82,11 @@ class RegallocProblem final : public Problem {
     return makeChannelPolicy(
         std::make_shared<const PositionPolicy>(PositionPolicy::load(directory, name(), decisionSpec())));
   }
+  /// MLRegAllocEvictAdvisor.cpp's CompiledModelType under
+  /// LLVM_HAVE_TF_AOT_REGALLOCEVICTMODEL.
+  std::optional<ReleaseModeModel> releaseModeModel() const override {
+    return ReleaseModeModel{"RegAllocEvictModel", kDecisionName};
+  }
 };
 
 }  // namespace
