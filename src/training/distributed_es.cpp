@@ -29,49 +29,65 @@ Value valueOf(Bits bits) {
   return value;
 }
 
-/// One module's measures under every candidate, in candidate order.
-std::string encodeModuleMeasures(const CandidateMeasures &measures, size_t module) {
+/// Every compile of the request, candidate by candidate: the items the
+/// ranks share.
+std::vector<CandidateCompile> compilesOf(const MeasureRequest &request) {
+  std::vector<CandidateCompile> compiles;
+  for (size_t c = 0; c < request.candidates.size(); ++c)
+    for (size_t module : request.modules) compiles.push_back({c, module});
+  return compiles;
+}
+
+std::string encodeMeasure(const ModuleMeasure &measure) {
   std::string bytes;
-  for (const std::vector<ModuleMeasure> &candidate : measures) {
-    const ModuleMeasure &measure = candidate[module];
-    putVarint(bytes, uint64_t(measure.ok) | uint64_t(measure.replayed) << 1);
-    putVarint(bytes, bitsOf<uint64_t>(measure.value));
-  }
+  putVarint(bytes, uint64_t(measure.ok) | uint64_t(measure.replayed) << 1);
+  putVarint(bytes, bitsOf<uint64_t>(measure.value));
   return bytes;
 }
 
-void decodeModuleMeasures(std::string_view bytes, size_t module, CandidateMeasures &measures) {
+ModuleMeasure decodeMeasure(std::string_view bytes) {
   ByteReader reader(bytes);
-  for (std::vector<ModuleMeasure> &candidate : measures) {
-    const uint64_t flags = reader.varint();
-    candidate[module].ok = flags & 1;
-    candidate[module].replayed = flags & 2;
-    candidate[module].value = valueOf<double>(reader.varint());
-  }
-  if (!reader.atEnd()) throw ByteReader::DecodeError("trailing bytes after a module's measures");
+  ModuleMeasure measure;
+  const uint64_t flags = reader.varint();
+  measure.ok = flags & 1;
+  measure.replayed = flags & 2;
+  measure.value = valueOf<double>(reader.varint());
+  if (!reader.atEnd()) throw ByteReader::DecodeError("trailing bytes after a measure");
+  return measure;
 }
 
-/// This process's modules `items` of `request`, every candidate, encoded per item.
+/// This process's `items` of `compiles`, measured, encoded per item.
 std::vector<std::string> measureShare(ESObjective &objective, const MeasureRequest &request,
+                                      const std::vector<CandidateCompile> &compiles,
                                       const std::vector<size_t> &items) {
-  std::vector<size_t> modules;
-  for (size_t item : items) modules.push_back(request.modules[item]);
-  CandidateMeasures measures;
-  for (const std::vector<float> &weights : request.candidates)
-    measures.push_back(objective.measure(weights, modules, request.iteration));
+  std::vector<CandidateCompile> mine;
+  for (size_t item : items) mine.push_back(compiles[item]);
   std::vector<std::string> encoded;
-  for (size_t k = 0; k < items.size(); ++k) encoded.push_back(encodeModuleMeasures(measures, k));
+  for (const ModuleMeasure &measure : objective.measure(request.candidates, mine, request.iteration))
+    encoded.push_back(encodeMeasure(measure));
   return encoded;
+}
+
+/// Which rank runs which compile. Compiles that may replay each other stay
+/// with their module (corpus index mod ranks: its trajectories stay in one
+/// rank's memo, as in a single process); the others are dealt out module by
+/// module, each module's compiles round the ranks in turn, so a large
+/// module's compiles spread over every rank.
+ItemOwner compileOwner(const ESObjective &objective, const MeasureRequest &request,
+                       const std::vector<CandidateCompile> &compiles, int ranks) {
+  if (objective.replaysAcrossCandidates())
+    return [&compiles, ranks](size_t item) { return int(compiles[item].module % size_t(ranks)); };
+  const size_t candidates = request.candidates.size(), modules = request.modules.size();
+  return [=](size_t item) {
+    const size_t candidate = item / modules, module = item % modules;
+    return int((module * candidates + candidate) % size_t(ranks));
+  };
 }
 
 /// Tells the warm starts of two ranks apart (each rank reads --warmstart).
 uint32_t warmstartFingerprint(const ESObjective &objective) {
   const std::vector<float> weights = objective.startWeights();
   return crc32c(weights.data(), weights.size() * sizeof(float));
-}
-
-ItemOwner moduleOwner(const MeasureRequest &request, int ranks) {
-  return [&request, ranks](size_t item) { return int(request.modules[item] % size_t(ranks)); };
 }
 
 }  // namespace
@@ -115,30 +131,30 @@ MeasureRequest decodeMeasureRequest(std::string_view bytes, size_t corpusSize) {
 }
 
 CandidateMeasures measureCandidates(Cluster *cluster, ESObjective &objective, const MeasureRequest &request) {
+  const std::vector<CandidateCompile> compiles = compilesOf(request);
+  std::vector<ModuleMeasure> measured;
   if (!cluster || !cluster->distributed()) {
-    CandidateMeasures measures;
-    for (const std::vector<float> &weights : request.candidates)
-      measures.push_back(objective.measure(weights, request.modules, request.iteration));
-    return measures;
-  }
-  std::string message(1, char(kMeasure));
-  putVarint(message, warmstartFingerprint(objective));
-  message += encodeMeasureRequest(request);
-  sendToAll(*cluster, message);
-  const std::vector<std::string> encoded = gatherShares(
-      *cluster, request.modules.size(),
-      [&](const std::vector<size_t> &items) { return measureShare(objective, request, items); },
-      moduleOwner(request, cluster->size()));
-  CandidateMeasures measures(request.candidates.size(), std::vector<ModuleMeasure>(request.modules.size()));
-  for (size_t i = 0; i < encoded.size(); ++i) {
-    try {
-      decodeModuleMeasures(encoded[i], i, measures);
-    } catch (const ByteReader::DecodeError &e) {
-      throw std::runtime_error("the measures of module " + std::to_string(request.modules[i]) + " from " +
-                               cluster->describe(moduleOwner(request, cluster->size())(i)) + " are malformed (" +
-                               e.what() + "): do all ranks run the same mlgo version?");
+    measured = objective.measure(request.candidates, compiles, request.iteration);
+  } else {
+    std::string message(1, char(kMeasure));
+    putVarint(message, warmstartFingerprint(objective));
+    message += encodeMeasureRequest(request);
+    sendToAll(*cluster, message);
+    const ItemOwner owner = compileOwner(objective, request, compiles, cluster->size());
+    const std::vector<std::string> encoded = gatherShares(
+        *cluster, compiles.size(),
+        [&](const std::vector<size_t> &items) { return measureShare(objective, request, compiles, items); }, owner);
+    for (size_t i = 0; i < encoded.size(); ++i) {
+      try {
+        measured.push_back(decodeMeasure(encoded[i]));
+      } catch (const ByteReader::DecodeError &e) {
+        throw std::runtime_error("a measure from " + cluster->describe(owner(i)) + " is malformed (" + e.what() +
+                                 "): do all ranks run the same mlgo version?");
+      }
     }
   }
+  CandidateMeasures measures(request.candidates.size());
+  for (size_t i = 0; i < compiles.size(); ++i) measures[compiles[i].candidate].push_back(measured.at(i));
   return measures;
 }
 
@@ -162,10 +178,11 @@ void serveCandidateMeasures(Cluster &cluster, ESObjective &objective, size_t cor
     if (leaderFingerprint != fingerprint)
       throw std::runtime_error(cluster.describe(cluster.rank()) + " read another --warmstart than rank 0 (" +
                                "its weights differ): every rank needs the same warm start at the same path");
+    const std::vector<CandidateCompile> compiles = compilesOf(request);
     gatherShares(
-        cluster, request.modules.size(),
-        [&](const std::vector<size_t> &items) { return measureShare(objective, request, items); },
-        moduleOwner(request, cluster.size()));
+        cluster, compiles.size(),
+        [&](const std::vector<size_t> &items) { return measureShare(objective, request, compiles, items); },
+        compileOwner(objective, request, compiles, cluster.size()));
   }
 }
 

@@ -29,20 +29,23 @@ class PositionESObjective final : public ESObjective {
   }
   std::string measureName() const override { return measure_; }
 
-  std::vector<ModuleMeasure> measure(const std::vector<float> &weights, const std::vector<size_t> &modules,
-                                     int64_t) override {
-    const Problem::HookMaker hooksFor =
-        problem_.positionPolicyHooks(std::make_shared<const PositionPolicy>(withWeights(weights)));
+  /// Every compile in one batch: nothing replays here, and the pool stays
+  /// busy while a large module compiles for one candidate.
+  std::vector<ModuleMeasure> measure(const std::vector<std::vector<float>> &candidates,
+                                     const std::vector<CandidateCompile> &compiles, int64_t) override {
+    std::vector<Problem::HookMaker> hooksOf;
+    for (const std::vector<float> &weights : candidates)
+      hooksOf.push_back(problem_.positionPolicyHooks(std::make_shared<const PositionPolicy>(withWeights(weights))));
     std::vector<CompileRequest> requests;
     std::vector<std::shared_ptr<PipelineHook>> hooks;
-    for (size_t index : modules) {
-      hooks.push_back(hooksFor());
-      requests.push_back({&corpus_.modules[index], "", {hooks.back()}});
+    for (const CandidateCompile &compile : compiles) {
+      hooks.push_back(hooksOf.at(compile.candidate)());
+      requests.push_back({&corpus_.modules.at(compile.module), "", {hooks.back()}});
     }
     const std::vector<CompileResult> results = driver_.compileAll(requests);
     std::vector<ModuleMeasure> measures;
-    for (size_t i = 0; i < results.size(); ++i)
-      measures.push_back({results[i].ok(), false, results[i].ok() ? measured(*hooks[i]) : 0.0});
+    for (size_t r = 0; r < results.size(); ++r)
+      measures.push_back({results[r].ok(), false, results[r].ok() ? measured(*hooks[r]) : 0.0});
     return measures;
   }
 

@@ -29,25 +29,34 @@ class ScalarESObjective final : public ESObjective {
   }
   std::string measureName() const override { return "text"; }
 
-  std::vector<ModuleMeasure> measure(const std::vector<float> &weights, const std::vector<size_t> &modules,
-                                     int64_t iteration) override {
-    CollectionPlan plan;
-    plan.modules = modules;
-    plan.seed = seed_;
-    plan.iteration = uint64_t(iteration);
-    plan.greedy = true;
-    plan.trajectories = trajectories_;
-    plan.needsDefault.assign(modules.size(), false);
+  /// Candidate after candidate: a candidate's compiles replay the
+  /// trajectories earlier candidates compiled (small perturbations mostly
+  /// take the same decisions).
+  std::vector<ModuleMeasure> measure(const std::vector<std::vector<float>> &candidates,
+                                     const std::vector<CandidateCompile> &compiles, int64_t iteration) override {
     std::vector<ModuleMeasure> measures;
-    for (const CollectedModule &module :
-         collectTrajectories(driver_, corpus_, problem_, withWeights(start_, weights), plan)) {
-      const bool ok = module.result.ok();
-      // A compile replayed from the memo took no time.
-      measures.push_back(
-          {ok, module.result.seconds <= 0, ok ? double(mlgo::measure(module.result.sizes, SizeMetric::Text)) : 0.0});
+    for (size_t first = 0; first < compiles.size();) {
+      size_t end = first;
+      CollectionPlan plan;
+      while (end < compiles.size() && compiles[end].candidate == compiles[first].candidate)
+        plan.modules.push_back(compiles[end++].module);
+      plan.seed = seed_;
+      plan.iteration = uint64_t(iteration);
+      plan.greedy = true;
+      plan.trajectories = trajectories_;
+      plan.needsDefault.assign(plan.modules.size(), false);
+      const PolicyModel policy = withWeights(start_, candidates.at(compiles[first].candidate));
+      for (const CollectedModule &module : collectTrajectories(driver_, corpus_, problem_, policy, plan)) {
+        const bool ok = module.result.ok();
+        // A compile replayed from the memo took no time.
+        measures.push_back({ok, module.result.seconds <= 0,
+                            ok ? double(mlgo::measure(module.result.sizes, SizeMetric::Text)) : 0.0});
+      }
+      first = end;
     }
     return measures;
   }
+  bool replaysAcrossCandidates() const override { return trajectories_ != nullptr; }
 
   void readBaselines(const std::filesystem::path &given) override {
     if (!given.empty()) readTraceBaselines(given, SizeMetric::Text, defaults_);

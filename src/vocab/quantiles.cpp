@@ -49,7 +49,9 @@ uint64_t FeatureDistribution::nextRandom() {
   return mixBits(rng_);
 }
 
-void FeatureDistribution::add(int64_t value) {
+void FeatureDistribution::add(double value) {
+  if (std::isnan(value)) return;
+  if (value == 0) value = 0;  // -0.0 and 0.0 are one value
   ++count_;
   if (exact()) {
     ++counts_[value];
@@ -67,7 +69,7 @@ void FeatureDistribution::add(int64_t value) {
 
 void FeatureDistribution::switchToSample() {
   sampled_ = true;
-  std::vector<std::pair<int64_t, uint64_t>> sorted(counts_.begin(), counts_.end());
+  std::vector<std::pair<double, uint64_t>> sorted(counts_.begin(), counts_.end());
   std::sort(sorted.begin(), sorted.end());
   counts_.clear();
   counts_.rehash(0);
@@ -83,7 +85,7 @@ void FeatureDistribution::switchToSample() {
   uint64_t total = 0;
   for (const auto &[value, count] : sorted) cumulative.push_back(total += count);
   reservoir_.resize(reservoirSize_);
-  for (int64_t &slot : reservoir_) {
+  for (double &slot : reservoir_) {
     const uint64_t rank = nextRandom() % total;
     slot = sorted[std::upper_bound(cumulative.begin(), cumulative.end(), rank) - cumulative.begin()].first;
   }
@@ -94,13 +96,13 @@ std::vector<double> FeatureDistribution::quantiles(const std::vector<double> &qs
   out.reserve(qs.size());
   if (count_ == 0) return std::vector<double>(qs.size(), 0.0);
   if (!exact()) {
-    std::vector<double> sorted(reservoir_.begin(), reservoir_.end());
+    std::vector<double> sorted = reservoir_;
     std::sort(sorted.begin(), sorted.end());
     for (double q : qs) out.push_back(quantileOfSorted(sorted, q));
     return out;
   }
   // Exact: rank i of the sorted data is found by walking cumulative counts.
-  std::vector<std::pair<int64_t, uint64_t>> sorted(counts_.begin(), counts_.end());
+  std::vector<std::pair<double, uint64_t>> sorted(counts_.begin(), counts_.end());
   std::sort(sorted.begin(), sorted.end());
   std::vector<uint64_t> cumulative;
   cumulative.reserve(sorted.size());
@@ -108,7 +110,7 @@ std::vector<double> FeatureDistribution::quantiles(const std::vector<double> &qs
   for (const auto &[value, count] : sorted) cumulative.push_back(total += count);
   auto valueAt = [&](size_t rank) {
     const size_t index = std::upper_bound(cumulative.begin(), cumulative.end(), uint64_t(rank)) - cumulative.begin();
-    return static_cast<double>(sorted[index].first);
+    return sorted[index].first;
   };
   for (double q : qs) out.push_back(interpolate(total, q, valueAt));
   return out;

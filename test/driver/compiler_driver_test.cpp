@@ -238,7 +238,7 @@ TEST_CASE("driver: a profile path is refused before anything opens it", "[driver
   const fs::path dir = scratch / "hostile";
   std::vector<std::string> names;
   for (size_t i = 0; i < paths.size(); ++i) {
-    for (const std::string &spelling : {"-fprofile-instrument-use-path=", "-fprofile-sample-use="}) {
+    for (const char *spelling : {"-fprofile-instrument-use-path=", "-fprofile-sample-use="}) {
       std::vector<std::string> commandLine = helpers.commandLine;
       commandLine.push_back(spelling + paths[i]);
       names.push_back("m" + std::to_string(names.size()) + ".o");

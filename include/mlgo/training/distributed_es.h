@@ -1,13 +1,16 @@
 #pragma once
 // Measuring train-es candidates, in one process or across the ranks of an
 // MPI run. Each iteration rank 0 sends every rank the iteration's modules and
-// the weights of every candidate; each rank compiles its share of the modules
-// with every candidate and sends back the measures; rank 0 puts them back in
-// module order and scores them (ESObjective::fitness). A module always goes
-// to the same rank (its corpus index mod the number of ranks), so a rank's
-// trajectory memo replays that module's earlier compiles as a single
-// process's would: the measures, the fitness and the policy are the same bit
-// for bit whatever the number of ranks.
+// the weights of every candidate; the compiles (every candidate on every
+// module) are shared among the ranks, each rank measures its share and sends
+// the measures back, and rank 0 puts them back in order and scores them
+// (ESObjective::fitness). Compiles that may replay each other (a scalar
+// policy's trajectory memo) stay with their module: a module always goes to
+// the same rank (its corpus index mod the number of ranks), so that rank's
+// memo replays as a single process's would. Other compiles are dealt out one
+// by one, so one large module does not keep one rank busy while the others
+// wait. The measures, the fitness and the policy are the same bit for bit
+// whatever the number of ranks.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -17,9 +20,6 @@
 #include "mlgo/training/es_objective.h"
 
 namespace mlgo {
-
-/// measures[c][i]: candidate c compiled on modules[i].
-using CandidateMeasures = std::vector<std::vector<ModuleMeasure>>;
 
 /// What one iteration asks for: the modules (corpus indices) and the
 /// weights of every candidate.

@@ -38,6 +38,15 @@ struct ModuleMeasure {
   }
 };
 
+/// One compile of an iteration: candidate `candidate` on corpus module `module`.
+struct CandidateCompile {
+  size_t candidate = 0;
+  size_t module = 0;
+};
+
+/// measures[c][i]: candidate c compiled on modules[i].
+using CandidateMeasures = std::vector<std::vector<ModuleMeasure>>;
+
 struct ESFitness {
   double meanReward = 0;
   double policyMeasure = 0, defaultMeasure = 0;  ///< summed over the modules that compiled
@@ -54,10 +63,15 @@ class ESObjective {
                           const std::filesystem::path &directory) const = 0;
   /// The measure rewards compare ("text", "regalloc_score").
   virtual std::string measureName() const = 0;
-  /// Compiles `modules` (corpus indices) with the greedy policy of `weights`
-  /// and measures each (any rank: needs no default measures).
-  virtual std::vector<ModuleMeasure> measure(const std::vector<float> &weights, const std::vector<size_t> &modules,
-                                             int64_t iteration) = 0;
+  /// Compiles each of `compiles` with the greedy policy of its candidate's
+  /// weights and measures it (any rank: needs no default measures). Results
+  /// in the order given; `compiles` come candidate by candidate.
+  virtual std::vector<ModuleMeasure> measure(const std::vector<std::vector<float>> &candidates,
+                                             const std::vector<CandidateCompile> &compiles, int64_t iteration) = 0;
+  /// Whether a compile may replay an earlier candidate's compile of the same
+  /// module (then all compiles of a module belong to one process, in
+  /// candidate order).
+  virtual bool replaysAcrossCandidates() const { return false; }
   /// The fitness of `measures` of `modules` against the default's measures,
   /// summed in module order (rank 0).
   ESFitness fitness(const std::vector<size_t> &modules, const std::vector<ModuleMeasure> &measures) const;

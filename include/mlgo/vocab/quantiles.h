@@ -2,8 +2,9 @@
 // Quantile bucket boundaries as ml-compiler-opt computes them:
 // numpy.quantile(values, numpy.linspace(0, 1, n)) with linear interpolation.
 //
-// Memory stays bounded on any trace. Feature values are integers with many
-// repeats, so each feature is counted exactly (value -> count) up to
+// Memory stays bounded on any trace. Feature values repeat a lot (inlining's
+// are integers, many of register allocation's are ratios of few distinct
+// values), so each feature is counted exactly (value -> count) up to
 // kMaxDistinctValues distinct values. A feature with more distinct values
 // switches to a uniform random sample of kReservoirSize values (seeded); by
 // the Dvoretzky-Kiefer-Wolfowitz inequality the rank of every boundary is then
@@ -28,7 +29,9 @@ class FeatureDistribution {
 
   explicit FeatureDistribution(uint64_t seed = 0, size_t maxDistinct = kMaxDistinctValues,
                                size_t reservoirSize = kReservoirSize);
-  void add(int64_t value);
+  /// One value (integers convert exactly up to 2^53); NaN is not a value
+  /// and is left out.
+  void add(double value);
   uint64_t count() const { return count_; }
   bool exact() const { return !sampled_; }
   /// The values at quantiles `qs` (ascending), as numpy.quantile would give
@@ -39,8 +42,8 @@ class FeatureDistribution {
   uint64_t nextRandom();
   void switchToSample();
 
-  std::unordered_map<int64_t, uint64_t> counts_;
-  std::vector<int64_t> reservoir_;
+  std::unordered_map<double, uint64_t> counts_;
+  std::vector<double> reservoir_;
   uint64_t count_ = 0;
   bool sampled_ = false;
   uint64_t rng_;
