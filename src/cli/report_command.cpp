@@ -24,11 +24,8 @@ struct ReportFlags {
 /// Sizes, and every measure a registered problem records in eval JSON.
 std::vector<std::string> comparableMetrics() {
   std::vector<std::string> metrics{"text", "text+data"};
-  for (const std::string &name : problemNames()) {
-    const Problem &problem = findProblem(name);
-    if (const std::shared_ptr<PipelineHook> hook = problem.measuringHook())
-      for (const auto &[measure, value] : problem.measures(*hook)) metrics.push_back(measure);
-  }
+  for (const std::string &name : problemNames())
+    for (const std::string &measure : findProblem(name).measureNames()) metrics.push_back(measure);
   return metrics;
 }
 
@@ -47,7 +44,8 @@ int runReport(const ReportFlags &flags) {
   options.gnuplot = flags.gnuplot;
   const ReportSummary summary = writeTrainingReport(options);
   for (const EvaluationRow &row : summary.rows)
-    std::printf("%-12s %5zu modules  baseline %10.0f  candidate %10.0f  %+7.2f%%  (%zu smaller, %zu larger, %zu failed)\n",
+    std::printf("%-12s %5zu modules  baseline %10.0f  candidate %10.0f  %+7.2f%%  "
+                "(%zu smaller, %zu larger, %zu failed)\n",
                 row.label.c_str(), row.modules, row.baselineTotal, row.candidateTotal, 100 * row.change(),
                 row.smaller, row.larger, row.failed);
   std::printf("report: %s (%zu plots", summary.html.c_str(), summary.plots.size());

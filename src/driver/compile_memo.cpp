@@ -34,6 +34,7 @@ bool sameResult(const CompileResult &a, const CompileResult &b) {
 json MemoStats::toJson() const {
   return json{{"request_lookups", requestLookups}, {"request_hits", requestHits},
               {"codegen_lookups", codegenLookups}, {"codegen_hits", codegenHits},
+              {"optimized_lookups", optimizedLookups}, {"optimized_hits", optimizedHits},
               {"sequence_compiles", sequenceCompiles}, {"sequence_hits", sequenceHits},
               {"disk_hits", diskHits},             {"corrupt_files", corruptFiles},
               {"evictions", evictions},            {"verified", verified},
@@ -45,16 +46,18 @@ std::string MemoStats::describe() const {
   auto rate = [](uint64_t hits, uint64_t lookups) {
     return lookups ? 100.0 * double(hits) / double(lookups) : 0.0;
   };
-  char text[400];
+  char text[512];
   std::snprintf(text, sizeof text,
                 "memo: %llu of %llu compiles reused (%.1f%%), %llu of %llu sampled compiles replayed from known "
-                "trajectories (%.1f%%), code generation skipped for %llu of %llu (%.1f%%), %llu from disk; "
-                "%.1f s of compiling saved; peak %.1f MB",
+                "trajectories (%.1f%%), code generation skipped for %llu of %llu (%.1f%%), optimization skipped "
+                "for %llu of %llu (%.1f%%), %llu from disk; %.1f s of compiling saved; peak %.1f MB",
                 (unsigned long long)requestHits, (unsigned long long)requestLookups, rate(requestHits, requestLookups),
                 (unsigned long long)sequenceHits, (unsigned long long)sequenceCompiles,
                 rate(sequenceHits, sequenceCompiles), (unsigned long long)codegenHits,
-                (unsigned long long)codegenLookups, rate(codegenHits, codegenLookups), (unsigned long long)diskHits,
-                secondsSaved, double(peakBytes) / 1e6);
+                (unsigned long long)codegenLookups, rate(codegenHits, codegenLookups),
+                (unsigned long long)optimizedHits, (unsigned long long)optimizedLookups,
+                rate(optimizedHits, optimizedLookups), (unsigned long long)diskHits, secondsSaved,
+                double(peakBytes) / 1e6);
   return text;
 }
 
@@ -97,11 +100,15 @@ std::optional<CompileResult> CompileMemo::find(Kind kind, const std::string &key
     std::lock_guard<std::mutex> lock(mutex_);
     (kind == Kind::Request ? stats_.requestLookups : stats_.codegenLookups)++;
   }
-  std::optional<CompileResult> found = findInMemory(key);
+  std::optional<CompileResult> found;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (const Entry *entry = findInMemory(key)) found = entry->result;
+  }
   if (!found && options_.directory) {
     found = findOnDisk(key);
     if (found) {
-      storeInMemory(key, *found);
+      storeInMemory({key, *found, 0, nullptr});
       std::lock_guard<std::mutex> lock(mutex_);
       ++stats_.diskHits;
     }
@@ -124,8 +131,25 @@ void CompileMemo::noteSequenceCompile(bool hit, double saved) {
 
 void CompileMemo::store(Kind kind, const std::string &key, const CompileResult &result) {
   if (!reproducible(result)) return;
-  storeInMemory(key, result);
+  storeInMemory({key, result, 0, nullptr});
   if (options_.directory) storeOnDisk(key, result);
+}
+
+std::optional<OptimizedModule> CompileMemo::findOptimized(const std::string &key) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++stats_.optimizedLookups;
+  const Entry *entry = findInMemory(key);
+  if (!entry || !entry->optimizedBitcode) return std::nullopt;
+  ++stats_.optimizedHits;
+  stats_.secondsSaved += entry->result.seconds;
+  return OptimizedModule{entry->optimizedBitcode, entry->result.irInstructions, entry->result.seconds};
+}
+
+void CompileMemo::storeOptimized(const std::string &key, OptimizedModule module) {
+  CompileResult summary;
+  summary.irInstructions = module.irInstructions;
+  summary.seconds = module.seconds;
+  storeInMemory({key, summary, 0, std::move(module.bitcode)});
 }
 
 bool CompileMemo::codegenWorthLooking() const {
@@ -159,20 +183,21 @@ MemoStats CompileMemo::stats() const {
   return stats_;
 }
 
-std::optional<CompileResult> CompileMemo::findInMemory(const std::string &key) {
-  std::lock_guard<std::mutex> lock(mutex_);
+const CompileMemo::Entry *CompileMemo::findInMemory(const std::string &key) {
   auto found = index_.find(key);
-  if (found == index_.end()) return std::nullopt;
+  if (found == index_.end()) return nullptr;
   recent_.splice(recent_.begin(), recent_, found->second);
-  return found->second->result;
+  return &*found->second;
 }
 
-void CompileMemo::storeInMemory(const std::string &key, const CompileResult &result) {
+void CompileMemo::storeInMemory(Entry entry) {
   if (options_.maxBytes == 0) return;
   std::lock_guard<std::mutex> lock(mutex_);
-  if (index_.count(key)) return;
-  Entry entry{key, result, kEntryOverhead + 2 * key.size() + result.message.size()};
+  if (index_.count(entry.key)) return;
+  entry.bytes = kEntryOverhead + 2 * entry.key.size() + entry.result.message.size() +
+                (entry.optimizedBitcode ? entry.optimizedBitcode->size() : 0);
   stats_.bytes += entry.bytes;
+  const std::string key = entry.key;
   recent_.push_front(std::move(entry));
   index_[key] = recent_.begin();
   while (stats_.bytes > options_.maxBytes && recent_.size() > 1) {

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <mutex>
 
@@ -196,6 +197,84 @@ bool hooksAffectCodeGeneration(const PipelineHooks &hooks) {
   return false;
 }
 
+bool hooksAffectOptimization(const PipelineHooks &hooks) {
+  for (const auto &hook : hooks)
+    if (hook->affectsOptimization()) return true;
+  return false;
+}
+
+/// What a compile's input is, for memo keys: the versions, the bitcode (and
+/// ThinLTO index), the recorded command line, the -mllvm options applied to
+/// the process (they decide whether the module compiles) and the requested
+/// pipeline. Empty when the module cannot be read (never memoized).
+std::string inputMemoKey(const CompileRequest &request) {
+  const CorpusModule &module = *request.module;
+  if (!module.loadError.empty()) return {};
+  auto buffer = llvm::MemoryBuffer::getFile(module.bitcodePath.string(), /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer) return {};
+  std::string indexHash;
+  if (!module.thinltoIndexPath.empty()) {
+    auto index = llvm::MemoryBuffer::getFile(module.thinltoIndexPath.string(), /*IsText=*/false,
+                                             /*RequiresNullTerminator=*/false);
+    if (!index) return {};
+    indexHash = CompileMemo::hash((*index)->getBuffer());
+  }
+  return CompileMemo::versionTag() + "\n" + CompileMemo::hash((*buffer)->getBuffer()) + indexHash + "\n" +
+         CompileMemo::hash(joinedCommandLine(module.commandLine)) + "\n" +
+         CompileMemo::hash(joinedCommandLine(appliedBackendOptions())) + "\n" + request.passPipeline + "\n";
+}
+
+/// The module as bitcode with its use-list order, so that code generation
+/// from the parsed copy is code generation from the module itself.
+std::shared_ptr<const std::string> bitcodeOf(const llvm::Module &module) {
+  auto bitcode = std::make_shared<std::string>();
+  llvm::raw_string_ostream stream(*bitcode);
+  llvm::WriteBitcodeToFile(module, stream, /*ShouldPreserveUseListOrder=*/true);
+  stream.flush();
+  return bitcode;
+}
+
+/// The optimization phase, or the optimized IR a compile of the same input
+/// left in the memo when no hook takes part in optimization (register
+/// allocation's policies): only code generation runs then. The first
+/// `verify` hits are optimized anyway and compared with the memo's IR.
+void optimizeThroughMemo(const CompileRequest &request, CompileMemo *memo, CompileState &state,
+                         CompileResult &result) {
+  std::string key;
+  if (memo && !tlsBypassMemo && !hooksAffectOptimization(request.hooks)) {
+    const std::string input = inputMemoKey(request);
+    if (!input.empty()) key = "optimized\n" + input;
+  }
+  const std::optional<OptimizedModule> known = key.empty() ? std::nullopt : memo->findOptimized(key);
+  const bool verify = known && memo->shouldVerify();
+  if (known && !verify) {
+    auto parsed = llvm::parseBitcodeFile(llvm::MemoryBufferRef(*known->bitcode, request.module->name), state.context);
+    if (parsed) {
+      state.module = std::move(*parsed);
+      result.irInstructions = known->irInstructions;
+      return;
+    }
+    llvm::consumeError(parsed.takeError());  // cannot happen to bitcode LLVM wrote; optimize instead
+  }
+  const auto start = std::chrono::steady_clock::now();
+  optimize(request, state, result);
+  if (!result.ok()) return;
+  if (state.command->hasErrors() || !state.llvmErrors.empty()) {
+    result.failure = FailureKind::CompileError;
+    result.message = state.command->diagnostics() + state.llvmErrors;
+    return;
+  }
+  result.irInstructions = countInstructions(*state.module);
+  if (key.empty()) return;
+  OptimizedModule optimized{bitcodeOf(*state.module), result.irInstructions,
+                            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
+  if (verify && *optimized.bitcode != *known->bitcode)
+    throw MemoMismatch("--verify-cache: optimization of " + request.module->name +
+                       ": the memoized optimized IR differs from a fresh optimization; report this");
+  memo->storeOptimized(key, std::move(optimized));
+}
+
 /// The body of a compile, run inside the crash guard.
 void compileContained(const CompileRequest &request, const FaultInjection &faults, CompileMemo *memo,
                       CompileState &state, CompileResult &result) {
@@ -261,11 +340,8 @@ void compileContained(const CompileRequest &request, const FaultInjection &fault
   // Phase 1, optimization only, so the IR can be measured between the two.
   // Running clang's backend twice (once without codegen, once codegen only)
   // gives the same object as one run: the module is all that passes between.
-  optimize(request, state, result);
+  optimizeThroughMemo(request, memo, state, result);
   if (!result.ok()) return;
-  if (state.command->hasErrors() || !state.llvmErrors.empty())
-    return fail(FailureKind::CompileError, state.command->diagnostics() + state.llvmErrors);
-  result.irInstructions = countInstructions(*state.module);
 
   // Optimized IR seen before: its object is known.
   std::string codegenKey;
@@ -345,22 +421,8 @@ std::string CompilerDriver::requestMemoKey(const CompileRequest &request) {
     if (hookKey.empty()) return {};
     hookKeys += hookKey + "\n";
   }
-  const CorpusModule &module = *request.module;
-  if (!module.loadError.empty()) return {};
-  auto buffer = llvm::MemoryBuffer::getFile(module.bitcodePath.string(), /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer) return {};
-  // The -mllvm set applied to the process decides whether the module compiles.
-  std::string indexHash;
-  if (!module.thinltoIndexPath.empty()) {
-    auto index = llvm::MemoryBuffer::getFile(module.thinltoIndexPath.string(), /*IsText=*/false,
-                                             /*RequiresNullTerminator=*/false);
-    if (!index) return {};
-    indexHash = CompileMemo::hash((*index)->getBuffer());
-  }
-  return "request\n" + CompileMemo::versionTag() + "\n" + CompileMemo::hash((*buffer)->getBuffer()) + indexHash + "\n" +
-         CompileMemo::hash(joinedCommandLine(module.commandLine)) + "\n" +
-         CompileMemo::hash(joinedCommandLine(appliedBackendOptions())) + "\n" + request.passPipeline + "\n" + hookKeys;
+  const std::string input = inputMemoKey(request);
+  return input.empty() ? std::string() : "request\n" + input + hookKeys;
 }
 
 static uint64_t decisionsTaken(const PipelineHooks &hooks) {

@@ -70,11 +70,10 @@ class PositionESObjective final : public ESObjective {
 
  private:
   static std::string measureOf(const Problem &problem) {
-    const std::shared_ptr<PipelineHook> hook = problem.measuringHook();
-    const std::map<std::string, double> measures = hook ? problem.measures(*hook) : std::map<std::string, double>{};
-    if (measures.size() != 1)
+    const std::vector<std::string> names = problem.measureNames();
+    if (names.size() != 1)
       throw UsageError("train-es for " + problem.name() + " needs the problem to measure exactly one thing");
-    return measures.begin()->first;
+    return names.front();
   }
   double measured(const PipelineHook &hook) const {
     const std::map<std::string, double> measures = problem_.measures(hook);

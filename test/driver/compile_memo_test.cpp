@@ -7,6 +7,7 @@
 
 #include "mlgo/driver/compile_memo.h"
 #include "mlgo/driver/compiler_driver.h"
+#include "mlgo/policy/position_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/training/collector.h"
@@ -79,6 +80,88 @@ TEST_CASE("memo: reused results equal fresh compiles, for whole compiles and cod
   const auto again = driver.compileAll(plainRequests(corpus, "function(no-op-function),default<Oz>"));
   for (size_t i = 0; i < fresh.size(); ++i) requireSame(again[i], plainOz[i]);
   CHECK(memo->stats().codegenHits >= fresh.size());
+}
+
+namespace {
+
+/// Keeps a compile's object code; takes no part in optimization unless told.
+class ObjectCapture final : public PipelineHook {
+ public:
+  explicit ObjectCapture(bool touchesOptimization = false) : touchesOptimization_(touchesOptimization) {}
+  void objectEmitted(std::string_view object) override { bytes.assign(object); }
+  bool affectsOptimization() const override { return touchesOptimization_; }
+  std::string bytes;
+
+ private:
+  bool touchesOptimization_;
+};
+
+struct RegallocCompiles {
+  std::vector<CompileResult> results;
+  std::vector<std::string> objects;
+  std::vector<double> scores;
+};
+
+/// The regalloc test programs compiled with a policy evicting by live-range size.
+RegallocCompiles compileWithPolicy(const Corpus &corpus, const CompilerDriver &driver,
+                                   bool captureTouchesOptimization = false) {
+  const Problem &regalloc = findProblem("regalloc");
+  const Problem::HookMaker hooksFor = regalloc.positionPolicyHooks(
+      std::make_shared<const PositionPolicy>(test::regallocPolicyScoringBy("liverange_size")));
+  std::vector<CompileRequest> requests;
+  std::vector<std::shared_ptr<ObjectCapture>> captures;
+  std::vector<std::shared_ptr<PipelineHook>> policies;
+  for (const CorpusModule &module : corpus.modules) {
+    captures.push_back(std::make_shared<ObjectCapture>(captureTouchesOptimization));
+    policies.push_back(hooksFor());
+    requests.push_back({&module, "", {policies.back(), captures.back()}});
+  }
+  RegallocCompiles compiles;
+  compiles.results = driver.compileAll(requests);
+  for (size_t i = 0; i < requests.size(); ++i) {
+    compiles.objects.push_back(captures[i]->bytes);
+    compiles.scores.push_back(regalloc.measures(*policies[i]).at("regalloc_score"));
+  }
+  return compiles;
+}
+
+}  // namespace
+
+TEST_CASE("memo: regalloc compiles take the optimized IR from the memo and generate the same code",
+          "[driver][memo][regalloc]") {
+  test::ScratchDirectory scratch;
+  const Corpus corpus = test::sourcesCorpus(
+      scratch / "corpus", {test::testData() / "regalloc/pressure.c", test::testData() / "regalloc/kernels.c"}, "-O2");
+  const RegallocCompiles fresh = compileWithPolicy(corpus, CompilerDriver(test::driverThreads(2)));
+  auto memo = std::make_shared<CompileMemo>(MemoOptions{});
+  const CompilerDriver driver(withMemo(memo));
+  compileWithPolicy(corpus, driver);
+  CHECK(memo->stats().optimizedHits == 0);
+  const RegallocCompiles fromMemo = compileWithPolicy(corpus, driver);
+  CHECK(memo->stats().optimizedHits == corpus.modules.size());
+  for (size_t i = 0; i < corpus.modules.size(); ++i) {
+    INFO(corpus.modules[i].name);
+    requireSame(fromMemo.results[i], fresh.results[i]);
+    CHECK(fromMemo.results[i].decisions == fresh.results[i].decisions);
+    CHECK(fromMemo.results[i].decisions > 0);  // the policy decided in code generation
+    CHECK(fromMemo.scores[i] == fresh.scores[i]);
+    CHECK_FALSE(fromMemo.objects[i].empty());
+    CHECK(fromMemo.objects[i] == fresh.objects[i]);  // byte for byte
+  }
+
+  // A hook that takes part in optimization never gets the memo's IR.
+  const uint64_t lookups = memo->stats().optimizedLookups;
+  compileWithPolicy(corpus, driver, /*captureTouchesOptimization=*/true);
+  CHECK(memo->stats().optimizedLookups == lookups);
+
+  // --verify-cache optimizes the first hits again and compares the IR.
+  auto verified = std::make_shared<CompileMemo>(MemoOptions{size_t(256) << 20, std::nullopt, 100});
+  const CompilerDriver verifying(withMemo(verified));
+  compileWithPolicy(corpus, verifying);
+  const RegallocCompiles checked = compileWithPolicy(corpus, verifying);
+  CHECK(verified->stats().optimizedHits == corpus.modules.size());
+  CHECK(verified->stats().verified == corpus.modules.size());
+  for (size_t i = 0; i < corpus.modules.size(); ++i) CHECK(checked.objects[i] == fresh.objects[i]);
 }
 
 TEST_CASE("memo: a changed command line, bitcode, pipeline or policy is another key", "[driver][memo]") {

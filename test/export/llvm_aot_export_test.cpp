@@ -18,15 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// clang++-19 with warnings as errors; FAILs with its output when it fails.
-void compileCxx(const std::vector<std::string> &arguments) {
-  std::vector<std::string> args{"--driver-mode=g++", "-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror"};
-  args.insert(args.end(), arguments.begin(), arguments.end());
-  const test::CommandOutcome outcome = test::runProgram(test::clangPath(), args);
-  INFO(outcome.err);
-  REQUIRE(outcome.exitCode == 0);
-}
-
 std::vector<std::string> candidateSizes(const EvalReport &report) {
   std::vector<std::string> sizes;
   for (const ModuleEvaluation &module : report.modules)
@@ -49,10 +40,10 @@ TEST_CASE("llvm-aot export: LLVM's ReleaseModeModelRunner runs the generated mod
   REQUIRE(fs::exists(exported / kAotSourceName));
 
   // Standard C++ only, warning-free, also pedantic.
-  compileCxx({"-pedantic", "-c", (exported / kAotSourceName).string(), "-o", (traced / "model.o").string()});
+  test::compileCxx({"-pedantic", "-c", (exported / kAotSourceName).string(), "-o", (traced / "model.o").string()});
   // LLVM's runner around it, in a library sharing this process's libLLVM.
   const fs::path library = traced / "release_mode_runner.so";
-  compileCxx({"-fPIC", "-shared", "-I", exported.string(), "-isystem", MLGO_LLVM_INCLUDE_DIR,
+  test::compileCxx({"-fPIC", "-shared", "-I", exported.string(), "-isystem", MLGO_LLVM_INCLUDE_DIR,
               std::string(MLGO_TEST_SOURCES) + "/export/release_mode_runner.cpp", (exported / kAotSourceName).string(),
               "-o", library.string(), "-L", MLGO_LLVM_LIBRARY_DIR, "-lLLVM"});
   void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -99,7 +90,7 @@ TEST_CASE("llvm-aot export: Run() allocates nothing and decides like the policy 
   INFO(dump.err);
   REQUIRE(dump.exitCode == 0);
   const fs::path bench = traced / "aot_model_bench";
-  compileCxx({"-I", (traced / "aot").string(), std::string(MLGO_TOOLS_SOURCES) + "/bench/aot_model_bench.cpp",
+  test::compileCxx({"-I", (traced / "aot").string(), std::string(MLGO_TOOLS_SOURCES) + "/bench/aot_model_bench.cpp",
               (traced / "aot" / kAotSourceName).string(), "-o", bench.string()});
   test::CommandOutcome run = test::runProgram(bench.string(), {features.string(), "2"});
   INFO(run.out << run.err);

@@ -51,15 +51,6 @@ PositionPolicy randomPositionPolicy(unsigned seed, Activation activation) {
   return PositionPolicy("regalloc", spec, means, stddevs, DenseNetwork(std::move(layers), activation));
 }
 
-/// clang++-19 with warnings as errors; FAILs with its output when it fails.
-void compileCxx(const std::vector<std::string> &arguments) {
-  std::vector<std::string> args{"--driver-mode=g++", "-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror"};
-  args.insert(args.end(), arguments.begin(), arguments.end());
-  const test::CommandOutcome outcome = test::runProgram(test::clangPath(), args);
-  INFO(outcome.err);
-  REQUIRE(outcome.exitCode == 0);
-}
-
 std::vector<llvm::TensorSpec> tensorSpecs(const trace::DecisionSpec &spec) {
   std::vector<llvm::TensorSpec> specs;
   for (const trace::FeatureTensor &tensor : spec.features)
@@ -83,9 +74,9 @@ TEST_CASE("llvm-aot export of a regalloc policy: LLVM's ReleaseModeModelRunner e
   writeGeneratedSources(sources, exported, false);
 
   // Standard C++ only, warning-free, also pedantic.
-  compileCxx({"-pedantic", "-c", (exported / sources.sourceName()).string(), "-o", (scratch / "model.o").string()});
+  test::compileCxx({"-pedantic", "-c", (exported / sources.sourceName()).string(), "-o", (scratch / "model.o").string()});
   const fs::path library = scratch / "release_mode_evict_runner.so";
-  compileCxx({"-fPIC", "-shared", "-I", exported.string(), "-isystem", MLGO_LLVM_INCLUDE_DIR,
+  test::compileCxx({"-fPIC", "-shared", "-I", exported.string(), "-isystem", MLGO_LLVM_INCLUDE_DIR,
               std::string(MLGO_TEST_SOURCES) + "/export/release_mode_evict_runner.cpp",
               (exported / sources.sourceName()).string(), "-o", library.string(), "-L", MLGO_LLVM_LIBRARY_DIR,
               "-lLLVM"});

@@ -29,6 +29,13 @@ fs::path testData() { return MLGO_TEST_DATA; }
 std::string clangPath() { return MLGO_CLANG; }
 std::string mlgoBinary() { return MLGO_BINARY; }
 
+void compileCxx(const std::vector<std::string> &arguments) {
+  std::vector<std::string> args{"--driver-mode=g++", "-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror"};
+  args.insert(args.end(), arguments.begin(), arguments.end());
+  const CommandOutcome outcome = runProgram(clangPath(), args);
+  if (outcome.exitCode != 0) throw std::runtime_error("clang++ failed:\n" + outcome.out + outcome.err);
+}
+
 ScratchDirectory::ScratchDirectory() {
   static std::atomic<unsigned> counter{0};
   path_ = fs::temp_directory_path() /

@@ -18,6 +18,10 @@ namespace mlgo::test {
 std::filesystem::path testProject();          ///< objects + compile_commands.json
 std::filesystem::path testData();             ///< the C/C++ sources
 std::string clangPath();
+/// Runs clang-19 as a C++17 compiler with warnings as errors (-O2 -Wall
+/// -Wextra -Werror) on `arguments`; throws std::runtime_error with its
+/// output when it fails (a test then fails showing why).
+void compileCxx(const std::vector<std::string> &arguments);
 std::string mlgoBinary();
 
 /// A fresh directory removed at scope exit.

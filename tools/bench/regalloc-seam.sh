@@ -2,7 +2,8 @@
 # Does the register-allocation seam leave LLVM's code alone? For each corpus,
 # build/mlgo_bench_regalloc_seam compiles every module with LLVM's own
 # eviction advisor and with mlgo's hook answering the default advisor's
-# position at every decision, and compares the two objects byte for byte.
+# position at every decision, and compares the two objects byte for byte;
+# then again with the optimized IR taken from the compile memo.
 # Corpora: the demo's -O2 and -O3 corpora (tools/demo/build-corpus.sh
 # --opt-level O2|O3, both splits combined with mlgo combine-corpus) where
 # DEMO_WORKDIR has them, and the correctness gate's C/C++

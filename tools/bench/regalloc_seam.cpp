@@ -2,8 +2,11 @@
 // code alone, and what does it cost? For each module of a corpus: compile it
 // with LLVM's own eviction advisor, then with an EvictionHook whose steer
 // answers the default advisor's position at every decision, and compare the
-// two objects byte for byte. Reports the decisions, LLVM's regalloc score
-// (summed over functions) and the compile time of both.
+// two objects byte for byte. Then the hooked compiles again through a driver
+// with a compile memo, twice: the second time every module's optimized IR
+// comes from the memo and only code generation runs; those objects are
+// compared with LLVM's too. Reports the decisions, LLVM's regalloc score
+// (summed over functions) and the compile times.
 //   build/mlgo_bench_regalloc_seam CORPUS_DIR [THREADS]
 // Exit status 1 when any module's objects differ.
 #include <chrono>
@@ -11,6 +14,7 @@
 #include <cstdlib>
 
 #include "mlgo/corpus/corpus.h"
+#include "mlgo/driver/compile_memo.h"
 #include "mlgo/driver/compile_session.h"
 #include "mlgo/driver/compiler_driver.h"
 #include "mlgo/problems/regalloc/eviction_hook.h"
@@ -22,6 +26,7 @@ using namespace mlgo;
 class ObjectCapture final : public PipelineHook {
  public:
   void objectEmitted(std::string_view object) override { bytes.assign(object); }
+  bool affectsOptimization() const override { return false; }
   std::string bytes;
 };
 
@@ -69,8 +74,13 @@ int main(int argc, char **argv) {
   const CompilerDriver &driver = session.driver();
   const Run stock = compileCorpus(corpus, driver, false);
   const Run steered = compileCorpus(corpus, driver, true);
+  DriverOptions withMemo = options;
+  withMemo.memo = std::make_shared<CompileMemo>(MemoOptions{size_t(4) << 30, std::nullopt, 0});
+  const CompilerDriver memoDriver(withMemo);
+  compileCorpus(corpus, memoDriver, true);  // fills the memo with every module's optimized IR
+  const Run fromMemo = compileCorpus(corpus, memoDriver, true);
 
-  size_t compiled = 0, identical = 0, failed = 0, withDecisions = 0, problems = 0;
+  size_t compiled = 0, identical = 0, identicalFromMemo = 0, failed = 0, withDecisions = 0, problems = 0;
   uint64_t decisions = 0;
   double score = 0;
   for (size_t i = 0; i < corpus.modules.size(); ++i) {
@@ -95,6 +105,10 @@ int main(int argc, char **argv) {
     else
       std::printf("differs %s (%llu decisions)\n", name.c_str(),
                   static_cast<unsigned long long>(hook.decisionsTaken()));
+    if (fromMemo.results[i].ok() && stock.objects[i]->bytes == fromMemo.objects[i]->bytes)
+      ++identicalFromMemo;
+    else
+      std::printf("differs-from-memo %s\n", name.c_str());
   }
   std::printf("modules %zu compiled %zu failed %zu identical %zu with-decisions %zu decisions %llu problems %zu\n",
               corpus.modules.size(), compiled, failed, identical, withDecisions,
@@ -102,5 +116,11 @@ int main(int argc, char **argv) {
   std::printf("regalloc score (sum over functions) %.1f\n", score);
   std::printf("seconds stock %.2f seam %.2f (x%.2f)\n", stock.seconds, steered.seconds,
               stock.seconds > 0 ? steered.seconds / stock.seconds : 0.0);
-  return identical == compiled ? 0 : 1;
+  const MemoStats memo = withMemo.memo->stats();
+  std::printf("from the memo's optimized IR: identical %zu seconds %.2f (x%.2f of the seam's), optimization skipped "
+              "%llu of %llu\n",
+              identicalFromMemo, fromMemo.seconds, steered.seconds > 0 ? fromMemo.seconds / steered.seconds : 0.0,
+              static_cast<unsigned long long>(memo.optimizedHits),
+              static_cast<unsigned long long>(memo.optimizedLookups));
+  return identical == compiled && identicalFromMemo == compiled ? 0 : 1;
 }

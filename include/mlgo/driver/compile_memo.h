@@ -8,6 +8,10 @@
 //   compile is not run at all (eval, autotune's candidates, reruns);
 // - code-generation keys: a compile whose optimized IR is already known skips
 //   code generation (autotune's pass lists that leave the same IR);
+// - optimization keys: a compile whose hooks act only in code generation
+//   (register allocation's) takes the module's optimized IR from memory and
+//   skips the optimization pipeline (train-es and eval compile each module
+//   with many regalloc policies; memory only, not --cache-dir);
 // train-ppo's sampled compiles are replayed from a tree of compiled
 // trajectories (mlgo/training/trajectory_memo.h); their counts are kept here
 // with the others.
@@ -19,6 +23,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <list>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -39,6 +44,7 @@ struct MemoOptions {
 struct MemoStats {
   uint64_t requestLookups = 0, requestHits = 0;
   uint64_t codegenLookups = 0, codegenHits = 0;
+  uint64_t optimizedLookups = 0, optimizedHits = 0;
   /// Sampled compiles (train-ppo), and those replayed from known
   /// trajectories without compiling.
   uint64_t sequenceCompiles = 0, sequenceHits = 0;
@@ -59,6 +65,14 @@ class MemoMismatch : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A module's optimized IR as bitcode (use-list order kept, so code
+/// generation from it is the same as from the module it was written from).
+struct OptimizedModule {
+  std::shared_ptr<const std::string> bitcode;
+  uint64_t irInstructions = 0;
+  double seconds = 0;  ///< what optimizing took
+};
+
 class CompileMemo {
  public:
   enum class Kind { Request, Codegen };
@@ -70,6 +84,9 @@ class CompileMemo {
   /// Stores a result (only those a recompile would reproduce: successes and
   /// compile errors, not timeouts or crashes).
   void store(Kind kind, const std::string &key, const CompileResult &result);
+  /// The optimized IR stored under `key` (memory only).
+  std::optional<OptimizedModule> findOptimized(const std::string &key);
+  void storeOptimized(const std::string &key, OptimizedModule module);
   /// Records a sampled compile, and whether it was replayed without
   /// compiling (`saved`: the seconds its earlier compile took).
   void noteSequenceCompile(bool hit, double saved);
@@ -103,9 +120,10 @@ class CompileMemo {
     std::string key;
     CompileResult result;
     size_t bytes = 0;
+    std::shared_ptr<const std::string> optimizedBitcode;  ///< optimization keys only
   };
-  std::optional<CompileResult> findInMemory(const std::string &key);
-  void storeInMemory(const std::string &key, const CompileResult &result);
+  const Entry *findInMemory(const std::string &key);  ///< with mutex_ held
+  void storeInMemory(Entry entry);
   std::optional<CompileResult> findOnDisk(const std::string &key);
   void storeOnDisk(const std::string &key, const CompileResult &result);
   std::filesystem::path fileFor(const std::string &key) const;

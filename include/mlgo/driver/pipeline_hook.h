@@ -33,6 +33,10 @@ class PipelineHook {
   /// True for hooks that change code generation (not only the optimized
   /// IR): their compiles never take code generation from the memo.
   virtual bool affectsCodeGeneration() const { return false; }
+  /// False for hooks that leave the optimization pipeline alone (register
+  /// allocation's act in code generation only): compiles whose hooks all say
+  /// so may take the optimized IR from the memo and only generate code.
+  virtual bool affectsOptimization() const { return true; }
   /// Called with the object code of a compile that generated code (not for
   /// results from the memo): to compare or keep it.
   virtual void objectEmitted(std::string_view object) {}

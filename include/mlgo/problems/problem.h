@@ -44,6 +44,8 @@ class Problem {
   /// defaultTracingHook, measuringHook or policyHooks): a default trace's
   /// baselines.json records them, `mlgo eval` compares them.
   virtual std::map<std::string, double> measures(const PipelineHook &hook) const { return {}; }
+  /// The names measures() returns, without compiling anything.
+  virtual std::vector<std::string> measureNames() const { return {}; }
   /// A hook for a compile left to the default heuristic that only measures
   /// what measures() reads; null when the problem has nothing to measure.
   virtual std::shared_ptr<PipelineHook> measuringHook() const { return nullptr; }

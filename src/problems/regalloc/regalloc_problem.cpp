@@ -14,6 +14,10 @@ namespace mlgo::regalloc {
 
 namespace {
 
+/// LLVM's regalloc score of a compile (the sum of calculateRegAllocScore over
+/// its functions), as baselines.json, eval and train-es name it.
+constexpr const char *kScoreMeasure = "regalloc_score";
+
 /// The features of one decision as int64 words, the layout traces and
 /// policies read (mlgo/trace/decision_spec.h).
 void copyToWords(const EvictionObservation &observation, std::vector<int64_t> &words) {
@@ -68,8 +72,9 @@ class RegallocProblem final : public Problem {
   std::map<std::string, double> measures(const PipelineHook &hook) const override {
     const auto *eviction = dynamic_cast<const EvictionHook *>(&hook);
     if (!eviction) return {};
-    return {{"regalloc_score", eviction->score()}};
+    return {{kScoreMeasure, eviction->score()}};
   }
+  std::vector<std::string> measureNames() const override { return {kScoreMeasure}; }
   std::shared_ptr<PipelineHook> measuringHook() const override { return std::make_shared<EvictionHook>(); }
   HookMaker policyHooks(const std::filesystem::path &directory) const override {
     return positionPolicyHooks(

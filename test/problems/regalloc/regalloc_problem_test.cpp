@@ -59,6 +59,12 @@ TEST_CASE("regalloc problem: default-trace records LLVM's default evictions with
   const nlohmann::json baselines = nlohmann::json::parse(readBytes(scratch / "trace" / "baselines.json"));
   CHECK(baselines["measures"]["regalloc_score"]["pressure.o"].get<double>() > 0);
   CHECK(baselines["sizes"]["pressure.o"].get<uint64_t>() > 0);
+  // The measures a hook reports are the ones the problem names up front.
+  const Problem &problem = findProblem("regalloc");
+  std::vector<std::string> measured;
+  for (const auto &[name, value] : problem.measures(*problem.measuringHook())) measured.push_back(name);
+  CHECK(measured == problem.measureNames());
+  CHECK(problem.measureNames() == std::vector<std::string>{"regalloc_score"});
 }
 
 TEST_CASE("regalloc problem: traces do not depend on --threads", "[regalloc]") {
@@ -71,7 +77,7 @@ TEST_CASE("regalloc problem: traces do not depend on --threads", "[regalloc]") {
   CHECK(readBytes(scratch / "one" / "baselines.json") == readBytes(scratch / "two" / "baselines.json"));
 }
 
-TEST_CASE("regalloc problem: the CLI traces it, and stages that take scalar decisions refuse it by name",
+TEST_CASE("regalloc problem: the CLI traces it and builds its vocab, and explore refuses it by name",
           "[regalloc][cli]") {
   test::ScratchDirectory scratch;
   const Corpus corpus = test::singleSourceCorpus(scratch / "corpus", test::testData() / "regalloc/pressure.c", "-O2");
@@ -92,9 +98,12 @@ TEST_CASE("regalloc problem: the CLI traces it, and stages that take scalar deci
   REQUIRE(module.exitCode == exit_code::kSuccess);
   CHECK(nlohmann::json::parse(module.out)["decisions"][0]["mask"].size() == 33);
 
+  // gen-vocab takes the tensors: one file per feature but the mask.
   auto vocab = test::runMlgo({"gen-vocab", "--trace", trace, "--output-dir", (scratch / "vocab").string()});
-  CHECK(vocab.exitCode == exit_code::kUsage);
-  CHECK_THAT(vocab.err, Contains("regalloc") && Contains("gen-vocab"));
+  CHECK(vocab.exitCode == exit_code::kSuccess);
+  CHECK_THAT(vocab.out, Contains("wrote 20 vocab files"));
+  CHECK(fs::exists(scratch / "vocab" / "liverange_size.buckets"));
+  CHECK_FALSE(fs::exists(scratch / "vocab" / "mask.buckets"));
   auto explore = test::runMlgo({"explore", "--problem", "regalloc", "--corpus", corpus.directory.string(),
                                 "--output", (scratch / "explored").string()});
   CHECK(explore.exitCode == exit_code::kUsage);

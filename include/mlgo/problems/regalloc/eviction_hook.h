@@ -58,6 +58,7 @@ class EvictionHook final : public PipelineHook {
   void beginCompile() override;
   void endCompile() override;
   bool affectsCodeGeneration() const override { return true; }
+  bool affectsOptimization() const override { return false; }
   uint64_t decisionsTaken() const override;
 
   /// LLVM's regalloc score summed over the functions of the last compile.
