@@ -40,8 +40,9 @@ TEST_CASE("cli: combine-corpus, eval of the combined corpus, report with its tab
   CHECK(test::runProgram(test::mlgoBinary(), {"report", "--output", (scratch / "r").string()}).exitCode ==
         exit_code::kUsage);
   // --metric: sizes and the problems' measures; anything else is a usage error.
-  auto unknownMetric = test::runProgram(test::mlgoBinary(), {"report", "--eval", "never=" + (scratch / "never.json").string(),
-                                                             "--metric", "spills", "--output", (scratch / "r").string()});
+  auto unknownMetric =
+      test::runProgram(test::mlgoBinary(), {"report", "--eval", "never=" + (scratch / "never.json").string(),
+                                            "--metric", "spills", "--output", (scratch / "r").string()});
   CHECK(unknownMetric.exitCode == exit_code::kUsage);
   CHECK_THAT(unknownMetric.err, Contains("regalloc_score"));
   auto missing = test::runProgram(test::mlgoBinary(), {"report", "--eval", "x=" + (scratch / "none.json").string(),

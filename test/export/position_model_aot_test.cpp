@@ -74,7 +74,8 @@ TEST_CASE("llvm-aot export of a regalloc policy: LLVM's ReleaseModeModelRunner e
   writeGeneratedSources(sources, exported, false);
 
   // Standard C++ only, warning-free, also pedantic.
-  test::compileCxx({"-pedantic", "-c", (exported / sources.sourceName()).string(), "-o", (scratch / "model.o").string()});
+  test::compileCxx(
+      {"-pedantic", "-c", (exported / sources.sourceName()).string(), "-o", (scratch / "model.o").string()});
   const fs::path library = scratch / "release_mode_evict_runner.so";
   test::compileCxx({"-fPIC", "-shared", "-I", exported.string(), "-isystem", MLGO_LLVM_INCLUDE_DIR,
               std::string(MLGO_TEST_SOURCES) + "/export/release_mode_evict_runner.cpp",
