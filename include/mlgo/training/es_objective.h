@@ -33,9 +33,6 @@ struct ModuleMeasure {
   bool ok = false;        ///< the compile succeeded
   bool replayed = false;  ///< taken from the trajectory memo, not compiled
   double value = 0;       ///< the measure (when ok)
-  bool operator==(const ModuleMeasure &other) const {
-    return ok == other.ok && replayed == other.replayed && value == other.value;
-  }
 };
 
 /// One compile of an iteration: candidate `candidate` on corpus module `module`.
