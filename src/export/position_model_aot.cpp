@@ -15,10 +15,6 @@ std::string upper(std::string text) {
   return text;
 }
 
-bool isPerPosition(const trace::FeatureTensor &tensor, int64_t positions) {
-  return tensor.shape == std::vector<int64_t>{1, positions};
-}
-
 /// The member holding input `f`.
 std::string argument(size_t f) { return "arg" + std::to_string(f) + "_"; }
 
@@ -77,7 +73,7 @@ void writeRawInputs(std::ostringstream &out, const PositionPolicy &policy) {
   const std::vector<std::string> &names = policy.layout().inputNames();
   for (size_t i = 0; i + 1 < names.size(); ++i) {
     const size_t f = spec.indexOf(names[i]);
-    const bool perPosition = isPerPosition(spec.features[f], spec.actions);
+    const bool perPosition = PositionLayout::isPerPosition(spec.features[f], spec.actions);
     out << "    input_[" << i << "] = finiteOrZero(static_cast<double>(" << argument(f) << "["
         << (perPosition ? "p" : "0") << "]));  // " << names[i] << "\n";
   }

@@ -17,10 +17,6 @@ using policy_directory::kMetadataFile;
 using policy_directory::kWeightsFile;
 constexpr const char *kMaskName = PositionLayout::kMaskName;
 constexpr const char *kInputTransform = "signed-log1p-z-score";
-
-bool isPerPosition(const trace::FeatureTensor &tensor, int64_t positions) {
-  return tensor.shape == std::vector<int64_t>{1, positions};
-}
 }  // namespace
 
 std::string PositionLayout::whyNot(const trace::DecisionSpec &spec) {

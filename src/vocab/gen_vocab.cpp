@@ -33,7 +33,7 @@ class DecisionValues {
     const auto *bytes = reinterpret_cast<const uint8_t *>(words);
     for (size_t k = 0; k < features_.size(); ++k) {
       const trace::FeatureTensor &tensor = spec_.features[features_[k]];
-      const bool perPosition = tensor.elements() == size_t(spec_.actions) && tensor.elements() > 1;
+      const bool perPosition = PositionLayout::isPerPosition(tensor, spec_.actions);
       for (size_t e = 0; e < tensor.elements(); ++e) {
         if (maskOffset_ && perPosition && read<int64_t>(bytes + *maskOffset_, e) == 0) continue;
         const uint8_t *at = bytes + spec_.offsetOf(features_[k]);

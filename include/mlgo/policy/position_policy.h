@@ -33,6 +33,10 @@ class PositionLayout {
  public:
   /// The feature that says which positions may be chosen (LLVM's name).
   static constexpr const char *kMaskName = "mask";
+  /// Whether `tensor` holds one value per position (shape [1, positions]).
+  static bool isPerPosition(const trace::FeatureTensor &tensor, int64_t positions) {
+    return tensor.shape == std::vector<int64_t>{1, positions};
+  }
   /// Empty when `spec` is a position decision: every tensor of shape [1, N]
   /// (one value per position) or [1] (shared), N = the number of actions,
   /// N > 1, and an int64 "mask" among them where the problem has one; else
