@@ -8,6 +8,8 @@
 
 #include "commands.h"
 #include "common_options.h"
+#include "mlgo/driver/compile_result.h"
+#include "mlgo/problems/problem.h"
 #include "mlgo/support/exit_codes.h"
 #include "mlgo/training/ppo_trainer.h"
 #include "progress.h"
@@ -45,12 +47,12 @@ void IterationLog::operator()(const nlohmann::json &m) {
   const auto left = static_cast<int64_t>(elapsed / double(iteration - first_ + 1) * double(total_ - iteration));
   const auto &reward = m["reward_distribution"];
   const auto &seconds = m["seconds"];
-  spdlog::info("iteration {}/{} ({}:{:02d}:{:02d} left): reward vs -Oz mean {:+.4f} p10 {:+.4f} p50 {:+.4f} p90 "
-               "{:+.4f}; size vs -Oz {:+.3f}%; entropy {:.4f}, KL {:.5f} (beta {:.3g}), loss {:.5f}; {} modules ({} "
-               "failed), {} decisions; collect {:.1f} s ({:.0f} decisions/s), train {:.1f} s",
+  spdlog::info("iteration {}/{} ({}:{:02d}:{:02d} left): reward vs the default mean {:+.4f} p10 {:+.4f} p50 {:+.4f} "
+               "p90 {:+.4f}; {} vs the default {:+.3f}%; entropy {:.4f}, KL {:.5f} (beta {:.3g}), loss {:.5f}; {} "
+               "modules ({} failed), {} decisions; collect {:.1f} s ({:.0f} decisions/s), train {:.1f} s",
                iteration, total_, left / 3600, left / 60 % 60, left % 60, reward["mean"].get<double>(),
-               reward["p10"].get<double>(),
-               reward["p50"].get<double>(), reward["p90"].get<double>(), 100 * m["size"]["change"].get<double>(),
+               reward["p10"].get<double>(), reward["p50"].get<double>(), reward["p90"].get<double>(),
+               m["size"]["metric"].get<std::string>(), 100 * m["size"]["change"].get<double>(),
                m["entropy"].get<double>(), m["kl"].get<double>(), m["kl_beta"].get<double>(),
                m["loss"]["total"].get<double>(), m["modules"].get<size_t>(), m["failed"].get<size_t>(),
                m["decisions"].get<size_t>(), seconds["collect"].get<double>(),
@@ -59,6 +61,16 @@ void IterationLog::operator()(const nlohmann::json &m) {
     for (const auto &failure : m["failures"])
       spdlog::warn("iteration {}: skipped {}: {}", m["iteration"].get<int64_t>(),
                    failure["module"].get<std::string>(), failure["reason"].get<std::string>());
+}
+
+/// A problem that measures something of its own (register allocation: LLVM's
+/// regalloc score) is rarely meant to be trained for code size.
+void warnOfSizeRewardForMeasuredProblem(const std::string &problemName, const nlohmann::json &config) {
+  const std::vector<std::string> measures = findProblem(problemName).measureNames();
+  const std::string metric = config["reward_metric"].get<std::string>();
+  if (measures.empty() || !parseSizeMetric(metric)) return;
+  spdlog::warn("train-ppo rewards {} size (reward_metric={}) for {}; configs/{}/ppo.json rewards {}", metric, metric,
+               problemName, problemName, measures.front());
 }
 
 int runTrainPPO(const TrainPPOFlags &flags) {
@@ -70,6 +82,7 @@ int runTrainPPO(const TrainPPOFlags &flags) {
     std::printf("%s\n", options.config.dump(2).c_str());
     return exit_code::kSuccess;
   }
+  warnOfSizeRewardForMeasuredProblem(flags.problem, options.config);
   options.corpus = flags.corpus;
   options.vocab = flags.vocab;
   if (!flags.warmstart.empty()) options.warmstart = flags.warmstart;
@@ -97,8 +110,8 @@ int runTrainPPO(const TrainPPOFlags &flags) {
     return exit_code::kSuccess;
   }
   const auto &m = summary.lastMetrics;
-  std::printf("trained policy iterations %lld-%lld in %.1f s; last iteration: sampled modules %+.3f%% %s vs -Oz, "
-              "mean reward vs -Oz %+.4f; policy in %s/policy, metrics in %s/metrics.jsonl\n",
+  std::printf("trained policy iterations %lld-%lld in %.1f s; last iteration: sampled modules %+.3f%% %s vs the default, "
+              "mean reward vs the default %+.4f; policy in %s/policy, metrics in %s/metrics.jsonl\n",
               (long long)summary.firstIteration, (long long)summary.lastIteration, summary.seconds,
               100 * m["size"]["change"].get<double>(), m["size"]["metric"].get<std::string>().c_str(),
               m["reward_distribution"]["mean"].get<double>(), flags.run.output.c_str(), flags.run.output.c_str());
@@ -110,7 +123,8 @@ int runTrainPPO(const TrainPPOFlags &flags) {
 void addTrainPPOCommand(CLI::App *command, CommandRunner &runner) {
   auto flags = std::make_shared<TrainPPOFlags>();
   command->add_option("--corpus", flags->corpus, "Corpus directory");
-  command->add_option("--vocab", flags->vocab, "Vocab directory (<feature>.buckets)");
+  command->add_option("--vocab", flags->vocab,
+                      "Vocab directory (<feature>.buckets); yes/no decisions (inlining) need it");
   command->add_option("--warmstart", flags->warmstart, "Policy to start from (e.g. train-bc's output)");
   command->add_option("--baselines", flags->baselines,
                       "Default trace directory or baselines.json with the -Oz sizes (missing ones are compiled)");
@@ -120,7 +134,7 @@ void addTrainPPOCommand(CLI::App *command, CommandRunner &runner) {
   command->add_flag("--progress", flags->progress, "Show collection progress within each iteration");
   addDriverFlags(*command, flags->driver);
   command->callback([flags, command, &runner] {
-    checkTrainingRunFlags(*command, flags->run, {"--corpus", "--vocab", "--output"});
+    checkTrainingRunFlags(*command, flags->run, {"--corpus", "--output"});
     runner = [flags] { return runTrainPPO(*flags); };
   });
 }

@@ -1,4 +1,5 @@
 #include "mlgo/policy/position_policy.h"
+#include "mlgo/policy/sampling_policy.h"
 
 #include <cmath>
 #include <cstring>
@@ -137,11 +138,7 @@ int64_t PositionPolicy::decide(const int64_t *words) const {
   thread_local std::vector<float> scored;
   scored.resize(layout_.positions());
   scores(words, scored.data());
-  int64_t best = -1;
-  for (size_t p = 0; p < scored.size(); ++p)
-    if (scored[p] != -std::numeric_limits<float>::infinity() && (best < 0 || scored[p] > scored[best]))
-      best = static_cast<int64_t>(p);
-  return best;
+  return greedyAction(scored.data(), scored.size());
 }
 
 json PositionPolicy::metadata() const {
@@ -211,6 +208,17 @@ PositionPolicy PositionPolicy::load(const fs::path &given, const std::string &pr
   if (!metadata.contains("decision_spec") ||
       trace::DecisionSpec::fromJson(metadata["decision_spec"], metadataPath.string()) != spec)
     throw fail("decision_spec", "the policy's decisions differ from this compiler's " + problem + " decisions");
+  const fs::path weightsPath = directory / kWeightsFile;
+  return fromJson(metadata, policy_directory::readFile(weightsPath).value("layers", json()), metadataPath, weightsPath);
+}
+
+PositionPolicy PositionPolicy::fromJson(const json &metadata, const json &layersJson, const fs::path &metadataPath,
+                                        const fs::path &weightsPath) {
+  auto fail = [&](const std::string &entry, const std::string &what) {
+    return InputError(describeInputProblem(metadataPath.string(), entry, what));
+  };
+  if (!metadata.contains("decision_spec")) throw fail("decision_spec", "missing");
+  trace::DecisionSpec spec = trace::DecisionSpec::fromJson(metadata["decision_spec"], metadataPath.string());
   const PositionLayout layout(spec);
   const json pre = metadata.value("preprocessing", json::object());
   if (textField(pre, "transform") != kInputTransform)
@@ -227,13 +235,20 @@ PositionPolicy PositionPolicy::load(const fs::path &given, const std::string &pr
     throw fail("network", std::string("hidden_layers or activation missing or malformed: ") + e.what());
   }
   widths.push_back(1);
-  const fs::path weightsPath = directory / kWeightsFile;
-  std::vector<DenseLayer> layers = DenseNetwork::layersFromJson(
-      policy_directory::readFile(weightsPath).value("layers", json()), weightsPath, layout.width(), widths);
-  PositionPolicy policy(problem, spec, std::move(means), std::move(stddevs),
+  std::vector<DenseLayer> layers = DenseNetwork::layersFromJson(layersJson, weightsPath, layout.width(), widths);
+  PositionPolicy policy(textField(metadata, "problem"), std::move(spec), std::move(means), std::move(stddevs),
                         DenseNetwork(std::move(layers), activation));
   policy.training = metadata.value("training", json::object());
   return policy;
+}
+
+PositionPolicy PositionPolicy::deserialize(std::string_view bytes) {
+  try {
+    const json whole = json::from_cbor(bytes.begin(), bytes.end());
+    return fromJson(whole.at("metadata"), whole.at("layers"), "(serialized policy)", "(serialized policy)");
+  } catch (const std::exception &e) {
+    throw std::runtime_error(std::string("not a serialized position policy: ") + e.what());
+  }
 }
 
 }  // namespace mlgo

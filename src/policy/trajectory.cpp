@@ -1,6 +1,8 @@
 #include "mlgo/policy/trajectory.h"
 
 #include <cmath>
+#include <stdexcept>
+#include <vector>
 
 #include "mlgo/trace/sampling.h"
 
@@ -23,9 +25,11 @@ double probabilityOfAction1(const float logits[2]) {
   return e / (1.0 + e);
 }
 
-ActionSampler::ActionSampler(const PolicyModel &model, uint64_t seed, Trajectory &trajectory, bool greedy)
-    : model_(model), state_(seed), greedy_(greedy), trajectory_(trajectory) {
-  trajectory_.featureCount = model.preprocessor().inputCount();
+ActionSampler::ActionSampler(const SamplingPolicy &policy, uint64_t seed, Trajectory &trajectory, bool greedy)
+    : policy_(policy), state_(seed), greedy_(greedy), trajectory_(trajectory) {
+  if (policy.actionCount() > 256) throw std::invalid_argument("trajectories hold at most 256 actions a decision");
+  trajectory_.featureCount = policy.featureWords();
+  trajectory_.actionCount = policy.actionCount();
 }
 
 double ActionSampler::nextUniform() {
@@ -34,15 +38,35 @@ double ActionSampler::nextUniform() {
   return static_cast<double>(mixBits(state_++) >> 11) * 0x1.0p-53;
 }
 
-bool ActionSampler::sample(const int64_t *features) {
-  float logits[2];
-  model_.logits(features, logits);
-  const bool action = greedy_ ? logits[1] > logits[0]  // PolicyModel::decide's rule
-                              : nextUniform() < probabilityOfAction1(logits);
+int64_t ActionSampler::draw(const float *logits) {
+  const size_t actions = policy_.actionCount();
+  const int64_t best = greedyAction(logits, actions);
+  if (greedy_ || best < 0) return best;
+  if (actions == 2) return nextUniform() < probabilityOfAction1(logits) ? 1 : 0;
+  // Softmax relative to the best logit; forbidden actions weigh exp(-inf) = 0.
+  thread_local std::vector<double> weights;
+  weights.resize(actions);
+  double total = 0;
+  for (size_t a = 0; a < actions; ++a) total += weights[a] = std::exp(double(logits[a]) - double(logits[best]));
+  double point = nextUniform() * total;
+  for (size_t a = 0; a < actions; ++a) {
+    if (weights[a] == 0) continue;
+    if (point < weights[a]) return static_cast<int64_t>(a);
+    point -= weights[a];
+  }
+  return best;  // rounding left the point past the last weight
+}
+
+int64_t ActionSampler::sample(const int64_t *features) {
+  const size_t actions = policy_.actionCount();
+  thread_local std::vector<float> logits;
+  logits.resize(actions);
+  policy_.logits(features, logits.data());
+  const int64_t action = draw(logits.data());
+  if (action < 0) return action;
   trajectory_.features.insert(trajectory_.features.end(), features, features + trajectory_.featureCount);
-  trajectory_.actions.push_back(action ? 1 : 0);
-  trajectory_.logits.push_back(logits[0]);
-  trajectory_.logits.push_back(logits[1]);
+  trajectory_.actions.push_back(static_cast<uint8_t>(action));
+  trajectory_.logits.insert(trajectory_.logits.end(), logits.begin(), logits.end());
   return action;
 }
 

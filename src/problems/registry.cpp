@@ -41,12 +41,6 @@ void requireScalarBinaryDecisions(const Problem &problem, const std::string &sta
                    " actions, and " + stage + " takes int64 scalar features and two actions (inlining's)");
 }
 
-const Problem &scalarBinaryProblem(const std::string &name, const std::string &stage) {
-  const Problem &problem = findProblem(name);
-  requireScalarBinaryDecisions(problem, stage);
-  return problem;
-}
-
 Problem::HookMaker Problem::positionPolicyHooks(std::shared_ptr<const PositionPolicy>) const {
   throw UsageError("problem \"" + name() + "\" does not decide among positions: no position policy takes its decisions");
 }

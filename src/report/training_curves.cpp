@@ -66,7 +66,15 @@ bool isPPORecord(const json &m) {
   return m.contains(kRewardDistribution) && m.contains(kSize) && m.contains(kLoss) && m.contains(kSeconds);
 }
 
-PPORecord readPPORecord(const json &m, const RecordPlace &at) {
+/// What a record's `size` measures (text, text+data, a problem's measure),
+/// into `measure` when the record says.
+void noteMeasure(const json &m, std::string &measure) {
+  using namespace metrics_keys;
+  if (m[kSize].contains(kSizeMetric) && m[kSize][kSizeMetric].is_string())
+    measure = m[kSize][kSizeMetric].get<std::string>();
+}
+
+PPORecord readPPORecord(const json &m, const RecordPlace &at, std::string &measure) {
   using namespace metrics_keys;
   PPORecord r;
   r.iteration = at.number(m, kIteration);
@@ -78,6 +86,7 @@ PPORecord readPPORecord(const json &m, const RecordPlace &at) {
   r.p75 = at.number(reward, kP75, kRewardDistribution);
   r.p90 = at.number(reward, kP90, kRewardDistribution);
   r.sizeChange = 100 * at.number(m[kSize], kSizeChange, kSize);
+  noteMeasure(m, measure);
   r.entropy = at.number(m, kEntropy);
   r.kl = at.number(m, kKl);
   r.lossTotal = at.number(m[kLoss], kLossTotal, kLoss);
@@ -90,7 +99,7 @@ PPORecord readPPORecord(const json &m, const RecordPlace &at) {
   return r;
 }
 
-TrainingCurves ppoCurves(const std::vector<PPORecord> &records) {
+TrainingCurves ppoCurves(const std::vector<PPORecord> &records, const std::string &measure) {
   TrainingCurves curves;
   curves.trainer = "train-ppo";
   curves.iterations = records.size();
@@ -110,14 +119,15 @@ TrainingCurves ppoCurves(const std::vector<PPORecord> &records) {
   curves.table = out.str();
   curves.gnuplot =
       "set xlabel 'policy iteration'\n"
-      "set output 'reward.png'\nset title 'Reward vs -Oz of the sampled modules (1 - size/baseline)'\n"
+      "set output 'reward.png'\nset title 'Reward vs the default heuristic of the sampled modules (1 - " +
+      measure + "/baseline)'\n"
       "set ylabel 'reward'\n"
       "plot 'data/training.tsv' using 1:4:6 with filledcurves lc rgb '#c6dbef' title 'p25-p75', \\\n"
       "     '' using 1:3 with lines lc rgb '#9ecae1' title 'p10', \\\n"
       "     '' using 1:5 with lines lc rgb '#3182bd' title 'p50', \\\n"
       "     '' using 1:7 with lines lc rgb '#08519c' title 'p90', \\\n"
       "     '' using 1:2 with lines lw 2 lc rgb '#d62728' title 'mean'\n"
-      "set output 'size.png'\nset title 'Total size of the sampled modules vs -Oz'\n"
+      "set output 'size.png'\nset title 'Total " + measure + " of the sampled modules vs the default heuristic'\n"
       "set ylabel 'change (%)'\n"
       "plot 'data/training.tsv' using 1:8 with points pt 7 ps 0.4 lc rgb '#9ecae1' title 'iteration', \\\n"
       "     '' using 1:9 with lines lw 2 lc rgb '#08519c' title '20-iteration mean', 0 with lines lc rgb 'black' "
@@ -136,8 +146,8 @@ TrainingCurves ppoCurves(const std::vector<PPORecord> &records) {
   const PPORecord &last = records.back();
   curves.summary = fmt::format(
       "train-ppo, {} policy iterations, {:.0f} s of collection and training; last iteration {:.0f}: mean reward vs "
-      "-Oz {:+.4f}, sampled modules {:+.2f}% vs -Oz, entropy {:.4f}",
-      records.size(), seconds, last.iteration, last.mean, last.sizeChange, last.entropy);
+      "the default {:+.4f}, sampled modules {:+.2f}% {} vs the default, entropy {:.4f}",
+      records.size(), seconds, last.iteration, last.mean, last.sizeChange, measure, last.entropy);
   return curves;
 }
 
@@ -161,8 +171,7 @@ ESRecord readESRecord(const json &m, const RecordPlace &at, std::string &measure
   r.fitnessWorst = at.number(m["fitness"], "worst", "fitness");
   r.policyReward = at.number(m, "policy_reward");
   r.measureChange = 100 * at.number(m[kSize], kSizeChange, kSize);
-  if (m[kSize].contains(kSizeMetric) && m[kSize][kSizeMetric].is_string())
-    measure = m[kSize][kSizeMetric].get<std::string>();
+  noteMeasure(m, measure);
   r.compiles = at.number(m, "compiles");
   r.replayed = at.number(m, "replayed");
   r.failed = at.number(m, "failed");
@@ -228,14 +237,14 @@ TrainingCurves readTrainingCurves(const fs::path &file) {
     const RecordPlace at{file, "line " + std::to_string(number)};
     const json m = json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (!m.is_object()) throw InputError(at.describe("not a JSON object"));
-    if (isPPORecord(m) && es.empty()) ppo.push_back(readPPORecord(m, at));
+    if (isPPORecord(m) && es.empty()) ppo.push_back(readPPORecord(m, at, measure));
     else if (isESRecord(m) && ppo.empty()) es.push_back(readESRecord(m, at, measure));
     else
       throw InputError(at.describe(
           "not a record of the run's trainer (train-ppo: reward_distribution, size, loss, seconds; train-es: "
           "fitness, policy_reward, size, seconds)"));
   }
-  if (!ppo.empty()) return ppoCurves(ppo);
+  if (!ppo.empty()) return ppoCurves(ppo, measure);
   if (!es.empty()) return esCurves(es, measure);
   throw InputError(file.string() + ": no iterations recorded yet");
 }

@@ -38,7 +38,7 @@ class FlipSteer final : public DecisionSteer {
             std::vector<double> &margins)
       : baseline_(baseline), flips_(flips), record_(record), margins_(margins) {}
   bool wantsDefaultAction() const override { return true; }
-  bool decide(const int64_t *features, int64_t defaultAction) override {
+  int64_t decide(const int64_t *features, int64_t defaultAction) override {
     bool action = defaultAction == 1;
     if (baseline_) {
       float logits[2];

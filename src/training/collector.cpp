@@ -26,13 +26,14 @@ std::vector<size_t> sampleModules(size_t corpusSize, size_t count, uint64_t seed
 }
 
 std::vector<CollectedModule> collectTrajectories(const CompilerDriver &driver, const Corpus &corpus,
-                                                 const Problem &problem, const PolicyModel &model,
+                                                 const Problem &problem, const SamplingPolicy &policy,
                                                  const CollectionPlan &plan,
                                                  const CompilerDriver::Progress &progress) {
   const size_t count = plan.modules.size();
   std::vector<CollectedModule> collected(count);
   std::vector<std::unique_ptr<ActionSampler>> samplers(count);
   std::vector<std::string> moduleKeys(count);
+  TrajectoryMemo *trajectories = policy.actionCount() == 2 ? plan.trajectories : nullptr;
   CompileMemo *memo = driver.options().memo.get();
   std::vector<CompileRequest> requests;
   std::vector<size_t> requestOf(count, SIZE_MAX), defaultRequestOf(count, SIZE_MAX);
@@ -40,12 +41,12 @@ std::vector<CollectedModule> collectTrajectories(const CompilerDriver &driver, c
     const CorpusModule &module = corpus.modules.at(plan.modules[i]);
     collected[i].module = plan.modules[i];
     const uint64_t seed = actionSeed(plan.seed, plan.iteration, module.name);
-    samplers[i] = std::make_unique<ActionSampler>(model, seed, collected[i].trajectory, plan.greedy);
+    samplers[i] = std::make_unique<ActionSampler>(policy, seed, collected[i].trajectory, plan.greedy);
     // The module as the default compile would key it: bitcode, command
     // line, versions; what the decisions add is the tree's.
-    if (plan.trajectories) moduleKeys[i] = plan.trajectories->moduleKey(module);
+    if (trajectories) moduleKeys[i] = trajectories->moduleKey(module);
     if (!moduleKeys[i].empty()) {
-      std::optional<CompileResult> known = plan.trajectories->replay(moduleKeys[i], *samplers[i]);
+      std::optional<CompileResult> known = trajectories->replay(moduleKeys[i], *samplers[i]);
       if (memo) memo->noteSequenceCompile(known.has_value(), known ? known->seconds : 0.0);
       if (known) {
         collected[i].result = std::move(*known);
@@ -54,7 +55,7 @@ std::vector<CollectedModule> collectTrajectories(const CompilerDriver &driver, c
       }
       // Left the known paths: compile, sampling afresh from the same seed.
       collected[i].trajectory.clear();
-      samplers[i] = std::make_unique<ActionSampler>(model, seed, collected[i].trajectory, plan.greedy);
+      samplers[i] = std::make_unique<ActionSampler>(policy, seed, collected[i].trajectory, plan.greedy);
     }
     requestOf[i] = requests.size();
     requests.push_back({&module, "", {problem.steeringHook(*samplers[i])}});
@@ -62,17 +63,27 @@ std::vector<CollectedModule> collectTrajectories(const CompilerDriver &driver, c
   for (size_t i = 0; i < count; ++i)
     if (plan.needsDefault.at(i)) {
       defaultRequestOf[i] = requests.size();
-      requests.push_back({&corpus.modules.at(plan.modules[i]), "", {}});
+      std::vector<std::shared_ptr<PipelineHook>> hooks;
+      if (std::shared_ptr<PipelineHook> measuring = problem.measuringHook()) hooks.push_back(std::move(measuring));
+      requests.push_back({&corpus.modules.at(plan.modules[i]), "", std::move(hooks)});
     }
   std::vector<CompileResult> results = driver.compileAll(requests, progress);
+  auto measuresOf = [&](size_t request) {
+    const auto &hooks = requests[request].hooks;
+    return hooks.empty() ? std::map<std::string, double>() : problem.measures(*hooks.front());
+  };
   for (size_t i = 0; i < count; ++i) {
     if (requestOf[i] != SIZE_MAX) {
       collected[i].result = std::move(results[requestOf[i]]);
+      if (collected[i].result.ok()) collected[i].measures = measuresOf(requestOf[i]);
       if (!moduleKeys[i].empty() && collected[i].result.ok())
-        plan.trajectories->record(moduleKeys[i], collected[i].trajectory, collected[i].result);
+        trajectories->record(moduleKeys[i], collected[i].trajectory, collected[i].result);
     }
     if (!collected[i].result.ok()) collected[i].trajectory.clear();
-    if (defaultRequestOf[i] != SIZE_MAX) collected[i].defaultResult = std::move(results[defaultRequestOf[i]]);
+    if (defaultRequestOf[i] != SIZE_MAX) {
+      collected[i].defaultResult = std::move(results[defaultRequestOf[i]]);
+      if (collected[i].defaultResult->ok()) collected[i].defaultMeasures = measuresOf(defaultRequestOf[i]);
+    }
   }
   return collected;
 }

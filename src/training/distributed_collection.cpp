@@ -59,13 +59,31 @@ CollectionPlan subPlan(const CollectionPlan &plan, const std::vector<size_t> &it
 
 /// This rank's share of one iteration, encoded, in item order.
 std::vector<std::string> collectShare(const CompilerDriver &driver, const Corpus &corpus, const Problem &problem,
-                                      const PolicyModel &model, const CollectionPlan &plan,
+                                      const SamplingPolicy &policy, const CollectionPlan &plan,
                                       const std::vector<size_t> &items, const CompilerDriver::Progress &progress) {
   std::vector<std::string> encoded;
   for (const CollectedModule &module :
-       collectTrajectories(driver, corpus, problem, model, subPlan(plan, items), progress))
+       collectTrajectories(driver, corpus, problem, policy, subPlan(plan, items), progress))
     encoded.push_back(encodeCollectedModule(module));
   return encoded;
+}
+
+void putMeasures(std::string &bytes, const std::map<std::string, double> &measures) {
+  putVarint(bytes, measures.size());
+  for (const auto &[name, value] : measures) {
+    putBytes(bytes, name);
+    putDouble(bytes, value);
+  }
+}
+
+std::map<std::string, double> readMeasures(ByteReader &reader) {
+  std::map<std::string, double> measures;
+  const uint64_t count = reader.varint();
+  for (uint64_t i = 0; i < count; ++i) {
+    const std::string name(reader.bytes());
+    measures[name] = reader.float64();
+  }
+  return measures;
 }
 
 }  // namespace
@@ -76,12 +94,15 @@ std::string encodeCollectedModule(const CollectedModule &module) {
   putBytes(bytes, encodeCompileReply(module.result));
   const Trajectory &trajectory = module.trajectory;
   putVarint(bytes, trajectory.featureCount);
+  putVarint(bytes, trajectory.actionCount);
   putVarint(bytes, trajectory.decisions());
   for (int64_t value : trajectory.features) putZigzag(bytes, value);
   bytes.append(reinterpret_cast<const char *>(trajectory.actions.data()), trajectory.actions.size());
   bytes.append(reinterpret_cast<const char *>(trajectory.logits.data()), trajectory.logits.size() * sizeof(float));
+  putMeasures(bytes, module.measures);
   putVarint(bytes, module.defaultResult.has_value());
   if (module.defaultResult) putBytes(bytes, encodeCompileReply(*module.defaultResult));
+  putMeasures(bytes, module.defaultMeasures);
   return bytes;
 }
 
@@ -92,35 +113,38 @@ CollectedModule decodeCollectedModule(std::string_view bytes) {
   module.result = decodeCompileReply(std::string(reader.bytes()));
   Trajectory &trajectory = module.trajectory;
   trajectory.featureCount = size_t(reader.varint());
+  trajectory.actionCount = size_t(reader.varint());
   const uint64_t decisions = reader.varint();
-  if (trajectory.featureCount > 4096 || decisions > bytes.size())
+  if (trajectory.featureCount > 4096 || trajectory.actionCount > 256 || decisions > bytes.size())
     throw ByteReader::DecodeError("implausible trajectory shape");
   trajectory.features.resize(size_t(decisions) * trajectory.featureCount);
   for (int64_t &value : trajectory.features) value = reader.zigzag();
   trajectory.actions.resize(size_t(decisions));
   for (uint8_t &action : trajectory.actions) action = reader.byte();
-  trajectory.logits.resize(size_t(decisions) * 2);
+  trajectory.logits.resize(size_t(decisions) * trajectory.actionCount);
   for (float &logit : trajectory.logits) {
     char raw[sizeof(float)];
     for (char &byte : raw) byte = static_cast<char>(reader.byte());
     std::memcpy(&logit, raw, sizeof logit);
   }
+  module.measures = readMeasures(reader);
   if (reader.varint()) module.defaultResult = decodeCompileReply(std::string(reader.bytes()));
+  module.defaultMeasures = readMeasures(reader);
   if (!reader.atEnd()) throw ByteReader::DecodeError("trailing bytes after a collected module");
   return module;
 }
 
 std::vector<CollectedModule> collectAcrossRanks(Cluster &cluster, const CompilerDriver &driver, const Corpus &corpus,
-                                                const Problem &problem, const PolicyModel &model,
+                                                const Problem &problem, const SamplingPolicy &policy,
                                                 const CollectionPlan &plan, const CompilerDriver::Progress &progress,
                                                 CollectionTraffic *traffic) {
   std::string request(1, char(kCollect));
-  putBytes(request, model.serialize());
+  putBytes(request, policy.serialize());
   request += encodePlan(plan);
   sendToAll(cluster, request);
   const std::vector<std::string> encoded =
       gatherShares(cluster, plan.modules.size(), [&](const std::vector<size_t> &items) {
-        return collectShare(driver, corpus, problem, model, plan, items, progress);
+        return collectShare(driver, corpus, problem, policy, plan, items, progress);
       });
   if (traffic) {
     traffic->sentBytes = request.size() * size_t(cluster.size() - 1);
@@ -150,11 +174,11 @@ void serveCollection(Cluster &cluster, const CompilerDriver &driver, const Corpu
     if (request.empty() || uint8_t(request[0]) == kEnd) return;
     if (uint8_t(request[0]) != kCollect) throw std::runtime_error("unknown request from rank 0");
     ByteReader reader(std::string_view(request).substr(1));
-    const PolicyModel model = PolicyModel::deserialize(reader.bytes());
+    const std::unique_ptr<SamplingPolicy> policy = deserializeSamplingPolicy(reader.bytes());
     CollectionPlan plan = decodePlan(reader, corpus.modules.size());
     plan.trajectories = trajectories ? &*trajectories : nullptr;
     gatherShares(cluster, plan.modules.size(), [&](const std::vector<size_t> &items) {
-      return collectShare(driver, corpus, problem, model, plan, items, progress);
+      return collectShare(driver, corpus, problem, *policy, plan, items, progress);
     });
   }
 }

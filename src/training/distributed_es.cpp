@@ -14,21 +14,6 @@ namespace {
 constexpr uint8_t kMeasure = 'M';
 constexpr uint8_t kEnd = 'E';
 
-template <typename Bits, typename Value>
-Bits bitsOf(Value value) {
-  static_assert(sizeof(Bits) == sizeof(Value));
-  Bits bits;
-  std::memcpy(&bits, &value, sizeof bits);
-  return bits;
-}
-
-template <typename Value, typename Bits>
-Value valueOf(Bits bits) {
-  Value value;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
-}
-
 /// Every compile of the request, candidate by candidate: the items the
 /// ranks share.
 std::vector<CandidateCompile> compilesOf(const MeasureRequest &request) {
@@ -41,7 +26,7 @@ std::vector<CandidateCompile> compilesOf(const MeasureRequest &request) {
 std::string encodeMeasure(const ModuleMeasure &measure) {
   std::string bytes;
   putVarint(bytes, uint64_t(measure.ok) | uint64_t(measure.replayed) << 1);
-  putVarint(bytes, bitsOf<uint64_t>(measure.value));
+  putDouble(bytes, measure.value);
   return bytes;
 }
 
@@ -51,7 +36,7 @@ ModuleMeasure decodeMeasure(std::string_view bytes) {
   const uint64_t flags = reader.varint();
   measure.ok = flags & 1;
   measure.replayed = flags & 2;
-  measure.value = valueOf<double>(reader.varint());
+  measure.value = reader.float64();
   if (!reader.atEnd()) throw ByteReader::DecodeError("trailing bytes after a measure");
   return measure;
 }
@@ -100,7 +85,7 @@ std::string encodeMeasureRequest(const MeasureRequest &request) {
   putVarint(bytes, request.candidates.size());
   for (const std::vector<float> &weights : request.candidates) {
     putVarint(bytes, weights.size());
-    for (float weight : weights) putVarint(bytes, bitsOf<uint32_t>(weight));
+    for (float weight : weights) putFloat(bytes, weight);
   }
   return bytes;
 }
@@ -124,7 +109,7 @@ MeasureRequest decodeMeasureRequest(std::string_view bytes, size_t corpusSize) {
     const uint64_t count = reader.varint();
     if (count > bytes.size()) throw ByteReader::DecodeError("implausible weight count");
     std::vector<float> &weights = request.candidates.emplace_back(size_t(count));
-    for (float &weight : weights) weight = valueOf<float>(uint32_t(reader.varint()));
+    for (float &weight : weights) weight = reader.float32();
   }
   if (!reader.atEnd()) throw ByteReader::DecodeError("trailing bytes after a measure request");
   return request;

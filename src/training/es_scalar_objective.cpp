@@ -2,6 +2,7 @@
 // by the module's .text size; compiles are replayed from the trajectory memo
 // where a candidate takes decisions already compiled.
 #include "mlgo/policy/policy_model.h"
+#include "mlgo/policy/sampling_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/training/collector.h"
 #include "mlgo/training/es_objective.h"
@@ -45,8 +46,9 @@ class ScalarESObjective final : public ESObjective {
       plan.greedy = true;
       plan.trajectories = trajectories_;
       plan.needsDefault.assign(plan.modules.size(), false);
-      const PolicyModel policy = withWeights(start_, candidates.at(compiles[first].candidate));
-      for (const CollectedModule &module : collectTrajectories(driver_, corpus_, problem_, policy, plan)) {
+      const std::unique_ptr<SamplingPolicy> policy =
+          samplingPolicy(withWeights(start_, candidates.at(compiles[first].candidate)));
+      for (const CollectedModule &module : collectTrajectories(driver_, corpus_, problem_, *policy, plan)) {
         const bool ok = module.result.ok();
         // A compile replayed from the memo took no time.
         measures.push_back({ok, module.result.seconds <= 0,

@@ -40,14 +40,6 @@ void refuseScalarOnlyKeys(const nlohmann::json &config, const std::string &probl
                      problem + "'s (always signed log1p and z-score)");
 }
 
-/// Logits of every position of `inputs` (decisions x positions x width),
-/// -1e9 where the mask forbids a position (so softmax gives it nothing).
-torch::Tensor maskedLogits(TorchMlp &network, const torch::Tensor &inputs, const torch::Tensor &mask) {
-  const int64_t decisions = inputs.size(0), positions = inputs.size(1), width = inputs.size(2);
-  torch::Tensor logits = network->forward(inputs.reshape({decisions * positions, width})).reshape({decisions, positions});
-  return logits.masked_fill(mask.logical_not(), -1e9);
-}
-
 class PositionCloningTask final : public CloningTask {
  public:
   PositionCloningTask(const BCOptions &options, const trace::TraceReader &reader, const Problem &problem)
@@ -74,7 +66,7 @@ class PositionCloningTask final : public CloningTask {
 
   torch::Tensor batchLoss(TorchMlp &network, const torch::Tensor &batch) const override {
     const torch::Tensor logits =
-        maskedLogits(network, train_.inputs.index_select(0, batch), train_.mask.index_select(0, batch));
+        positionLogits(network, train_.inputs.index_select(0, batch), train_.mask.index_select(0, batch));
     return torch::nn::functional::cross_entropy(logits, train_.labels.index_select(0, batch));
   }
 
@@ -88,7 +80,7 @@ class PositionCloningTask final : public CloningTask {
     for (int64_t first = 0; first < int64_t(data.size()); first += kChunk) {
       const int64_t count = std::min<int64_t>(kChunk, int64_t(data.size()) - first);
       const torch::Tensor logits =
-          maskedLogits(network, data.inputs.narrow(0, first, count), data.mask.narrow(0, first, count));
+          positionLogits(network, data.inputs.narrow(0, first, count), data.mask.narrow(0, first, count));
       const torch::Tensor labels = data.labels.narrow(0, first, count);
       lossSum += torch::nn::functional::cross_entropy(
                      logits, labels, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))

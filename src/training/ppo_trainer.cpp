@@ -1,6 +1,7 @@
-// PPO in LibTorch around in-process collection. Collection runs the policy as
-// the plain C++ PolicyModel on the driver's threads; learning runs LibTorch
-// on one thread, so results never depend on the number of cores.
+// PPO in LibTorch around in-process collection, for any problem through its
+// PPOActor. Collection runs the policy as plain C++ (a SamplingPolicy) on the
+// driver's threads; learning runs LibTorch on one thread, so results never
+// depend on the number of cores.
 #include "mlgo/training/ppo_trainer.h"
 
 #include <algorithm>
@@ -10,7 +11,7 @@
 #include <torch/torch.h>
 
 #include "mlgo/driver/compile_session.h"
-#include "mlgo/policy/policy_model.h"
+#include "mlgo/policy/sampling_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/report/event_file_writer.h"
 #include "mlgo/support/atomic_file.h"
@@ -21,6 +22,7 @@
 #include "mlgo/training/collector.h"
 #include "mlgo/training/distributed_collection.h"
 #include "mlgo/training/metrics_keys.h"
+#include "mlgo/training/ppo_actor.h"
 #include "mlgo/training/ppo_loss.h"
 #include "mlgo/training/reward.h"
 #include "mlgo/training/torch_network.h"
@@ -54,7 +56,8 @@ ConfigSchema ppoSchema() {
       .add("normalize_advantages", T::Boolean, true, "normalize advantages per batch (TF-Agents does)")
       .add("moving_average_decay_rate", T::Number, 0.8, "decay of the per-module reward baseline").within(0, 1)
       .add("reward_delta", T::Number, kRewardDelta, "delta in 1 - (size + delta) / (baseline + delta)").within(0, 1e9)
-      .add("reward_metric", T::String, "text", "size the reward measures: text or text+data")
+      .add("reward_metric", T::String, "text",
+           "what the reward measures: text, text+data or a measure of the problem (regalloc_score)")
       .add("warmstart_temperature", T::Number, 1.0,
            "divides the warm start's logits: above 1 it explores more, with the same greedy decisions").positive(1e6)
       .add("with_sqrt", T::Boolean, false, "without a warm start: add sqrt(x) per feature")
@@ -81,7 +84,7 @@ struct Settings {
   int64_t maxBadIterations;
   double learningRate, adamEpsilon, decay, delta, maxFailedShare, initialKlBeta;
   bool normalizeAdvantages;
-  SizeMetric metric;
+  std::string rewardMetric;
   PPOHyperparameters hyper;
 
   explicit Settings(const json &config) {
@@ -101,10 +104,7 @@ struct Settings {
     maxFailedShare = config.at("max_failed_share").get<double>();
     initialKlBeta = config.at("initial_adaptive_kl_beta").get<double>();
     normalizeAdvantages = config.at("normalize_advantages").get<bool>();
-    const auto metricName = config.at("reward_metric").get<std::string>();
-    const auto parsed = parseSizeMetric(metricName);
-    if (!parsed) throw UsageError("reward_metric: \"" + metricName + "\" is neither text nor text+data");
-    metric = *parsed;
+    rewardMetric = config.at("reward_metric").get<std::string>();
     hyper.importanceRatioClipping = config.at("importance_ratio_clipping").get<double>();
     hyper.entropyRegularization = config.at("entropy_regularization").get<double>();
     hyper.policyL2 = config.at("policy_l2_reg").get<double>();
@@ -138,43 +138,6 @@ struct Settings {
                        "kl_cutoff_factor must not be negative; adaptive_kl_target must be positive");
   }
 };
-
-/// One policy iteration's training data: every decision of every module that
-/// compiled, with its module's reward.
-struct Batch {
-  torch::Tensor inputs, actions, oldLogits, rewards;
-  int64_t size() const { return actions.defined() ? actions.size(0) : 0; }
-};
-
-Batch makeBatch(const std::vector<CollectedModule> &collected, const std::vector<double> &rewards,
-                const FeaturePreprocessor &preprocessor) {
-  int64_t decisions = 0;
-  for (size_t i = 0; i < collected.size(); ++i)
-    if (collected[i].result.ok()) decisions += static_cast<int64_t>(collected[i].trajectory.decisions());
-  Batch batch;
-  const int64_t width = static_cast<int64_t>(preprocessor.outputCount());
-  batch.inputs = torch::empty({decisions, width}, torch::kFloat32);
-  batch.actions = torch::empty({decisions}, torch::kInt64);
-  batch.oldLogits = torch::empty({decisions, 2}, torch::kFloat32);
-  batch.rewards = torch::empty({decisions}, torch::kFloat32);
-  float *inputs = batch.inputs.data_ptr<float>();
-  int64_t *actions = batch.actions.data_ptr<int64_t>();
-  float *logits = batch.oldLogits.data_ptr<float>();
-  float *reward = batch.rewards.data_ptr<float>();
-  int64_t row = 0;
-  for (size_t i = 0; i < collected.size(); ++i) {
-    if (!collected[i].result.ok()) continue;
-    const Trajectory &trajectory = collected[i].trajectory;
-    for (size_t d = 0; d < trajectory.decisions(); ++d, ++row) {
-      preprocessor.transform(trajectory.features.data() + d * trajectory.featureCount, inputs + row * width);
-      actions[row] = trajectory.actions[d];
-      logits[2 * row] = trajectory.logits[2 * d];
-      logits[2 * row + 1] = trajectory.logits[2 * d + 1];
-      reward[row] = static_cast<float>(rewards[i]);
-    }
-  }
-  return batch;
-}
 
 /// batch_size windows of train_sequence_length consecutive decisions, at
 /// start positions drawn from a stream keyed by seed, iteration and step.
@@ -213,6 +176,40 @@ struct TrainingMetrics {
   }
 };
 
+/// What the reward measures of a compile: a size of its object, or one of the
+/// problem's measures (register allocation: LLVM's regalloc score).
+class RewardMeasure {
+ public:
+  RewardMeasure(const std::string &name, const Problem &problem) : name_(name), size_(parseSizeMetric(name)) {
+    const std::vector<std::string> measures = problem.measureNames();
+    if (size_ || std::find(measures.begin(), measures.end(), name) != measures.end()) return;
+    std::string known = "text, text+data";
+    for (const std::string &measure : measures) known += ", " + measure;
+    throw UsageError("reward_metric: \"" + name + "\" is not something " + problem.name() + " measures (" + known +
+                     ")");
+  }
+  const std::string &name() const { return name_; }
+  std::optional<SizeMetric> size() const { return size_; }
+  /// The value of a compile that succeeded; nullopt when it was not measured.
+  std::optional<double> of(const CompileResult &result, const std::map<std::string, double> &measures) const {
+    if (size_) return double(measure(result.sizes, *size_));
+    auto found = measures.find(name_);
+    if (found == measures.end()) return std::nullopt;
+    return found->second;
+  }
+  /// The default heuristic's values a trace recorded, into `baselines`.
+  void readTraceDefaults(const fs::path &trace, RewardBaselines &baselines) const {
+    if (size_)
+      readTraceBaselines(trace, *size_, baselines);
+    else
+      readTraceMeasures(trace, name_, baselines);
+  }
+
+ private:
+  std::string name_;
+  std::optional<SizeMetric> size_;
+};
+
 /// The state --resume restores: exactly what the next iteration depends on.
 struct ResumeState {
   int64_t iteration = 0;
@@ -226,7 +223,7 @@ class ResumeDirectory {
   bool exists() const { return !existingDirectory(target_).empty(); }
 
   void save(const ResumeState &state, const json &config, uint64_t seed, const RewardBaselines &baselines,
-            const PolicyModel &policy, TorchMlp &network, torch::optim::Adam &optimizer) const {
+            const SamplingPolicy &policy, TorchMlp &network, torch::optim::Adam &optimizer) const {
     const fs::path partial = fs::path(target_.string() + ".partial");
     fs::remove_all(partial);
     fs::create_directories(partial);
@@ -275,6 +272,13 @@ void loadTorchArchive(Value &value, const fs::path &path) {
   }
 }
 
+/// Why a compile gave no reward: its failure, or that it did not measure what
+/// the reward measures.
+std::string describeFailure(const CompileResult &result, const std::string &measure) {
+  if (result.ok()) return "compiled, but no " + measure + " was measured";
+  return std::string(failureKindName(result.failure)) + ": " + result.message;
+}
+
 std::string describeFailures(const std::vector<std::pair<std::string, std::string>> &failures) {
   std::string text;
   for (size_t i = 0; i < failures.size() && i < 3; ++i)
@@ -314,7 +318,8 @@ class PPORun {
         start_(std::chrono::steady_clock::now()),
         distributed_(options.cluster && options.cluster->distributed()),
         settings_(options.config),
-        problem_(scalarBinaryProblem(options.problem, "train-ppo")),
+        problem_(findProblem(options.problem)),
+        rewardMeasure_(settings_.rewardMetric, problem_),
         session_(options.corpus, options.driver),
         corpus_(session_.corpus()),
         driver_(session_.driver()),
@@ -325,18 +330,17 @@ class PPORun {
     if (resume_.exists() && !options.resume)
       throw UsageError(options.output.string() + " holds a run that can be resumed: pass --resume to continue it, " +
                        "or choose another --output");
-    std::optional<PolicyModel> startingPolicy = loadStartingPolicy();
-    choosePreprocessor(startingPolicy);
+    actor_ = makePPOActor(problem_, startingPolicy(), options.vocab, options.config);
     torch::set_num_threads(1);
     torch::manual_seed(options.seed);
-    network_ = TorchMlp(static_cast<int64_t>(preprocessor_.outputCount()), settings_.hidden, settings_.activation, 0.0);
+    network_ = TorchMlp(actor_->networkInputs(), settings_.hidden, settings_.activation, 0.0, actor_->networkOutputs());
     optimizer_.emplace(network_->parameters(),
                        torch::optim::AdamOptions(settings_.learningRate).eps(settings_.adamEpsilon));
     state_.klBeta = settings_.initialKlBeta;
     if (resuming_)
       restore();
     else
-      warmStart(startingPolicy);
+      warmStart();
     openOutputs();
     if (options.driver.memo) trajectories_.emplace(options.driver.memo->options().maxBytes);
     policy_ = currentPolicy(state_.iteration);
@@ -373,27 +377,28 @@ class PPORun {
       const std::string &name = corpus_.modules[module.module].name;
       rewards.compileSeconds += module.result.seconds + (module.defaultResult ? module.defaultResult->seconds : 0.0);
       if (module.defaultResult) {
-        if (module.defaultResult->ok()) {
-          baselines_.addDefault(name, double(measure(module.defaultResult->sizes, settings_.metric)));
+        const std::optional<double> defaultValue =
+            module.defaultResult->ok() ? rewardMeasure_.of(*module.defaultResult, module.defaultMeasures) : std::nullopt;
+        if (defaultValue) {
+          baselines_.addDefault(name, *defaultValue);
         } else {
-          rewards.failures.emplace_back(name, std::string("default heuristic: ") +
-                                                  failureKindName(module.defaultResult->failure) + ": " +
-                                                  module.defaultResult->message);
+          rewards.failures.emplace_back(name, "default heuristic: " + describeFailure(*module.defaultResult, rewardMeasure_.name()));
           // Without a baseline its decisions cannot be rewarded.
           module.result.failure = module.defaultResult->failure;
           module.trajectory.clear();
           continue;
         }
       }
-      if (!module.result.ok()) {
-        rewards.failures.emplace_back(name, std::string(failureKindName(module.result.failure)) + ": " +
-                                                module.result.message);
+      const std::optional<double> value =
+          module.result.ok() ? rewardMeasure_.of(module.result, module.measures) : std::nullopt;
+      if (!value) {
+        rewards.failures.emplace_back(name, describeFailure(module.result, rewardMeasure_.name()));
+        module.trajectory.clear();
         continue;
       }
-      const double size = double(measure(module.result.sizes, settings_.metric));
-      rewards.policyTotal += size;
+      rewards.policyTotal += *value;
       rewards.defaultTotal += baselines_.at(name).defaultSize;
-      const RewardBaselines::Rewards reward = baselines_.observe(name, size);
+      const RewardBaselines::Rewards reward = baselines_.observe(name, *value);
       rewards.training[i] = reward.training;
       rewards.vsDefault.push_back(reward.vsDefault);
       rewards.decisions += module.trajectory.decisions();
@@ -405,7 +410,7 @@ class PPORun {
   Learning learn(const Collection &collection, const IterationRewards &rewards, int64_t iteration) {
     const auto start = std::chrono::steady_clock::now();
     Learning learning;
-    const Batch batch = makeBatch(collection.modules, rewards.training, preprocessor_);
+    const PPOBatch batch = actor_->makeBatch(collection.modules, rewards.training);
     if (rewards.decisions) learning.trainingRewardMean = batch.rewards.mean().item<double>();
     if (batch.size() > 0) {
       std::vector<torch::Tensor> kernels;
@@ -447,33 +452,10 @@ class PPORun {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 
-  /// The resumed run's policy, or the warm start's, or none.
-  std::optional<PolicyModel> loadStartingPolicy() const {
-    std::optional<PolicyModel> policy;
-    if (resuming_)
-      policy = PolicyModel::load(resume_.directory() / "policy", problem_.name(), problem_.featureNames());
-    else if (options_.warmstart)
-      policy = PolicyModel::load(*options_.warmstart, problem_.name(), problem_.featureNames());
-    if (!policy) return policy;
-    policy->checkVocab(options_.vocab);
-    std::vector<size_t> expected(settings_.hidden.begin(), settings_.hidden.end());
-    if (policy->hiddenSizes() != expected || policy->activation() != settings_.activation)
-      throw UsageError("the starting policy's network (hidden_layers and activation) differs from the config's: " +
-                       json(policy->hiddenSizes()).dump() + " " + activationName(policy->activation()) + " vs " +
-                       json(settings_.hidden).dump() + " " + activationName(settings_.activation));
-    return policy;
-  }
-
-  /// The network's input: the starting policy's preprocessing, else the config's.
-  void choosePreprocessor(const std::optional<PolicyModel> &startingPolicy) {
-    if (startingPolicy) {
-      preprocessor_ = startingPolicy->preprocessor();
-      return;
-    }
-    PreprocessingConfig preprocessing;
-    preprocessing.withSqrt = options_.config.at("with_sqrt").get<bool>();
-    preprocessing.passthrough = options_.config.at("passthrough_features").get<std::vector<std::string>>();
-    preprocessor_ = preprocessorFromVocab(problem_.featureNames(), options_.vocab, preprocessing);
+  /// The resumed run's policy, or the warm start, or none.
+  std::optional<fs::path> startingPolicy() const {
+    if (resuming_) return resume_.directory() / "policy";
+    return options_.warmstart;
   }
 
   void restore() {
@@ -497,9 +479,9 @@ class PPORun {
     loadTorchArchive(*optimizer_, resume_.directory() / "optimizer.pt");
   }
 
-  void warmStart(const std::optional<PolicyModel> &startingPolicy) {
-    if (startingPolicy) {
-      loadWeights(network_, *startingPolicy);
+  void warmStart() {
+    if (options_.warmstart) {
+      actor_->loadStartingWeights(network_);
       const double temperature = options_.config.at("warmstart_temperature").get<double>();
       if (!(temperature > 0)) throw UsageError("warmstart_temperature must be positive");
       // Scaling the last layer scales the logits: argmax stays, entropy grows.
@@ -507,7 +489,7 @@ class PPORun {
       network_->linears().back()->weight.div_(temperature);
       network_->linears().back()->bias.div_(temperature);
     }
-    if (options_.baselines) readTraceBaselines(*options_.baselines, settings_.metric, baselines_);
+    if (options_.baselines) rewardMeasure_.readTraceDefaults(*options_.baselines, baselines_);
   }
 
   void openOutputs() {
@@ -525,16 +507,15 @@ class PPORun {
     events_.emplace(options_.output);
   }
 
-  PolicyModel currentPolicy(int64_t iteration) const {
-    PolicyModel model = toPolicyModel(network_, problem_.name(), preprocessor_, settings_.activation);
-    model.training = {{"trainer", "ppo"},
-                      {"corpus", options_.corpus.string()},
-                      {"vocab", options_.vocab.string()},
-                      {"warmstart", options_.warmstart ? options_.warmstart->string() : ""},
-                      {"seed", options_.seed},
-                      {"iterations", iteration},
-                      {"config", options_.config}};
-    return model;
+  std::unique_ptr<SamplingPolicy> currentPolicy(int64_t iteration) const {
+    return actor_->policy(network_, settings_.activation,
+                          {{"trainer", "ppo"},
+                           {"corpus", options_.corpus.string()},
+                           {"vocab", options_.vocab.string()},
+                           {"warmstart", options_.warmstart ? options_.warmstart->string() : ""},
+                           {"seed", options_.seed},
+                           {"iterations", iteration},
+                           {"config", options_.config}});
   }
 
   void stopAfterTooManyBadIterations(const IterationRewards &rewards, size_t modules, int64_t iteration) {
@@ -549,16 +530,16 @@ class PPORun {
                      "); the state after iteration " + std::to_string(iteration - 1) + " is saved for --resume");
   }
 
-  void gradientStep(const Batch &batch, const std::vector<torch::Tensor> &kernels, int64_t iteration, int64_t step,
+  void gradientStep(const PPOBatch &batch, const std::vector<torch::Tensor> &kernels, int64_t iteration, int64_t step,
                     TrainingMetrics &metrics) {
     const torch::Tensor rows =
         sampleWindows(batch.size(), settings_.batchSize, settings_.sequenceLength, options_.seed, iteration, step);
     torch::Tensor advantages = batch.rewards.index_select(0, rows);
     if (settings_.normalizeAdvantages) advantages = normalizeAdvantages(advantages);
     optimizer_->zero_grad();
-    PPOLossTerms terms = ppoLoss(network_->forward(batch.inputs.index_select(0, rows)),
-                                 batch.oldLogits.index_select(0, rows), batch.actions.index_select(0, rows),
-                                 advantages, state_.klBeta, kernels, settings_.hyper);
+    PPOLossTerms terms =
+        ppoLoss(actor_->logits(network_, batch, rows), batch.oldLogits.index_select(0, rows),
+                batch.actions.index_select(0, rows), advantages, state_.klBeta, kernels, settings_.hyper);
     terms.total.backward();
     optimizer_->step();
     state_.klBeta = adaptKlBeta(state_.klBeta, terms.meanKl, settings_.hyper);
@@ -585,7 +566,7 @@ class PPORun {
                  {kRewardDistribution, summarizeRewards(rewards.vsDefault).toJson()},
                  {"training_reward_mean", learning.trainingRewardMean},
                  {kSize,
-                  {{kSizeMetric, sizeMetricName(settings_.metric)},
+                  {{kSizeMetric, rewardMeasure_.name()},
                    {kSizePolicy, rewards.policyTotal},
                    {kSizeDefault, rewards.defaultTotal},
                    {kSizeChange, rewards.defaultTotal > 0 ? rewards.policyTotal / rewards.defaultTotal - 1 : 0.0}}},
@@ -621,6 +602,7 @@ class PPORun {
   const bool distributed_;
   const Settings settings_;
   const Problem &problem_;
+  const RewardMeasure rewardMeasure_;
   const CompileSession session_;
   const Corpus &corpus_;
   const CompilerDriver &driver_;
@@ -628,7 +610,7 @@ class PPORun {
   const bool resuming_;
   const unsigned threads_;
   RewardBaselines baselines_;
-  FeaturePreprocessor preprocessor_;
+  std::unique_ptr<PPOActor> actor_;
   TorchMlp network_{nullptr};
   std::optional<torch::optim::Adam> optimizer_;
   ResumeState state_;
@@ -638,7 +620,7 @@ class PPORun {
   std::optional<TrajectoryMemo> trajectories_;
   /// The policy that collects the next iteration: the one the last finished
   /// iteration trained (or the start).
-  std::optional<PolicyModel> policy_;
+  std::unique_ptr<SamplingPolicy> policy_;
 };
 
 }  // namespace
@@ -663,7 +645,7 @@ PPOSummary trainPPO(const PPOOptions &options) {
 }
 
 void serveCollectionForPPO(const PPOOptions &options, Cluster &cluster) {
-  const Problem &problem = scalarBinaryProblem(options.problem, "train-ppo");
+  const Problem &problem = findProblem(options.problem);
   const CompileSession session(options.corpus, options.driver);
   serveCollection(cluster, session.driver(), session.corpus(), problem, options.onCollectProgress);
 }

@@ -47,12 +47,12 @@ PolicyModel toPolicyModel(const TorchMlp &network, const std::string &problem, c
   return PolicyModel(problem, preprocessor, denseLayers(network), activation);
 }
 
-void loadWeights(TorchMlp &network, const PolicyModel &model) {
+void loadWeights(TorchMlp &network, const std::vector<DenseLayer> &layers) {
   torch::NoGradGuard noGrad;
   const auto &linears = network->linears();
-  if (linears.size() != model.layers().size()) throw InputError("the policy's network shape differs from the config's");
+  if (linears.size() != layers.size()) throw InputError("the policy's network shape differs from the config's");
   for (size_t i = 0; i < linears.size(); ++i) {
-    const DenseLayer &layer = model.layers()[i];
+    const DenseLayer &layer = layers[i];
     if (linears[i]->weight.size(0) != int64_t(layer.outputs) || linears[i]->weight.size(1) != int64_t(layer.inputs))
       throw InputError("the policy's layer " + std::to_string(i) + " has another shape than the config's");
     linears[i]->weight.copy_(torch::from_blob(const_cast<float *>(layer.weights.data()),
@@ -60,6 +60,12 @@ void loadWeights(TorchMlp &network, const PolicyModel &model) {
     linears[i]->bias.copy_(torch::from_blob(const_cast<float *>(layer.bias.data()), {int64_t(layer.outputs)},
                                             torch::kFloat32));
   }
+}
+
+torch::Tensor positionLogits(TorchMlp &network, const torch::Tensor &inputs, const torch::Tensor &mask) {
+  const int64_t decisions = inputs.size(0), positions = inputs.size(1), width = inputs.size(2);
+  torch::Tensor logits = network->forward(inputs.reshape({decisions * positions, width})).reshape({decisions, positions});
+  return logits.masked_fill(mask.logical_not(), kForbiddenLogit);
 }
 
 }  // namespace mlgo

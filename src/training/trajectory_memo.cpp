@@ -30,12 +30,15 @@ std::optional<CompileResult> TrajectoryMemo::replay(const std::string &moduleKey
   for (const Node *node = root->second.get(); node;) {
     if (node->result) return *node->result;
     if (node->features.empty()) return std::nullopt;
-    node = node->next[sampler.sample(node->features.data()) ? 1 : 0].get();
+    const int64_t action = sampler.sample(node->features.data());
+    if (action != 0 && action != 1) return std::nullopt;
+    node = node->next[action].get();
   }
   return std::nullopt;
 }
 
 bool TrajectoryMemo::record(const std::string &moduleKey, const Trajectory &trajectory, const CompileResult &result) {
+  if (trajectory.actionCount != 2) return true;  // the tree holds yes/no decisions only
   std::lock_guard<std::mutex> lock(mutex_);
   auto root = roots_.find(moduleKey);
   if (root == roots_.end()) {

@@ -5,6 +5,7 @@
 
 #include <thread>
 
+#include "mlgo/policy/sampling_policy.h"
 #include "mlgo/driver/compile_memo.h"
 #include "mlgo/driver/compiler_driver.h"
 #include "mlgo/policy/position_policy.h"
@@ -292,6 +293,7 @@ TEST_CASE("memo: sampled compiles that repeat known trajectories are replayed, w
   // sample repeats the last one, as in PPO once the policy is sharp.
   std::vector<DenseLayer> layers{{pre.outputCount(), 2, std::vector<float>(pre.outputCount() * 2, 0.0f), {4, -4}}};
   const PolicyModel model("inlining", pre, layers, Activation::Relu);
+  const auto sampling = samplingPolicy(model);
   CollectionPlan plan;
   plan.modules = sampleModules(corpus.modules.size(), corpus.modules.size(), 3, 1);
   plan.needsDefault.assign(plan.modules.size(), true);
@@ -307,8 +309,8 @@ TEST_CASE("memo: sampled compiles that repeat known trajectories are replayed, w
     plan.iteration = iteration;
     CollectionPlan replaying = plan;
     replaying.trajectories = &trajectories;
-    const auto withMemo = collectTrajectories(memoized, corpus, problem, model, replaying);
-    const auto without = collectTrajectories(plain, corpus, problem, model, plan);
+    const auto withMemo = collectTrajectories(memoized, corpus, problem, *sampling, replaying);
+    const auto without = collectTrajectories(plain, corpus, problem, *sampling, plan);
     for (size_t i = 0; i < without.size(); ++i) {
       INFO(corpus.modules[without[i].module].name << ", iteration " << iteration);
       requireSame(withMemo[i].result, without[i].result);

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "mlgo/policy/policy_model.h"
+#include "mlgo/policy/sampling_policy.h"
 #include "mlgo/policy/trajectory.h"
 
 using namespace mlgo;
@@ -35,8 +37,9 @@ TEST_CASE("trajectory: P(action 1) is the softmax of the two logits", "[policy][
 
 TEST_CASE("trajectory: the sampler follows the policy's distribution and records every decision", "[policy][rl]") {
   const PolicyModel model = constantPolicy(0, float(std::log(3.0)));  // P(1) = 0.75
+  const auto sampling = samplingPolicy(model);
   Trajectory trajectory;
-  ActionSampler sampler(model, 42, trajectory);
+  ActionSampler sampler(*sampling, 42, trajectory);
   const int n = 20000;
   int ones = 0;
   for (int64_t i = 0; i < n; ++i) ones += sampler.sample(&i) ? 1 : 0;
@@ -54,7 +57,7 @@ TEST_CASE("trajectory: the sampler follows the policy's distribution and records
 
   // The same seed gives the same actions; another seed other actions.
   Trajectory again, other;
-  ActionSampler same(model, 42, again), different(model, 43, other);
+  ActionSampler same(*sampling, 42, again), different(*sampling, 43, other);
   for (int64_t i = 0; i < n; ++i) {
     same.sample(&i);
     different.sample(&i);

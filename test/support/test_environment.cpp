@@ -14,6 +14,7 @@
 #include "mlgo/problems/inlining/inlining_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/trace/default_trace.h"
+#include "mlgo/training/bc_trainer.h"
 #include "mlgo/trace/trace_reader.h"
 #include "mlgo/vocab/gen_vocab.h"
 #include "mlgo/support/atomic_file.h"
@@ -96,7 +97,7 @@ Corpus sourcesCorpus(const fs::path &directory, const std::vector<fs::path> &sou
   return Corpus::load(directory);
 }
 
-PositionPolicy regallocPolicyScoringBy(const std::string &input) {
+PositionPolicy regallocPolicyScoringBy(const std::string &input, float weight) {
   const trace::DecisionSpec &spec = findProblem("regalloc").decisionSpec();
   const PositionLayout layout(spec);
   DenseLayer layer;
@@ -105,7 +106,7 @@ PositionPolicy regallocPolicyScoringBy(const std::string &input) {
   layer.weights.assign(layout.width(), 0.0f);
   layer.bias = {0.0f};
   for (size_t i = 0; i < layout.width(); ++i)
-    if (layout.inputNames()[i] == input) layer.weights[i] = 1.0f;
+    if (layout.inputNames()[i] == input) layer.weights[i] = weight;
   return PositionPolicy("regalloc", spec, std::vector<float>(layout.width(), 0.0f),
                         std::vector<float>(layout.width(), 1.0f), DenseNetwork({layer}, Activation::Relu));
 }
@@ -117,6 +118,14 @@ Corpus regallocTracedCorpus(const fs::path &directory, const fs::path &trace) {
   options.output = trace;
   runDefaultTrace(corpus, CompilerDriver(driverThreads(1)), findProblem("regalloc"), options);
   return corpus;
+}
+
+RegallocWarmStart::RegallocWarmStart() : corpus(regallocTracedCorpus(scratch / "corpus", scratch / "trace")) {
+  BCOptions bc;
+  bc.trace = scratch / "trace";
+  bc.output = scratch / "bc";
+  bc.config = behavioralCloningSchema().resolve(std::nullopt, {"iterations=200", "holdout_fraction=0"});
+  trainBehavioralCloning(bc);
 }
 
 namespace {

@@ -93,14 +93,37 @@ Corpus singleSourceCorpus(const std::filesystem::path &directory, const std::fil
 /// The same with one module per source.
 Corpus sourcesCorpus(const std::filesystem::path &directory, const std::vector<std::filesystem::path> &sources,
                      const std::string &level);
-/// A regalloc policy whose score is one of its inputs, identity-normalized:
-/// it evicts the allowed position where `input` is largest ("position":
-/// the last allowed one; 32, "evict nothing", where LLVM allows that).
-PositionPolicy regallocPolicyScoringBy(const std::string &input);
+/// A regalloc policy whose score is `weight` times one of its inputs,
+/// identity-normalized: it evicts the allowed position where `input` is
+/// largest ("position": the last allowed one; 32, "evict nothing", where LLVM
+/// allows that).
+PositionPolicy regallocPolicyScoringBy(const std::string &input, float weight = 1.0f);
 
 /// The register-allocation test programs (test/data/regalloc: pressure.c,
 /// kernels.c) at -O2 in `directory`, their default regalloc trace in `trace`.
 Corpus regallocTracedCorpus(const std::filesystem::path &directory, const std::filesystem::path &trace);
+
+/// The register-allocation test programs traced (scratch/corpus,
+/// scratch/trace) and a train-bc policy of that trace in scratch/bc (200
+/// steps): where regalloc training tests start.
+struct RegallocWarmStart {
+  ScratchDirectory scratch;
+  Corpus corpus;
+  RegallocWarmStart();
+  std::filesystem::path operator/(const std::string &name) const { return scratch / name; }
+};
+
+/// The message of the `Error` that `run` throws ("" when it throws nothing;
+/// another exception type propagates and fails the test).
+template <class Error, class Run>
+std::string messageOf(Run run) {
+  try {
+    run();
+  } catch (const Error &error) {
+    return error.what();
+  }
+  return "";
+}
 
 /// The corpus module of the test project named `name` ("helpers.o", ...).
 const CorpusModule &moduleNamed(const Corpus &corpus, const std::string &name);

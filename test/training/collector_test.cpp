@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "mlgo/policy/position_policy.h"
+#include "mlgo/policy/sampling_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/training/collector.h"
 #include "mlgo/vocab/vocab_files.h"
@@ -36,6 +38,7 @@ TEST_CASE("collector: stochastic compiles record what the policy sampled, the sa
   FeaturePreprocessor pre(problem.featureNames(), readVocab(traced / "vocab", problem.featureNames()), {});
   std::vector<DenseLayer> layers{{pre.outputCount(), 2, std::vector<float>(pre.outputCount() * 2, 0.01f), {0, 0}}};
   const PolicyModel model("inlining", pre, layers, Activation::Relu);
+  const auto sampling = samplingPolicy(model);
 
   CollectionPlan plan;
   plan.modules = sampleModules(corpus.modules.size(), corpus.modules.size(), 5, 1);
@@ -46,8 +49,8 @@ TEST_CASE("collector: stochastic compiles record what the policy sampled, the sa
   DriverOptions one, two;
   one.threads = 1;
   two.threads = 2;
-  const auto first = collectTrajectories(CompilerDriver(one), corpus, problem, model, plan);
-  const auto second = collectTrajectories(CompilerDriver(two), corpus, problem, model, plan);
+  const auto first = collectTrajectories(CompilerDriver(one), corpus, problem, *sampling, plan);
+  const auto second = collectTrajectories(CompilerDriver(two), corpus, problem, *sampling, plan);
   REQUIRE(first.size() == corpus.modules.size());
   size_t decisions = 0, inlined = 0;
   for (size_t i = 0; i < first.size(); ++i) {
@@ -75,8 +78,54 @@ TEST_CASE("collector: stochastic compiles record what the policy sampled, the sa
 
   // Another iteration samples other actions.
   plan.iteration = 2;
-  const auto later = collectTrajectories(CompilerDriver(two), corpus, problem, model, plan);
+  const auto later = collectTrajectories(CompilerDriver(two), corpus, problem, *sampling, plan);
   bool anyDifferent = false;
   for (size_t i = 0; i < later.size(); ++i) anyDifferent |= later[i].trajectory.actions != first[i].trajectory.actions;
   CHECK(anyDifferent);
+}
+
+TEST_CASE("collector: regalloc compiles sample evictions among the allowed positions and carry their regalloc scores",
+          "[training][rl][regalloc][determinism]") {
+  test::ScratchDirectory scratch;
+  const Corpus corpus = test::regallocTracedCorpus(scratch / "corpus", scratch / "trace");
+  const Problem &problem = findProblem("regalloc");
+  const PositionPolicy scoring = test::regallocPolicyScoringBy("liverange_size");
+  const auto sampling = samplingPolicy(scoring);
+  CollectionPlan plan;
+  plan.modules = {0, 1};
+  plan.needsDefault = {true, false};
+  plan.seed = 3;
+  plan.iteration = 1;
+  const auto first = collectTrajectories(CompilerDriver(test::driverThreads(1)), corpus, problem, *sampling, plan);
+  const auto second = collectTrajectories(CompilerDriver(test::driverThreads(2)), corpus, problem, *sampling, plan);
+  REQUIRE(first.size() == 2);
+  const PositionLayout layout(problem.decisionSpec());
+  std::vector<float> inputs(layout.positions() * layout.width());
+  std::vector<uint8_t> mask(layout.positions());
+  size_t differFromGreedy = 0;
+  for (size_t i = 0; i < first.size(); ++i) {
+    const CollectedModule &module = first[i];
+    INFO(corpus.modules[module.module].name);
+    REQUIRE(module.result.ok());
+    const Trajectory &trajectory = module.trajectory;
+    CHECK(trajectory.actionCount == 33);
+    REQUIRE(trajectory.decisions() > 10);
+    for (size_t d = 0; d < trajectory.decisions(); ++d) {
+      const int64_t *words = trajectory.features.data() + d * trajectory.featureCount;
+      layout.rawInputs(words, inputs.data(), mask.data());
+      CHECK(mask.at(trajectory.actions[d]));
+      differFromGreedy += trajectory.actions[d] != scoring.decide(words);
+    }
+    CHECK(module.measures.at("regalloc_score") > 0);
+    // The same compiles, the same samples, whatever the thread count.
+    CHECK(trajectory.actions == second[i].trajectory.actions);
+    CHECK(trajectory.logits == second[i].trajectory.logits);
+    CHECK(module.measures == second[i].measures);
+    CHECK(module.result.sizes.text == second[i].result.sizes.text);
+  }
+  CHECK(differFromGreedy > 0);  // it samples, not only takes the best score
+  // The default compile of the module that asked for it, measured.
+  REQUIRE(first[0].defaultResult);
+  CHECK(first[0].defaultMeasures.at("regalloc_score") > 0);
+  CHECK_FALSE(first[1].defaultResult);
 }

@@ -1,7 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <limits>
 
+#include "mlgo/policy/sampling_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/training/distributed_collection.h"
 #include "support/test_environment.h"
@@ -40,7 +42,8 @@ TEST_CASE("distributed collection: a policy and real collected modules survive t
   plan.seed = 2;
   plan.iteration = 1;
   const auto collected =
-      collectTrajectories(CompilerDriver(test::driverThreads(2)), traced.corpus, problem, received, plan);
+      collectTrajectories(CompilerDriver(test::driverThreads(2)), traced.corpus, problem, *samplingPolicy(received),
+                          plan);
   size_t decisions = 0;
   for (const CollectedModule &module : collected) {
     const CollectedModule back = decodeCollectedModule(encodeCollectedModule(module));
@@ -57,6 +60,27 @@ TEST_CASE("distributed collection: a policy and real collected modules survive t
   }
   CHECK(decisions > 20);
   CHECK(collected[1].defaultResult.has_value());
+
+  // A choice among positions: its action count, forbidden logits and the
+  // problem's measures travel too.
+  CollectedModule positions;
+  positions.module = 3;
+  positions.trajectory.featureCount = 2;
+  positions.trajectory.actionCount = 33;
+  positions.trajectory.features = {5, -6, 7, 8};
+  positions.trajectory.actions = {32, 4};
+  positions.trajectory.logits.assign(66, -std::numeric_limits<float>::infinity());
+  positions.trajectory.logits[32] = 0.25f;
+  positions.trajectory.logits[33 + 4] = -1.5f;
+  positions.measures = {{"regalloc_score", 1234.5678}};
+  positions.defaultResult = CompileResult();
+  positions.defaultMeasures = {{"regalloc_score", 0.1}};
+  const CollectedModule back = decodeCollectedModule(encodeCollectedModule(positions));
+  CHECK(back.trajectory.actionCount == 33);
+  CHECK(back.trajectory.actions == positions.trajectory.actions);
+  CHECK(sameBits(back.trajectory.logits, positions.trajectory.logits));
+  CHECK(back.measures == positions.measures);
+  CHECK(back.defaultMeasures == positions.defaultMeasures);
 
   std::string truncated = encodeCollectedModule(collected[0]);
   truncated.resize(truncated.size() / 2);

@@ -5,7 +5,6 @@
 #include "mlgo/policy/position_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/atomic_file.h"
-#include "mlgo/training/bc_trainer.h"
 #include "mlgo/training/es_trainer.h"
 #include "support/test_environment.h"
 
@@ -15,16 +14,7 @@ namespace fs = std::filesystem;
 namespace {
 
 /// The regalloc test programs, their default trace and a BC warm start.
-struct RegallocES {
-  test::ScratchDirectory scratch;
-  Corpus corpus = test::regallocTracedCorpus(scratch / "corpus", scratch / "trace");
-  RegallocES() {
-    BCOptions bc;
-    bc.trace = scratch / "trace";
-    bc.output = scratch / "bc";
-    bc.config = behavioralCloningSchema().resolve(std::nullopt, {"iterations=200", "holdout_fraction=0"});
-    trainBehavioralCloning(bc);
-  }
+struct RegallocES : test::RegallocWarmStart {
   ESOptions options(const std::string &output, unsigned threads, std::vector<std::string> sets) const {
     ESOptions options;
     options.problem = "regalloc";

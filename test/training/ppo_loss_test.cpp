@@ -1,3 +1,6 @@
+// LibTorch first: its logging defines a CHECK macro that Catch's must replace.
+#include <torch/torch.h>
+#undef CHECK
 #include <catch2/catch.hpp>
 
 #include <cmath>

@@ -52,18 +52,6 @@ json withoutTimings(json record) {
   return record;
 }
 
-/// The message of the `Error` that `run` throws ("" when it throws nothing;
-/// another exception type propagates and fails the test).
-template <class Error, class Run>
-std::string messageOf(Run run) {
-  try {
-    run();
-  } catch (const Error &error) {
-    return error.what();
-  }
-  return "";
-}
-
 PolicyModel loadPolicy(const fs::path &directory) {
   const Problem &problem = findProblem("inlining");
   return PolicyModel::load(directory, problem.name(), problem.featureNames());
@@ -168,15 +156,15 @@ TEST_CASE("train-ppo: resuming an interrupted run gives the uninterrupted run's 
 TEST_CASE("train-ppo: refuses to overwrite or to resume with another config", "[training][rl][errors]") {
   TracedCorpus traced;
   trainPPO(traced.options("ppo", {"num_policy_iterations=1"}));
-  CHECK_THAT(messageOf<UsageError>([&] { trainPPO(traced.options("ppo")); }), Contains("--resume"));
+  CHECK_THAT(test::messageOf<UsageError>([&] { trainPPO(traced.options("ppo")); }), Contains("--resume"));
 
   PPOOptions changed = traced.options("ppo", {"learning_rate=0.5"});
   changed.resume = true;
-  CHECK_THAT(messageOf<UsageError>([&] { trainPPO(changed); }), Contains("learning_rate"));
+  CHECK_THAT(test::messageOf<UsageError>([&] { trainPPO(changed); }), Contains("learning_rate"));
   PPOOptions reseeded = traced.options("ppo");
   reseeded.resume = true;
   reseeded.seed = 99;
-  CHECK_THAT(messageOf<UsageError>([&] { trainPPO(reseeded); }), Contains("seed"));
+  CHECK_THAT(test::messageOf<UsageError>([&] { trainPPO(reseeded); }), Contains("seed"));
   // The run is intact after the refusals.
   CHECK(readMetrics(traced / "ppo/metrics.jsonl").size() == 1);
 }
@@ -188,12 +176,12 @@ TEST_CASE("train-ppo: bad inputs name the file", "[training][rl][errors]") {
   CHECK_THROWS_AS(trainPPO(noVocab), InputError);
   PPOOptions noWarmstart = traced.options("b");
   noWarmstart.warmstart = traced / "missing-policy";
-  CHECK_THAT(messageOf<InputError>([&] { trainPPO(noWarmstart); }), Contains("missing-policy"));
+  CHECK_THAT(test::messageOf<InputError>([&] { trainPPO(noWarmstart); }), Contains("missing-policy"));
   PPOOptions otherMetric = traced.options("c", {"reward_metric=text+data"});
-  CHECK_THAT(messageOf<InputError>([&] { trainPPO(otherMetric); }), Contains("baselines.json"));
-  CHECK_THAT(messageOf<UsageError>([&] { trainPPO(traced.options("d", {"reward_metric=bss"})); }),
+  CHECK_THAT(test::messageOf<InputError>([&] { trainPPO(otherMetric); }), Contains("baselines.json"));
+  CHECK_THAT(test::messageOf<UsageError>([&] { trainPPO(traced.options("d", {"reward_metric=bss"})); }),
              Contains("reward_metric"));
-  CHECK_THAT(messageOf<UsageError>([&] { trainPPO(traced.options("e", {"num_modules=0"})); }), Contains("num_modules"));
+  CHECK_THAT(test::messageOf<UsageError>([&] { trainPPO(traced.options("e", {"num_modules=0"})); }), Contains("num_modules"));
   CHECK_THROWS_AS(ppoSchema().resolve(std::nullopt, {"no_such_key=1"}), UsageError);
 }
 
@@ -229,7 +217,7 @@ TEST_CASE("train-ppo: failed modules are skipped and counted, many in a row stop
       traced.options("strict", {"num_modules=7", "num_policy_iterations=5", "max_failed_share=0.1",
                                 "max_bad_iterations=2"});
   strict.driver.faults.crashModule = "helpers.o";
-  CHECK_THAT(messageOf<RunStopped>([&] { trainPPO(strict); }), Contains("helpers.o") && Contains("--resume"));
+  CHECK_THAT(test::messageOf<RunStopped>([&] { trainPPO(strict); }), Contains("helpers.o") && Contains("--resume"));
   // Iteration 1 finished and is resumable; iteration 2 stopped the run.
   CHECK(readJsonFile(traced / "strict/resume/state.json")["iteration"] == 1);
   CHECK(readMetrics(traced / "strict/metrics.jsonl").size() == 1);
@@ -270,5 +258,5 @@ TEST_CASE("train-ppo: warm start from a BC policy of the same shape", "[training
   trainBehavioralCloning(bc);
   PPOOptions mismatch = traced.options("mismatch");
   mismatch.warmstart = traced / "bc-small";
-  CHECK_THAT(messageOf<UsageError>([&] { trainPPO(mismatch); }), Contains("hidden_layers"));
+  CHECK_THAT(test::messageOf<UsageError>([&] { trainPPO(mismatch); }), Contains("hidden_layers"));
 }

@@ -1,6 +1,7 @@
 // The tree of compiled trajectories that train-ppo's collection replays.
 #include <catch2/catch.hpp>
 
+#include "mlgo/policy/sampling_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/training/trajectory_memo.h"
 #include "mlgo/vocab/vocab_files.h"
@@ -18,7 +19,7 @@ TEST_CASE("trajectory memo: replays known paths, refuses unknown and inconsisten
                        {{pre.outputCount(), 2, std::vector<float>(pre.outputCount() * 2, 0.0f), {0, bias1}}},
                        Activation::Relu);
   };
-  const PolicyModel inlineAll = policy(40), inlineNone = policy(-40);
+  const auto inlineAll = samplingPolicy(policy(40)), inlineNone = samplingPolicy(policy(-40));
   Trajectory known;
   known.featureCount = width;
   known.features.assign(2 * width, 7);
@@ -29,14 +30,14 @@ TEST_CASE("trajectory memo: replays known paths, refuses unknown and inconsisten
   TrajectoryMemo memo(1 << 20);
   REQUIRE(memo.record("m", known, result));
   Trajectory replayed;
-  ActionSampler all(inlineAll, 1, replayed);
+  ActionSampler all(*inlineAll, 1, replayed);
   const auto hit = memo.replay("m", all);
   REQUIRE(hit);
   CHECK(hit->sizes.text == 123);
   CHECK(replayed.actions == known.actions);
   CHECK(replayed.features == known.features);
   Trajectory other;
-  ActionSampler none(inlineNone, 1, other);
+  ActionSampler none(*inlineNone, 1, other);
   CHECK_FALSE(memo.replay("m", none));  // leaves the known path at the first decision
   CHECK_FALSE(memo.replay("unknown module", none));
   // Other features where the tree has some: not deterministic, refused.
@@ -47,7 +48,7 @@ TEST_CASE("trajectory memo: replays known paths, refuses unknown and inconsisten
   TrajectoryMemo tiny(16);
   CHECK(tiny.record("m", known, result));
   Trajectory none2;
-  ActionSampler again(inlineAll, 1, none2);
+  ActionSampler again(*inlineAll, 1, none2);
   CHECK_FALSE(tiny.replay("m", again));
   CHECK(tiny.bytes() <= 16);
 }

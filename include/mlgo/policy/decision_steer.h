@@ -15,9 +15,11 @@ class DecisionSteer {
   /// the problem extra work per decision (inlining: a second cost analysis).
   virtual bool wantsDefaultAction() const { return false; }
   /// The action for the next decision of the compile (decisions come in a
-  /// fixed order, one compile per steer). `defaultAction` is the default
-  /// heuristic's (0 or 1) when asked for, -1 otherwise.
-  virtual bool decide(const int64_t *features, int64_t defaultAction) = 0;
+  /// fixed order, one compile per steer): 0 or 1 for a yes/no decision, a
+  /// position for a choice among positions. `defaultAction` is the default
+  /// heuristic's when asked for (always, where the problem has it for free),
+  /// -1 otherwise.
+  virtual int64_t decide(const int64_t *features, int64_t defaultAction) = 0;
 };
 
 }  // namespace mlgo

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -106,10 +107,17 @@ class PositionPolicy {
   /// another kind of policy, another spec, a malformed network).
   static PositionPolicy load(const std::filesystem::path &directory, const std::string &problem,
                              const trace::DecisionSpec &spec);
-  /// The whole policy as bytes (for the compile memo and other ranks).
+  /// The whole policy as bytes (for the compile memo and other ranks);
+  /// deserialize gives back an equal policy, every float bit for bit, and
+  /// throws std::runtime_error for bytes that are not one.
   std::string serialize() const;
+  static PositionPolicy deserialize(std::string_view bytes);
 
  private:
+  /// A policy from its metadata and layers (checked; InputError naming the
+  /// files), whatever problem and spec the metadata names.
+  static PositionPolicy fromJson(const nlohmann::json &metadata, const nlohmann::json &layers,
+                                 const std::filesystem::path &metadataPath, const std::filesystem::path &weightsPath);
   std::string problem_;
   trace::DecisionSpec spec_;
   PositionLayout layout_;

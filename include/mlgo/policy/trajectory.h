@@ -9,15 +9,17 @@
 #include <vector>
 
 #include "mlgo/policy/decision_steer.h"
-#include "mlgo/policy/policy_model.h"
+#include "mlgo/policy/sampling_policy.h"
 
 namespace mlgo {
 
 struct Trajectory {
   size_t featureCount = 0;
+  size_t actionCount = 2;
   std::vector<int64_t> features;  ///< decisions x featureCount
-  std::vector<uint8_t> actions;   ///< 0 or 1
-  std::vector<float> logits;      ///< decisions x 2
+  std::vector<uint8_t> actions;   ///< each below actionCount (at most 256)
+  /// decisions x actionCount; -infinity where the decision's mask forbids
+  std::vector<float> logits;
   size_t decisions() const { return actions.size(); }
   void clear();
 };
@@ -33,14 +35,17 @@ uint64_t actionSeed(uint64_t runSeed, uint64_t iteration, std::string_view modul
 /// decisions of one compile come in a fixed order.
 class ActionSampler final : public DecisionSteer {
  public:
-  ActionSampler(const PolicyModel &model, uint64_t seed, Trajectory &trajectory, bool greedy = false);
-  /// Samples and records an action for one decision's raw features.
-  bool sample(const int64_t *features);
-  bool decide(const int64_t *features, int64_t) override { return sample(features); }
+  /// Throws std::invalid_argument for a policy of more than 256 actions.
+  ActionSampler(const SamplingPolicy &policy, uint64_t seed, Trajectory &trajectory, bool greedy = false);
+  /// Samples and records an action for one decision's raw features; -1 (not
+  /// recorded) when the decision's mask forbids every action.
+  int64_t sample(const int64_t *features);
+  int64_t decide(const int64_t *features, int64_t) override { return sample(features); }
 
  private:
   double nextUniform();
-  const PolicyModel &model_;
+  int64_t draw(const float *logits);
+  const SamplingPolicy &policy_;
   uint64_t state_;
   bool greedy_;
   Trajectory &trajectory_;

@@ -78,11 +78,9 @@ class Problem {
 };
 
 /// Throws UsageError unless the problem's decisions are int64 scalars with two
-/// actions (inlining's), which `stage` needs (learners, vocabularies and the
-/// interactive server do not handle feature tensors yet).
+/// actions (inlining's), which `stage` needs (explore, and train-ppo without
+/// a position policy).
 void requireScalarBinaryDecisions(const Problem &problem, const std::string &stage);
-/// findProblem(name), checked with requireScalarBinaryDecisions.
-const Problem &scalarBinaryProblem(const std::string &name, const std::string &stage);
 
 /// The problem registered under `name`; throws UsageError naming the known ones.
 const Problem &findProblem(const std::string &name);

@@ -1,10 +1,12 @@
 #pragma once
 // Collection for reinforcement learning: compiles a sample of corpus modules
 // in-process with a stochastic policy and keeps what each compile decided.
-// No LibTorch here: the policy runs as the plain C++ PolicyModel.
+// No LibTorch here: the policy runs as plain C++ (a SamplingPolicy).
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "mlgo/corpus/corpus.h"
@@ -24,9 +26,13 @@ struct CollectedModule {
   size_t module = 0;        ///< index into the corpus
   CompileResult result;     ///< the compile with the stochastic policy
   Trajectory trajectory;    ///< empty when the compile failed
+  /// The problem's measures of that compile (Problem::measures; none for a
+  /// compile replayed from the trajectory memo: its problems measure nothing).
+  std::map<std::string, double> measures;
   /// The default heuristic's compile, when it was asked for (a module
-  /// without a known baseline).
+  /// without a known baseline), and its measures.
   std::optional<CompileResult> defaultResult;
+  std::map<std::string, double> defaultMeasures;
 };
 
 struct CollectionPlan {
@@ -42,11 +48,12 @@ struct CollectionPlan {
   TrajectoryMemo *trajectories = nullptr;
 };
 
-/// Compiles every planned module with actions sampled from `model` (seeded by
+/// Compiles every planned module with actions sampled from `policy` (seeded by
 /// actionSeed(seed, iteration, name)) and, where asked, with the default
-/// heuristic; all on the driver's pool. Results in plan order.
+/// heuristic; all on the driver's pool. Results in plan order. The trajectory
+/// memo replays yes/no decisions only.
 std::vector<CollectedModule> collectTrajectories(const CompilerDriver &driver, const Corpus &corpus,
-                                                 const Problem &problem, const PolicyModel &model,
+                                                 const Problem &problem, const SamplingPolicy &policy,
                                                  const CollectionPlan &plan,
                                                  const CompilerDriver::Progress &progress = nullptr);
 

@@ -28,7 +28,7 @@ struct CollectionTraffic {
 
 /// Rank 0: collectTrajectories over all ranks (rank 0 takes its share too).
 std::vector<CollectedModule> collectAcrossRanks(Cluster &cluster, const CompilerDriver &driver, const Corpus &corpus,
-                                                const Problem &problem, const PolicyModel &model,
+                                                const Problem &problem, const SamplingPolicy &policy,
                                                 const CollectionPlan &plan,
                                                 const CompilerDriver::Progress &progress = nullptr,
                                                 CollectionTraffic *traffic = nullptr);

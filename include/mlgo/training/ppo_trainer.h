@@ -2,8 +2,10 @@
 // `mlgo train-ppo`: ml-compiler-opt's reinforcement-learning loop
 // (train_locally.py with ppo_nn_agent.gin), collecting in-process. Each policy
 // iteration samples modules, compiles them with the current stochastic policy
-// on the driver's pool, rewards every decision of a module with its size
-// against the module's moving-average baseline, and takes PPO gradient steps.
+// on the driver's pool, rewards every decision of a module with its size (or
+// the problem's measure, `reward_metric`) against the module's moving-average
+// baseline, and takes PPO gradient steps. Any problem: yes/no decisions and
+// choices among positions (ppo_actor.h).
 //
 // Output directory:
 //   config.json     the resolved config
@@ -31,7 +33,7 @@ ConfigSchema ppoSchema();
 
 struct PPOOptions {
   std::filesystem::path corpus;
-  std::filesystem::path vocab;
+  std::filesystem::path vocab;  ///< yes/no decisions only (empty for positions)
   std::optional<std::filesystem::path> warmstart;  ///< a policy (or training output) directory
   /// A default trace directory (its baselines.json) or a baselines.json file:
   /// the default heuristic's sizes. Modules missing there are compiled once.

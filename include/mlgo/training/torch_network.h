@@ -33,7 +33,17 @@ std::vector<DenseLayer> denseLayers(const TorchMlp &network);
 /// Copies the network's weights into a PolicyModel.
 PolicyModel toPolicyModel(const TorchMlp &network, const std::string &problem, const FeaturePreprocessor &preprocessor,
                           Activation activation);
-/// Copies a PolicyModel's weights into a network of the same shape.
-void loadWeights(TorchMlp &network, const PolicyModel &model);
+/// Copies a plain C++ network's layers (a PolicyModel's, a PositionPolicy's)
+/// into a network of the same shape.
+void loadWeights(TorchMlp &network, const std::vector<DenseLayer> &layers);
+
+/// The logit of an action a decision's mask forbids: softmax gives it exactly
+/// 0, and unlike -infinity it keeps 0 * log p finite in an entropy or a KL.
+inline constexpr float kForbiddenLogit = -1e9f;
+
+/// A position network's logits: every position of `inputs` (decisions x
+/// positions x width) scored, kForbiddenLogit where `mask` (decisions x
+/// positions, bool) forbids the position.
+torch::Tensor positionLogits(TorchMlp &network, const torch::Tensor &inputs, const torch::Tensor &mask);
 
 }  // namespace mlgo

@@ -43,6 +43,7 @@ class TrajectoryMemo {
   /// Adds a compiled trajectory and its result. Returns false when the
   /// trajectory disagrees with the tree (features differ where they must be
   /// equal: the compile was not deterministic); the tree keeps what it had.
+  /// Trees hold yes/no decisions only: other trajectories are not stored.
   bool record(const std::string &moduleKey, const Trajectory &trajectory, const CompileResult &result);
 
   size_t bytes() const;

@@ -42,7 +42,7 @@ class SteeredPolicy final : public Policy {
   explicit SteeredPolicy(DecisionSteer &steer) : steer_(steer) {}
   bool needsDefaultDecision() const override { return steer_.wantsDefaultAction(); }
   bool decide(const DecisionInput &input) const override {
-    return steer_.decide(input.features, input.defaultDecision);
+    return steer_.decide(input.features, input.defaultDecision) == 1;
   }
 
  private:

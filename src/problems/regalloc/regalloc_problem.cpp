@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "mlgo/policy/decision_steer.h"
 #include "mlgo/policy/position_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/problems/regalloc/eviction_channel_policy.h"
@@ -59,6 +60,21 @@ class PolicySteer final : public EvictionSteer {
   std::vector<int64_t> words_;
 };
 
+/// Lets a DecisionSteer take every decision (it records them itself); the
+/// default's position comes with every decision at no cost.
+class SteerAdapter final : public EvictionSteer {
+ public:
+  explicit SteerAdapter(DecisionSteer &steer) : steer_(steer), words_(decisionSpec().decisionWords()) {}
+  int64_t decide(const EvictionObservation &observation) override {
+    copyToWords(observation, words_);
+    return steer_.decide(words_.data(), observation.defaultPosition);
+  }
+
+ private:
+  DecisionSteer &steer_;
+  std::vector<int64_t> words_;
+};
+
 class RegallocProblem final : public Problem {
  public:
   std::string name() const override { return "regalloc"; }
@@ -66,8 +82,8 @@ class RegallocProblem final : public Problem {
   std::shared_ptr<PipelineHook> defaultTracingHook(trace::ModuleTrace &trace) const override {
     return std::make_shared<EvictionHook>(std::make_shared<TraceRecorder>(trace));
   }
-  std::shared_ptr<PipelineHook> steeringHook(DecisionSteer &) const override {
-    throw UsageError("steering register-allocation decisions one by one (explore, train-ppo) is not built yet");
+  std::shared_ptr<PipelineHook> steeringHook(DecisionSteer &steer) const override {
+    return std::make_shared<EvictionHook>(std::make_shared<SteerAdapter>(steer));
   }
   std::map<std::string, double> measures(const PipelineHook &hook) const override {
     const auto *eviction = dynamic_cast<const EvictionHook *>(&hook);

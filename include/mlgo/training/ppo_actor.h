@@ -1,0 +1,80 @@
+#pragma once
+// What train-ppo's loop needs to know of a problem's kind of decision: the
+// collected decisions as tensors, how the network turns them into logits,
+// and the policy the network becomes. The loop (ppo_trainer.cpp) is the same
+// for decisions of int64 scalars and two actions (inlining: a PolicyModel)
+// and decisions among positions (register allocation: a PositionPolicy), as
+// train-bc's is (cloning_task.h). Include only from training code.
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "mlgo/policy/sampling_policy.h"
+#include "mlgo/training/collector.h"
+#include "mlgo/training/torch_network.h"
+
+namespace mlgo {
+
+class Problem;
+
+/// One policy iteration's training data: every decision of every module that
+/// compiled, with its module's reward.
+struct PPOBatch {
+  torch::Tensor inputs;     ///< decisions x the actor's inputs per decision, float
+  torch::Tensor mask;       ///< decisions x actions, bool: the actions a decision allows
+  torch::Tensor actions;    ///< decisions, int64
+  torch::Tensor oldLogits;  ///< decisions x actions, the collecting policy's; forbidden: kForbiddenLogit
+  torch::Tensor rewards;    ///< decisions, float
+  int64_t size() const { return actions.defined() ? actions.size(0) : 0; }
+};
+
+class PPOActor {
+ public:
+  virtual ~PPOActor() = default;
+  virtual int64_t networkInputs() const = 0;
+  virtual int64_t networkOutputs() const = 0;
+  /// The starting policy's weights into `network`; nothing without one.
+  virtual void loadStartingWeights(TorchMlp &network) const = 0;
+  /// Logits (rows x actions) of the batch's decisions `rows`.
+  virtual torch::Tensor logits(TorchMlp &network, const PPOBatch &batch, const torch::Tensor &rows) const = 0;
+  /// The network as the policy collection samples from and train-ppo saves.
+  virtual std::unique_ptr<SamplingPolicy> policy(const TorchMlp &network, Activation activation,
+                                                 const nlohmann::json &training) const = 0;
+  /// The decisions of the modules that compiled, each with its module's reward.
+  PPOBatch makeBatch(const std::vector<CollectedModule> &collected, const std::vector<double> &rewards) const;
+
+ protected:
+  PPOActor(size_t actions, size_t inputsPerDecision) : actions_(actions), inputsPerDecision_(inputsPerDecision) {}
+  /// The network's inputs of one decision and the actions it allows.
+  virtual void decisionInputs(const int64_t *features, float *inputs, uint8_t *mask) const = 0;
+
+ private:
+  size_t actions_, inputsPerDecision_;
+};
+
+/// The actor for `problem`'s decisions. `startingPolicy`: a policy directory
+/// to start from (a warm start, or a resumed run's policy), checked against
+/// the problem and the config's hidden_layers and activation. Yes/no
+/// decisions without one preprocess with `vocab` (with_sqrt,
+/// passthrough_features); decisions among positions need one (it holds the
+/// input statistics). Throws UsageError and InputError naming the file.
+std::unique_ptr<PPOActor> makePPOActor(const Problem &problem, const std::optional<std::filesystem::path> &startingPolicy,
+                                       const std::filesystem::path &vocab, const nlohmann::json &config);
+
+/// The two kinds (makePPOActor picks by the problem's decision spec).
+std::unique_ptr<PPOActor> makeScalarPPOActor(const Problem &problem,
+                                             const std::optional<std::filesystem::path> &startingPolicy,
+                                             const std::filesystem::path &vocab, const nlohmann::json &config);
+std::unique_ptr<PPOActor> makePositionPPOActor(const Problem &problem,
+                                               const std::optional<std::filesystem::path> &startingPolicy,
+                                               const nlohmann::json &config);
+/// Throws UsageError when a starting policy's network differs from the
+/// config's hidden_layers and activation.
+void checkStartingNetwork(const std::vector<size_t> &hidden, Activation activation, const nlohmann::json &config);
+
+}  // namespace mlgo

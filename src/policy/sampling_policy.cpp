@@ -1,0 +1,73 @@
+#include "mlgo/policy/sampling_policy.h"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "mlgo/policy/policy_model.h"
+#include "mlgo/policy/position_policy.h"
+
+namespace mlgo {
+
+namespace {
+
+/// The first byte of serialize()'s bytes: which kind of policy follows.
+enum class Kind : char { YesNo = 'b', Positions = 'p' };
+
+class YesNoSampling final : public SamplingPolicy {
+ public:
+  explicit YesNoSampling(PolicyModel model) : model_(std::move(model)) {}
+  size_t featureWords() const override { return model_.preprocessor().inputCount(); }
+  size_t actionCount() const override { return 2; }
+  void logits(const int64_t *features, float *out) const override { model_.logits(features, out); }
+  void save(const std::filesystem::path &directory) const override { model_.save(directory); }
+  std::string serialize() const override { return char(Kind::YesNo) + model_.serialize(); }
+
+ private:
+  PolicyModel model_;
+};
+
+class PositionSampling final : public SamplingPolicy {
+ public:
+  explicit PositionSampling(PositionPolicy policy) : policy_(std::move(policy)) {}
+  size_t featureWords() const override { return policy_.spec().decisionWords(); }
+  size_t actionCount() const override { return policy_.layout().positions(); }
+  void logits(const int64_t *features, float *out) const override { policy_.scores(features, out); }
+  void save(const std::filesystem::path &directory) const override { policy_.save(directory); }
+  std::string serialize() const override { return char(Kind::Positions) + policy_.serialize(); }
+
+ private:
+  PositionPolicy policy_;
+};
+
+}  // namespace
+
+std::unique_ptr<SamplingPolicy> samplingPolicy(PolicyModel model) {
+  return std::make_unique<YesNoSampling>(std::move(model));
+}
+
+std::unique_ptr<SamplingPolicy> samplingPolicy(PositionPolicy policy) {
+  return std::make_unique<PositionSampling>(std::move(policy));
+}
+
+std::unique_ptr<SamplingPolicy> deserializeSamplingPolicy(std::string_view bytes) {
+  if (bytes.empty()) throw std::runtime_error("not a serialized policy: no bytes");
+  const std::string_view rest = bytes.substr(1);
+  switch (Kind(bytes[0])) {
+    case Kind::YesNo:
+      return samplingPolicy(PolicyModel::deserialize(rest));
+    case Kind::Positions:
+      return samplingPolicy(PositionPolicy::deserialize(rest));
+  }
+  throw std::runtime_error("not a serialized policy: unknown kind");
+}
+
+int64_t greedyAction(const float *logits, size_t actions) {
+  int64_t best = -1;
+  for (size_t a = 0; a < actions; ++a)
+    if (logits[a] != -std::numeric_limits<float>::infinity() && (best < 0 || logits[a] > logits[best]))
+      best = static_cast<int64_t>(a);
+  return best;
+}
+
+}  // namespace mlgo

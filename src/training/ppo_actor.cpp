@@ -1,0 +1,61 @@
+#include "mlgo/training/ppo_actor.h"
+
+#include <algorithm>
+
+#include "mlgo/problems/problem.h"
+#include "mlgo/support/errors.h"
+
+namespace mlgo {
+
+PPOBatch PPOActor::makeBatch(const std::vector<CollectedModule> &collected, const std::vector<double> &rewards) const {
+  int64_t decisions = 0;
+  for (const CollectedModule &module : collected)
+    if (module.result.ok()) decisions += static_cast<int64_t>(module.trajectory.decisions());
+  const auto actions = static_cast<int64_t>(actions_), width = static_cast<int64_t>(inputsPerDecision_);
+  PPOBatch batch;
+  batch.inputs = torch::empty({decisions, width}, torch::kFloat32);
+  torch::Tensor mask = torch::empty({decisions, actions}, torch::kUInt8);
+  batch.actions = torch::empty({decisions}, torch::kInt64);
+  batch.oldLogits = torch::empty({decisions, actions}, torch::kFloat32);
+  batch.rewards = torch::empty({decisions}, torch::kFloat32);
+  float *inputs = batch.inputs.data_ptr<float>();
+  uint8_t *allowed = mask.data_ptr<uint8_t>();
+  int64_t *chosen = batch.actions.data_ptr<int64_t>();
+  float *logits = batch.oldLogits.data_ptr<float>();
+  float *reward = batch.rewards.data_ptr<float>();
+  int64_t row = 0;
+  for (size_t i = 0; i < collected.size(); ++i) {
+    if (!collected[i].result.ok()) continue;
+    const Trajectory &trajectory = collected[i].trajectory;
+    if (trajectory.decisions() && trajectory.actionCount != actions_)
+      throw std::logic_error("a trajectory of " + std::to_string(trajectory.actionCount) + " actions for an actor of " +
+                             std::to_string(actions_));
+    for (size_t d = 0; d < trajectory.decisions(); ++d, ++row) {
+      decisionInputs(trajectory.features.data() + d * trajectory.featureCount, inputs + row * width,
+                     allowed + row * actions);
+      chosen[row] = trajectory.actions[d];
+      for (int64_t a = 0; a < actions; ++a)
+        logits[row * actions + a] = std::max(trajectory.logits[d * actions_ + size_t(a)], kForbiddenLogit);
+      reward[row] = static_cast<float>(rewards[i]);
+    }
+  }
+  batch.mask = mask.to(torch::kBool);
+  return batch;
+}
+
+void checkStartingNetwork(const std::vector<size_t> &hidden, Activation activation, const nlohmann::json &config) {
+  const auto expected = config.at("hidden_layers").get<std::vector<size_t>>();
+  const Activation configured = parseActivation(config.at("activation").get<std::string>());
+  if (hidden != expected || activation != configured)
+    throw UsageError("the starting policy's network (hidden_layers and activation) differs from the config's: " +
+                     nlohmann::json(hidden).dump() + " " + activationName(activation) + " vs " +
+                     nlohmann::json(expected).dump() + " " + activationName(configured));
+}
+
+std::unique_ptr<PPOActor> makePPOActor(const Problem &problem, const std::optional<std::filesystem::path> &startingPolicy,
+                                       const std::filesystem::path &vocab, const nlohmann::json &config) {
+  if (problem.decisionSpec().isInt64Scalars()) return makeScalarPPOActor(problem, startingPolicy, vocab, config);
+  return makePositionPPOActor(problem, startingPolicy, config);
+}
+
+}  // namespace mlgo

@@ -1,0 +1,69 @@
+// train-ppo for decisions of int64 scalars and two actions (inlining): a
+// PolicyModel's network over the vocab-preprocessed features, two logits.
+#include "mlgo/policy/policy_model.h"
+#include "mlgo/problems/problem.h"
+#include "mlgo/support/errors.h"
+#include "mlgo/training/ppo_actor.h"
+
+namespace mlgo {
+
+namespace {
+
+class ScalarPPOActor final : public PPOActor {
+ public:
+  ScalarPPOActor(const Problem &problem, std::optional<PolicyModel> start, FeaturePreprocessor preprocessor)
+      : PPOActor(2, preprocessor.outputCount()),
+        problem_(problem.name()),
+        start_(std::move(start)),
+        preprocessor_(std::move(preprocessor)) {}
+
+  int64_t networkInputs() const override { return static_cast<int64_t>(preprocessor_.outputCount()); }
+  int64_t networkOutputs() const override { return 2; }
+  void loadStartingWeights(TorchMlp &network) const override {
+    if (start_) loadWeights(network, start_->layers());
+  }
+  torch::Tensor logits(TorchMlp &network, const PPOBatch &batch, const torch::Tensor &rows) const override {
+    return network->forward(batch.inputs.index_select(0, rows));
+  }
+  std::unique_ptr<SamplingPolicy> policy(const TorchMlp &network, Activation activation,
+                                         const nlohmann::json &training) const override {
+    PolicyModel model = toPolicyModel(network, problem_, preprocessor_, activation);
+    model.training = training;
+    return samplingPolicy(std::move(model));
+  }
+
+ protected:
+  void decisionInputs(const int64_t *features, float *inputs, uint8_t *mask) const override {
+    preprocessor_.transform(features, inputs);
+    mask[0] = mask[1] = 1;
+  }
+
+ private:
+  std::string problem_;
+  std::optional<PolicyModel> start_;
+  FeaturePreprocessor preprocessor_;
+};
+
+}  // namespace
+
+std::unique_ptr<PPOActor> makeScalarPPOActor(const Problem &problem,
+                                             const std::optional<std::filesystem::path> &startingPolicy,
+                                             const std::filesystem::path &vocab, const nlohmann::json &config) {
+  requireScalarBinaryDecisions(problem, "train-ppo");
+  if (vocab.empty()) throw UsageError("train-ppo for " + problem.name() + " needs --vocab (gen-vocab's output)");
+  if (!startingPolicy) {
+    // The network's input: the config's preprocessing of the vocab.
+    PreprocessingConfig preprocessing;
+    preprocessing.withSqrt = config.at("with_sqrt").get<bool>();
+    preprocessing.passthrough = config.at("passthrough_features").get<std::vector<std::string>>();
+    return std::make_unique<ScalarPPOActor>(problem, std::nullopt,
+                                            preprocessorFromVocab(problem.featureNames(), vocab, preprocessing));
+  }
+  PolicyModel start = PolicyModel::load(*startingPolicy, problem.name(), problem.featureNames());
+  start.checkVocab(vocab);
+  checkStartingNetwork(start.hiddenSizes(), start.activation(), config);
+  FeaturePreprocessor preprocessor = start.preprocessor();
+  return std::make_unique<ScalarPPOActor>(problem, std::move(start), std::move(preprocessor));
+}
+
+}  // namespace mlgo

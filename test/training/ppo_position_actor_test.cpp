@@ -1,0 +1,170 @@
+// LibTorch first: its logging defines a CHECK macro that Catch's must replace.
+#include <torch/torch.h>
+#undef CHECK
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+#include "mlgo/policy/position_policy.h"
+#include "mlgo/problems/problem.h"
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/errors.h"
+#include "mlgo/training/ppo_actor.h"
+#include "mlgo/training/ppo_loss.h"
+#include "mlgo/training/ppo_trainer.h"
+#include "support/test_environment.h"
+
+using namespace mlgo;
+using Catch::Matchers::Contains;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+/// The regalloc test programs, their default trace and a BC warm start.
+struct RegallocPPO : test::RegallocWarmStart {
+  PPOOptions options(const std::string &output, unsigned threads, std::vector<std::string> sets = {}) const {
+    std::vector<std::string> all{"num_policy_iterations=3", "num_modules=2",           "num_iterations=10",
+                                 "batch_size=8",            "train_sequence_length=4", "learning_rate=0.01",
+                                 "checkpoint_every=0",      "reward_metric=regalloc_score"};
+    all.insert(all.end(), sets.begin(), sets.end());
+    PPOOptions options;
+    options.problem = "regalloc";
+    options.corpus = scratch / "corpus";
+    options.warmstart = scratch / "bc";
+    options.baselines = scratch / "trace";
+    options.output = scratch / output;
+    options.seed = 5;
+    options.config = ppoSchema().resolve(std::nullopt, all);
+    options.driver.threads = threads;
+    return options;
+  }
+};
+
+std::vector<json> metricsWithoutTimings(const fs::path &path) {
+  std::vector<json> records;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    json record = json::parse(line);
+    for (const char *key : {"seconds", "decisions_per_second", "modules_per_second", "threads", "memo"})
+      record.erase(key);
+    records.push_back(record);
+  }
+  return records;
+}
+
+/// Mean log-probability of the chosen actions of batch rows [first, end).
+double meanLogProbability(const torch::Tensor &logits, const PPOBatch &batch, int64_t first, int64_t end) {
+  const torch::Tensor chosen =
+      torch::log_softmax(logits, 1).gather(1, batch.actions.unsqueeze(1)).squeeze(1).slice(0, first, end);
+  return chosen.mean().item<double>();
+}
+
+}  // namespace
+
+TEST_CASE("train-ppo on regalloc: rewards by LLVM's regalloc score, the same for any thread count, and resumes "
+          "to the same policy",
+          "[training][rl][regalloc][determinism][resume]") {
+  RegallocPPO run;
+  const PPOSummary whole = trainPPO(run.options("whole", 1));
+  REQUIRE(whole.lastIteration == 3);
+  const json &last = whole.lastMetrics;
+  CHECK(last["size"]["metric"] == "regalloc_score");
+  CHECK(last["size"]["default"].get<double>() > 0);
+  CHECK(last["size"]["policy"].get<double>() > 0);
+  CHECK(last["failed"] == 0);
+  CHECK(last["decisions"].get<int64_t>() > 20);
+  CHECK(last["gradient_steps"] == 10);
+  CHECK(last["kl"].get<double>() > 0);  // the steps changed the policy
+  const PositionPolicy trained =
+      PositionPolicy::load(run.scratch / "whole", "regalloc", findProblem("regalloc").decisionSpec());
+  CHECK(trained.training["trainer"] == "ppo");
+  CHECK(readFile(run.scratch / "whole/policy/model.json") != readFile(run.scratch / "bc/policy/model.json"));
+  // The start's input statistics stay with the policy.
+  const PositionPolicy start =
+      PositionPolicy::load(run.scratch / "bc", "regalloc", findProblem("regalloc").decisionSpec());
+  CHECK(trained.means() == start.means());
+
+  trainPPO(run.options("threads", 2));
+  CHECK(readFile(run.scratch / "threads/policy/model.json") == readFile(run.scratch / "whole/policy/model.json"));
+  CHECK(metricsWithoutTimings(run.scratch / "threads/metrics.jsonl") ==
+        metricsWithoutTimings(run.scratch / "whole/metrics.jsonl"));
+
+  trainPPO(run.options("resumed", 2, {"num_policy_iterations=1"}));
+  PPOOptions resume = run.options("resumed", 1);
+  resume.resume = true;
+  CHECK(trainPPO(resume).firstIteration == 2);
+  CHECK(readFile(run.scratch / "resumed/policy/model.json") == readFile(run.scratch / "whole/policy/model.json"));
+}
+
+TEST_CASE("train-ppo on regalloc: the actor scores as the policy does, and PPO steps make rewarded evictions likelier",
+          "[training][rl][regalloc]") {
+  RegallocPPO run;
+  const Problem &problem = findProblem("regalloc");
+  const json config = ppoSchema().resolve(std::nullopt, {});
+  const std::unique_ptr<PPOActor> actor = makePPOActor(problem, run.scratch / "bc", "", config);
+  const auto start = samplingPolicy(PositionPolicy::load(run.scratch / "bc", "regalloc", problem.decisionSpec()));
+  CollectionPlan plan;
+  plan.modules = {0, 1};
+  plan.needsDefault = {false, false};
+  plan.seed = 1;
+  plan.iteration = 1;
+  const std::vector<CollectedModule> collected =
+      collectTrajectories(CompilerDriver(test::driverThreads(2)), run.corpus, problem, *start, plan);
+  // Module 0's evictions rewarded, module 1's punished.
+  const PPOBatch batch = actor->makeBatch(collected, {1.0, -1.0});
+  const int64_t firstModule = int64_t(collected[0].trajectory.decisions());
+  REQUIRE(firstModule > 0);
+  REQUIRE(batch.size() == firstModule + int64_t(collected[1].trajectory.decisions()));
+  CHECK(batch.mask.sizes() == batch.oldLogits.sizes());
+  CHECK(batch.mask.gather(1, batch.actions.unsqueeze(1)).all().item<bool>());  // every chosen position allowed
+
+  torch::manual_seed(3);
+  TorchMlp network(actor->networkInputs(), std::vector<int64_t>{40, 40, 20}, Activation::Relu, 0.0,
+                   actor->networkOutputs());
+  actor->loadStartingWeights(network);
+  const torch::Tensor rows = torch::arange(batch.size(), torch::kInt64);
+  const torch::Tensor before = actor->logits(network, batch, rows).detach();
+  // The network with the start's weights gives the logits the policy sampled from.
+  CHECK(torch::allclose(before, batch.oldLogits, 1e-4, 1e-4));
+
+  torch::optim::Adam optimizer(network->parameters(), torch::optim::AdamOptions(0.003));
+  PPOHyperparameters hyper;
+  for (int step = 0; step < 30; ++step) {
+    optimizer.zero_grad();
+    ppoLoss(actor->logits(network, batch, rows), batch.oldLogits, batch.actions, batch.rewards, 0.0, {}, hyper)
+        .total.backward();
+    optimizer.step();
+  }
+  const torch::Tensor after = actor->logits(network, batch, rows).detach();
+  CHECK(meanLogProbability(after, batch, 0, firstModule) > meanLogProbability(before, batch, 0, firstModule));
+  CHECK(meanLogProbability(after, batch, firstModule, batch.size()) <
+        meanLogProbability(before, batch, firstModule, batch.size()));
+  // A forbidden position stays forbidden.
+  CHECK((after.masked_select(batch.mask.logical_not()) == kForbiddenLogit).all().item<bool>());
+}
+
+TEST_CASE("train-ppo on regalloc: bad starts and settings are refused by name", "[training][rl][regalloc][errors]") {
+  RegallocPPO run;
+  PPOOptions noStart = run.options("a", 1);
+  noStart.warmstart.reset();
+  CHECK_THAT(test::messageOf<UsageError>([&] { trainPPO(noStart); }), Contains("--warmstart"));
+  CHECK_FALSE(fs::exists(run.scratch / "a" / "metrics.jsonl"));
+
+  // The BC policy relabelled as another problem's.
+  PPOOptions inliningStart = run.options("b", 1);
+  inliningStart.warmstart = run.scratch / "inlining-policy";
+  fs::copy(run.scratch / "bc/policy", run.scratch / "inlining-policy");
+  json metadata = json::parse(readFile(run.scratch / "bc/policy/policy.json"));
+  metadata["problem"] = "inlining";
+  writeFileAtomically(run.scratch / "inlining-policy" / "policy.json", metadata.dump());
+  CHECK_THAT(test::messageOf<InputError>([&] { trainPPO(inliningStart); }),
+             Contains("inlining-policy") && Contains("policy.json") && Contains("not regalloc"));
+
+  CHECK_THAT(test::messageOf<UsageError>([&] { trainPPO(run.options("c", 1, {"reward_metric=cycles"})); }),
+             Contains("reward_metric") && Contains("regalloc_score"));
+  CHECK_THAT(test::messageOf<UsageError>([&] { trainPPO(run.options("d", 1, {"with_sqrt=true"})); }),
+             Contains("with_sqrt"));
+  CHECK_THAT(test::messageOf<UsageError>([&] { trainPPO(run.options("e", 1, {"hidden_layers=[8]"})); }),
+             Contains("hidden_layers"));
+}
