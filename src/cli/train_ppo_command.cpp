@@ -110,8 +110,8 @@ int runTrainPPO(const TrainPPOFlags &flags) {
     return exit_code::kSuccess;
   }
   const auto &m = summary.lastMetrics;
-  std::printf("trained policy iterations %lld-%lld in %.1f s; last iteration: sampled modules %+.3f%% %s vs the default, "
-              "mean reward vs the default %+.4f; policy in %s/policy, metrics in %s/metrics.jsonl\n",
+  std::printf("trained policy iterations %lld-%lld in %.1f s; last iteration: sampled modules %+.3f%% %s vs the "
+              "default, mean reward vs the default %+.4f; policy in %s/policy, metrics in %s/metrics.jsonl\n",
               (long long)summary.firstIteration, (long long)summary.lastIteration, summary.seconds,
               100 * m["size"]["change"].get<double>(), m["size"]["metric"].get<std::string>().c_str(),
               m["reward_distribution"]["mean"].get<double>(), flags.run.output.c_str(), flags.run.output.c_str());

@@ -52,7 +52,8 @@ void checkStartingNetwork(const std::vector<size_t> &hidden, Activation activati
                      nlohmann::json(expected).dump() + " " + activationName(configured));
 }
 
-std::unique_ptr<PPOActor> makePPOActor(const Problem &problem, const std::optional<std::filesystem::path> &startingPolicy,
+std::unique_ptr<PPOActor> makePPOActor(const Problem &problem,
+                                       const std::optional<std::filesystem::path> &startingPolicy,
                                        const std::filesystem::path &vocab, const nlohmann::json &config) {
   if (problem.decisionSpec().isInt64Scalars()) return makeScalarPPOActor(problem, startingPolicy, vocab, config);
   return makePositionPPOActor(problem, startingPolicy, config);

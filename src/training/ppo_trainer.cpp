@@ -189,7 +189,6 @@ class RewardMeasure {
                      ")");
   }
   const std::string &name() const { return name_; }
-  std::optional<SizeMetric> size() const { return size_; }
   /// The value of a compile that succeeded; nullopt when it was not measured.
   std::optional<double> of(const CompileResult &result, const std::map<std::string, double> &measures) const {
     if (size_) return double(measure(result.sizes, *size_));
@@ -377,12 +376,14 @@ class PPORun {
       const std::string &name = corpus_.modules[module.module].name;
       rewards.compileSeconds += module.result.seconds + (module.defaultResult ? module.defaultResult->seconds : 0.0);
       if (module.defaultResult) {
+        const CompileResult &byDefault = *module.defaultResult;
         const std::optional<double> defaultValue =
-            module.defaultResult->ok() ? rewardMeasure_.of(*module.defaultResult, module.defaultMeasures) : std::nullopt;
+            byDefault.ok() ? rewardMeasure_.of(byDefault, module.defaultMeasures) : std::nullopt;
         if (defaultValue) {
           baselines_.addDefault(name, *defaultValue);
         } else {
-          rewards.failures.emplace_back(name, "default heuristic: " + describeFailure(*module.defaultResult, rewardMeasure_.name()));
+          rewards.failures.emplace_back(name,
+                                        "default heuristic: " + describeFailure(byDefault, rewardMeasure_.name()));
           // Without a baseline its decisions cannot be rewarded.
           module.result.failure = module.defaultResult->failure;
           module.trajectory.clear();

@@ -64,8 +64,8 @@ void loadWeights(TorchMlp &network, const std::vector<DenseLayer> &layers) {
 
 torch::Tensor positionLogits(TorchMlp &network, const torch::Tensor &inputs, const torch::Tensor &mask) {
   const int64_t decisions = inputs.size(0), positions = inputs.size(1), width = inputs.size(2);
-  torch::Tensor logits = network->forward(inputs.reshape({decisions * positions, width})).reshape({decisions, positions});
-  return logits.masked_fill(mask.logical_not(), kForbiddenLogit);
+  const torch::Tensor scores = network->forward(inputs.reshape({decisions * positions, width}));
+  return scores.reshape({decisions, positions}).masked_fill(mask.logical_not(), kForbiddenLogit);
 }
 
 }  // namespace mlgo

@@ -78,8 +78,8 @@ class Problem {
 };
 
 /// Throws UsageError unless the problem's decisions are int64 scalars with two
-/// actions (inlining's), which `stage` needs (explore, and train-ppo without
-/// a position policy).
+/// actions (inlining's), which `stage` needs (explore; train-ppo's yes/no
+/// actor).
 void requireScalarBinaryDecisions(const Problem &problem, const std::string &stage);
 
 /// The problem registered under `name`; throws UsageError naming the known ones.

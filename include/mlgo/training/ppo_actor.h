@@ -63,7 +63,8 @@ class PPOActor {
 /// decisions without one preprocess with `vocab` (with_sqrt,
 /// passthrough_features); decisions among positions need one (it holds the
 /// input statistics). Throws UsageError and InputError naming the file.
-std::unique_ptr<PPOActor> makePPOActor(const Problem &problem, const std::optional<std::filesystem::path> &startingPolicy,
+std::unique_ptr<PPOActor> makePPOActor(const Problem &problem,
+                                       const std::optional<std::filesystem::path> &startingPolicy,
                                        const std::filesystem::path &vocab, const nlohmann::json &config);
 
 /// The two kinds (makePPOActor picks by the problem's decision spec).
