@@ -12,6 +12,7 @@ void Trajectory::clear() {
   features.clear();
   actions.clear();
   logits.clear();
+  segments.clear();
 }
 
 uint64_t actionSeed(uint64_t runSeed, uint64_t iteration, std::string_view moduleName) {
@@ -68,6 +69,13 @@ int64_t ActionSampler::sample(const int64_t *features) {
   trajectory_.actions.push_back(static_cast<uint8_t>(action));
   trajectory_.logits.insert(trajectory_.logits.end(), logits.begin(), logits.end());
   return action;
+}
+
+void ActionSampler::beginSegment(std::string_view key) {
+  std::vector<Trajectory::Segment> &segments = trajectory_.segments;
+  // A segment without decisions (each was forbidden everything) is dropped.
+  if (!segments.empty() && segments.back().firstDecision == trajectory_.decisions()) segments.pop_back();
+  segments.push_back({trajectory_.decisions(), std::string(key)});
 }
 
 }  // namespace mlgo

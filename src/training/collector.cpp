@@ -33,7 +33,9 @@ std::vector<CollectedModule> collectTrajectories(const CompilerDriver &driver, c
   std::vector<CollectedModule> collected(count);
   std::vector<std::unique_ptr<ActionSampler>> samplers(count);
   std::vector<std::string> moduleKeys(count);
-  TrajectoryMemo *trajectories = policy.actionCount() == 2 ? plan.trajectories : nullptr;
+  // The memo's tree holds yes/no decisions and no segments or measures.
+  TrajectoryMemo *trajectories =
+      policy.actionCount() == 2 && problem.segmentName().empty() ? plan.trajectories : nullptr;
   CompileMemo *memo = driver.options().memo.get();
   std::vector<CompileRequest> requests;
   std::vector<size_t> requestOf(count, SIZE_MAX), defaultRequestOf(count, SIZE_MAX);
@@ -68,21 +70,24 @@ std::vector<CollectedModule> collectTrajectories(const CompilerDriver &driver, c
       requests.push_back({&corpus.modules.at(plan.modules[i]), "", std::move(hooks)});
     }
   std::vector<CompileResult> results = driver.compileAll(requests, progress);
-  auto measuresOf = [&](size_t request) {
+  auto measure = [&](size_t request, std::map<std::string, double> &measures, SegmentMeasures &segments) {
     const auto &hooks = requests[request].hooks;
-    return hooks.empty() ? std::map<std::string, double>() : problem.measures(*hooks.front());
+    if (hooks.empty()) return;
+    measures = problem.measures(*hooks.front());
+    segments = problem.segmentMeasures(*hooks.front());
   };
   for (size_t i = 0; i < count; ++i) {
     if (requestOf[i] != SIZE_MAX) {
       collected[i].result = std::move(results[requestOf[i]]);
-      if (collected[i].result.ok()) collected[i].measures = measuresOf(requestOf[i]);
+      if (collected[i].result.ok()) measure(requestOf[i], collected[i].measures, collected[i].segmentMeasures);
       if (!moduleKeys[i].empty() && collected[i].result.ok())
         trajectories->record(moduleKeys[i], collected[i].trajectory, collected[i].result);
     }
     if (!collected[i].result.ok()) collected[i].trajectory.clear();
     if (defaultRequestOf[i] != SIZE_MAX) {
       collected[i].defaultResult = std::move(results[defaultRequestOf[i]]);
-      if (collected[i].defaultResult->ok()) collected[i].defaultMeasures = measuresOf(defaultRequestOf[i]);
+      if (collected[i].defaultResult->ok())
+        measure(defaultRequestOf[i], collected[i].defaultMeasures, collected[i].defaultSegmentMeasures);
     }
   }
   return collected;

@@ -86,6 +86,43 @@ std::map<std::string, double> readMeasures(ByteReader &reader) {
   return measures;
 }
 
+void putSegmentMeasures(std::string &bytes, const SegmentMeasures &measures) {
+  putVarint(bytes, measures.size());
+  for (const auto &[name, segments] : measures) {
+    putBytes(bytes, name);
+    putMeasures(bytes, segments);
+  }
+}
+
+SegmentMeasures readSegmentMeasures(ByteReader &reader) {
+  SegmentMeasures measures;
+  const uint64_t count = reader.varint();
+  for (uint64_t i = 0; i < count; ++i) {
+    const std::string name(reader.bytes());
+    measures[name] = readMeasures(reader);
+  }
+  return measures;
+}
+
+void putSegments(std::string &bytes, const std::vector<Trajectory::Segment> &segments) {
+  putVarint(bytes, segments.size());
+  for (const Trajectory::Segment &segment : segments) {
+    putVarint(bytes, segment.firstDecision);
+    putBytes(bytes, segment.key);
+  }
+}
+
+std::vector<Trajectory::Segment> readSegments(ByteReader &reader, size_t decisions) {
+  std::vector<Trajectory::Segment> segments(size_t(reader.varint()));
+  if (segments.size() > decisions + 1) throw ByteReader::DecodeError("more segments than decisions");
+  for (Trajectory::Segment &segment : segments) {
+    segment.firstDecision = size_t(reader.varint());
+    if (segment.firstDecision > decisions) throw ByteReader::DecodeError("a segment past the last decision");
+    segment.key = std::string(reader.bytes());
+  }
+  return segments;
+}
+
 }  // namespace
 
 std::string encodeCollectedModule(const CollectedModule &module) {
@@ -99,10 +136,13 @@ std::string encodeCollectedModule(const CollectedModule &module) {
   for (int64_t value : trajectory.features) putZigzag(bytes, value);
   bytes.append(reinterpret_cast<const char *>(trajectory.actions.data()), trajectory.actions.size());
   bytes.append(reinterpret_cast<const char *>(trajectory.logits.data()), trajectory.logits.size() * sizeof(float));
+  putSegments(bytes, trajectory.segments);
   putMeasures(bytes, module.measures);
+  putSegmentMeasures(bytes, module.segmentMeasures);
   putVarint(bytes, module.defaultResult.has_value());
   if (module.defaultResult) putBytes(bytes, encodeCompileReply(*module.defaultResult));
   putMeasures(bytes, module.defaultMeasures);
+  putSegmentMeasures(bytes, module.defaultSegmentMeasures);
   return bytes;
 }
 
@@ -127,9 +167,12 @@ CollectedModule decodeCollectedModule(std::string_view bytes) {
     for (char &byte : raw) byte = static_cast<char>(reader.byte());
     std::memcpy(&logit, raw, sizeof logit);
   }
+  trajectory.segments = readSegments(reader, size_t(decisions));
   module.measures = readMeasures(reader);
+  module.segmentMeasures = readSegmentMeasures(reader);
   if (reader.varint()) module.defaultResult = decodeCompileReply(std::string(reader.bytes()));
   module.defaultMeasures = readMeasures(reader);
+  module.defaultSegmentMeasures = readSegmentMeasures(reader);
   if (!reader.atEnd()) throw ByteReader::DecodeError("trailing bytes after a collected module");
   return module;
 }

@@ -7,7 +7,8 @@
 
 namespace mlgo {
 
-PPOBatch PPOActor::makeBatch(const std::vector<CollectedModule> &collected, const std::vector<double> &rewards) const {
+PPOBatch PPOActor::makeBatch(const std::vector<CollectedModule> &collected,
+                             const std::vector<std::vector<double>> &rewards) const {
   int64_t decisions = 0;
   for (const CollectedModule &module : collected)
     if (module.result.ok()) decisions += static_cast<int64_t>(module.trajectory.decisions());
@@ -30,13 +31,15 @@ PPOBatch PPOActor::makeBatch(const std::vector<CollectedModule> &collected, cons
     if (trajectory.decisions() && trajectory.actionCount != actions_)
       throw std::logic_error("a trajectory of " + std::to_string(trajectory.actionCount) + " actions for an actor of " +
                              std::to_string(actions_));
+    if (rewards.at(i).size() != trajectory.decisions())
+      throw std::logic_error("a module's rewards and decisions differ in number");
     for (size_t d = 0; d < trajectory.decisions(); ++d, ++row) {
       decisionInputs(trajectory.features.data() + d * trajectory.featureCount, inputs + row * width,
                      allowed + row * actions);
       chosen[row] = trajectory.actions[d];
       for (int64_t a = 0; a < actions; ++a)
         logits[row * actions + a] = std::max(trajectory.logits[d * actions_ + size_t(a)], kForbiddenLogit);
-      reward[row] = static_cast<float>(rewards[i]);
+      reward[row] = static_cast<float>(rewards[i][d]);
     }
   }
   batch.mask = mask.to(torch::kBool);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <set>
 
 #include <torch/torch.h>
 
@@ -58,6 +59,9 @@ ConfigSchema ppoSchema() {
       .add("reward_delta", T::Number, kRewardDelta, "delta in 1 - (size + delta) / (baseline + delta)").within(0, 1e9)
       .add("reward_metric", T::String, "text",
            "what the reward measures: text, text+data or a measure of the problem (regalloc_score)")
+      .add("reward_scope", T::String, "module",
+           "module: every decision gets its module's reward; function (regalloc): its function's, against that "
+           "function's default")
       .add("warmstart_temperature", T::Number, 1.0,
            "divides the warm start's logits: above 1 it explores more, with the same greedy decisions").positive(1e6)
       .add("with_sqrt", T::Boolean, false, "without a warm start: add sqrt(x) per feature")
@@ -84,7 +88,7 @@ struct Settings {
   int64_t maxBadIterations;
   double learningRate, adamEpsilon, decay, delta, maxFailedShare, initialKlBeta;
   bool normalizeAdvantages;
-  std::string rewardMetric;
+  std::string rewardMetric, rewardScope;
   PPOHyperparameters hyper;
 
   explicit Settings(const json &config) {
@@ -105,6 +109,7 @@ struct Settings {
     initialKlBeta = config.at("initial_adaptive_kl_beta").get<double>();
     normalizeAdvantages = config.at("normalize_advantages").get<bool>();
     rewardMetric = config.at("reward_metric").get<std::string>();
+    rewardScope = config.at("reward_scope").get<std::string>();
     hyper.importanceRatioClipping = config.at("importance_ratio_clipping").get<double>();
     hyper.entropyRegularization = config.at("entropy_regularization").get<double>();
     hyper.policyL2 = config.at("policy_l2_reg").get<double>();
@@ -189,6 +194,7 @@ class RewardMeasure {
                      ")");
   }
   const std::string &name() const { return name_; }
+  bool isSize() const { return size_.has_value(); }
   /// The value of a compile that succeeded; nullopt when it was not measured.
   std::optional<double> of(const CompileResult &result, const std::map<std::string, double> &measures) const {
     if (size_) return double(measure(result.sizes, *size_));
@@ -209,6 +215,13 @@ class RewardMeasure {
   std::optional<SizeMetric> size_;
 };
 
+/// The default's values per reward segment (reward_scope "function"), and the
+/// modules whose segments' defaults are in.
+struct SegmentBaselines {
+  RewardBaselines baselines;
+  std::set<std::string> modulesKnown;
+};
+
 /// The state --resume restores: exactly what the next iteration depends on.
 struct ResumeState {
   int64_t iteration = 0;
@@ -222,7 +235,8 @@ class ResumeDirectory {
   bool exists() const { return !existingDirectory(target_).empty(); }
 
   void save(const ResumeState &state, const json &config, uint64_t seed, const RewardBaselines &baselines,
-            const SamplingPolicy &policy, TorchMlp &network, torch::optim::Adam &optimizer) const {
+            const SegmentBaselines &segments, const SamplingPolicy &policy, TorchMlp &network,
+            torch::optim::Adam &optimizer) const {
     const fs::path partial = fs::path(target_.string() + ".partial");
     fs::remove_all(partial);
     fs::create_directories(partial);
@@ -234,7 +248,9 @@ class ResumeDirectory {
                                                      {"bad_iterations_in_a_row", state.badIterationsInARow},
                                                      {"seed", seed},
                                                      {"config", config},
-                                                     {"baselines", baselines.toJson()}}
+                                                     {"baselines", baselines.toJson()},
+                                                     {"segment_baselines", segments.baselines.toJson()},
+                                                     {"segment_defaults_known", segments.modulesKnown}}
                                                     .dump(1) + "\n");
     replaceDirectory(partial, target_);
   }
@@ -295,7 +311,8 @@ struct Collection {
 
 /// The rewards of a collection, in plan order, and what the metrics report.
 struct IterationRewards {
-  std::vector<double> training;  ///< per collected module (0 for failed ones)
+  /// Per collected module, per decision of its trajectory (none for failed ones).
+  std::vector<std::vector<double>> training;
   std::vector<double> vsDefault;  ///< per module that compiled
   std::vector<std::pair<std::string, std::string>> failures;
   double policyTotal = 0, defaultTotal = 0, compileSeconds = 0;
@@ -325,7 +342,9 @@ class PPORun {
         resume_(options.output),
         resuming_(options.resume && resume_.exists()),
         threads_(resolveThreadCount(options.driver.threads)),
-        baselines_(settings_.decay, settings_.delta) {
+        baselines_(settings_.decay, settings_.delta),
+        perSegment_(rewardsPerSegment(settings_, problem_, rewardMeasure_)),
+        segments_{RewardBaselines(settings_.decay, settings_.delta), {}} {
     if (resume_.exists() && !options.resume)
       throw UsageError(options.output.string() + " holds a run that can be resumed: pass --resume to continue it, " +
                        "or choose another --output");
@@ -356,7 +375,10 @@ class PPORun {
     plan.trajectories = trajectories_ ? &*trajectories_ : nullptr;
     plan.modules = sampleModules(corpus_.modules.size(), static_cast<size_t>(settings_.modulesPerIteration),
                                  options_.seed, plan.iteration);
-    for (size_t index : plan.modules) plan.needsDefault.push_back(!baselines_.has(corpus_.modules[index].name));
+    for (size_t index : plan.modules) {
+      const std::string &name = corpus_.modules[index].name;
+      plan.needsDefault.push_back(!baselines_.has(name) || (perSegment_ && !segments_.modulesKnown.count(name)));
+    }
     Collection collection;
     collection.modules =
         distributed_ ? collectAcrossRanks(*options_.cluster, driver_, corpus_, problem_, *policy_, plan,
@@ -370,7 +392,7 @@ class PPORun {
   /// throws RunStopped after too many bad iterations in a row.
   IterationRewards reward(Collection &collection, int64_t iteration) {
     IterationRewards rewards;
-    rewards.training.assign(collection.modules.size(), 0.0);
+    rewards.training.resize(collection.modules.size());
     for (size_t i = 0; i < collection.modules.size(); ++i) {
       CollectedModule &module = collection.modules[i];
       const std::string &name = corpus_.modules[module.module].name;
@@ -381,6 +403,7 @@ class PPORun {
             byDefault.ok() ? rewardMeasure_.of(byDefault, module.defaultMeasures) : std::nullopt;
         if (defaultValue) {
           baselines_.addDefault(name, *defaultValue);
+          if (perSegment_) addSegmentDefaults(name, module.defaultSegmentMeasures);
         } else {
           rewards.failures.emplace_back(name,
                                         "default heuristic: " + describeFailure(byDefault, rewardMeasure_.name()));
@@ -400,7 +423,10 @@ class PPORun {
       rewards.policyTotal += *value;
       rewards.defaultTotal += baselines_.at(name).defaultSize;
       const RewardBaselines::Rewards reward = baselines_.observe(name, *value);
-      rewards.training[i] = reward.training;
+      rewards.training[i] = perSegment_ ? segmentRewards(module.trajectory, name,
+                                                         valuesOf(module.segmentMeasures), segments_.baselines,
+                                                         reward.training)
+                                        : std::vector<double>(module.trajectory.decisions(), reward.training);
       rewards.vsDefault.push_back(reward.vsDefault);
       rewards.decisions += module.trajectory.decisions();
     }
@@ -438,7 +464,7 @@ class PPORun {
     events_->addHistogram("reward_distribution", iteration, rewards.vsDefault);
     events_->flush();
     state_.iteration = iteration;
-    resume_.save(state_, options_.config, options_.seed, baselines_, *policy_, network_, *optimizer_);
+    resume_.save(state_, options_.config, options_.seed, baselines_, segments_, *policy_, network_, *optimizer_);
     if (options_.onMetrics) options_.onMetrics(metrics);
     return metrics;
   }
@@ -451,6 +477,32 @@ class PPORun {
  private:
   static double secondsSince(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
+  /// Whether reward_scope asks for rewards per segment; throws UsageError when
+  /// the problem or the reward measure has no segments.
+  static bool rewardsPerSegment(const Settings &settings, const Problem &problem, const RewardMeasure &measure) {
+    if (settings.rewardScope == "module") return false;
+    const std::string segment = problem.segmentName();
+    if (segment.empty() || settings.rewardScope != segment)
+      throw UsageError("reward_scope: \"" + settings.rewardScope + "\" is not a scope " + problem.name() +
+                       " rewards (module" + (segment.empty() ? std::string() : ", " + segment) + ")");
+    if (measure.isSize())
+      throw UsageError("reward_scope \"" + segment + "\" needs a reward_metric " + problem.name() +
+                       " measures per " + segment + ", not the object's size \"" + measure.name() + "\"");
+    return true;
+  }
+
+  /// The segment values of the reward's measure.
+  std::map<std::string, double> valuesOf(const SegmentMeasures &measures) const {
+    auto found = measures.find(rewardMeasure_.name());
+    return found == measures.end() ? std::map<std::string, double>() : found->second;
+  }
+
+  void addSegmentDefaults(const std::string &module, const SegmentMeasures &measures) {
+    for (const auto &[segment, value] : valuesOf(measures))
+      segments_.baselines.addDefault(segmentBaselineKey(module, segment), value);
+    segments_.modulesKnown.insert(module);
   }
 
   /// The resumed run's policy, or the warm start, or none.
@@ -466,8 +518,11 @@ class PPORun {
       throw UsageError("--seed " + std::to_string(options_.seed) + " differs from the resumed run's seed " +
                        saved["seed"].dump());
     std::string changed;
+    // A key the saved run's mlgo did not have yet had its default's effect.
+    const json defaults = ppoSchema().defaults();
     for (const auto &[key, value] : options_.config.items())
-      if (!mayChangeOnResume(key) && saved["config"].value(key, json()) != value) changed += " " + key;
+      if (!mayChangeOnResume(key) && saved["config"].value(key, defaults.value(key, json())) != value)
+        changed += " " + key;
     if (!changed.empty())
       throw UsageError("the config differs from the resumed run's (" + statePath.string() + ") in:" + changed +
                        "; only num_policy_iterations, checkpoint_every, max_failed_share and max_bad_iterations "
@@ -476,6 +531,10 @@ class PPORun {
     state_.klBeta = saved["kl_beta"].get<double>();
     state_.badIterationsInARow = saved["bad_iterations_in_a_row"].get<int64_t>();
     baselines_ = RewardBaselines::fromJson(saved["baselines"], settings_.decay, settings_.delta);
+    // Runs saved before rewards per segment have neither key.
+    segments_.baselines =
+        RewardBaselines::fromJson(saved.value("segment_baselines", json::object()), settings_.decay, settings_.delta);
+    segments_.modulesKnown = saved.value("segment_defaults_known", std::set<std::string>());
     loadTorchArchive(network_, resume_.directory() / "network.pt");
     loadTorchArchive(*optimizer_, resume_.directory() / "optimizer.pt");
   }
@@ -611,6 +670,9 @@ class PPORun {
   const bool resuming_;
   const unsigned threads_;
   RewardBaselines baselines_;
+  /// reward_scope is the problem's segment (function), not the module.
+  const bool perSegment_;
+  SegmentBaselines segments_;
   std::unique_ptr<PPOActor> actor_;
   TorchMlp network_{nullptr};
   std::optional<torch::optim::Adam> optimizer_;

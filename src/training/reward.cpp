@@ -50,6 +50,31 @@ RewardBaselines RewardBaselines::fromJson(const nlohmann::json &json, double dec
   return baselines;
 }
 
+std::string segmentBaselineKey(const std::string &module, const std::string &segment) {
+  return module + "|" + segment;
+}
+
+std::vector<double> segmentRewards(const Trajectory &trajectory, const std::string &module,
+                                   const std::map<std::string, double> &values, RewardBaselines &baselines,
+                                   double moduleReward) {
+  std::vector<double> rewards(trajectory.decisions(), moduleReward);
+  std::map<std::string, double> rewardOfSegment;
+  for (const Trajectory::Segment &segment : trajectory.segments) {
+    const std::string key = segmentBaselineKey(module, segment.key);
+    auto value = values.find(segment.key);
+    if (value == values.end() || !baselines.has(key) || rewardOfSegment.count(key)) continue;
+    rewardOfSegment[key] = baselines.observe(key, value->second).training;
+  }
+  for (size_t s = 0; s < trajectory.segments.size(); ++s) {
+    const Trajectory::Segment &segment = trajectory.segments[s];
+    auto reward = rewardOfSegment.find(segmentBaselineKey(module, segment.key));
+    if (reward == rewardOfSegment.end()) continue;
+    const size_t end = s + 1 < trajectory.segments.size() ? trajectory.segments[s + 1].firstDecision : rewards.size();
+    for (size_t d = segment.firstDecision; d < end && d < rewards.size(); ++d) rewards[d] = reward->second;
+  }
+  return rewards;
+}
+
 nlohmann::json RewardDistribution::toJson() const {
   using namespace metrics_keys;
   return {{kMean, mean}, {kP10, p10}, {kP25, p25}, {kP50, p50}, {kP75, p75}, {kP90, p90}, {kCount, count}};

@@ -65,3 +65,21 @@ TEST_CASE("trajectory: the sampler follows the policy's distribution and records
   CHECK(again.actions == trajectory.actions);
   CHECK(other.actions != trajectory.actions);
 }
+
+TEST_CASE("trajectory: the sampler marks where each reward segment's decisions begin", "[policy][rl]") {
+  const PolicyModel model = constantPolicy(0, 0);
+  const auto sampling = samplingPolicy(model);
+  Trajectory trajectory;
+  ActionSampler sampler(*sampling, 7, trajectory);
+  int64_t feature = 1;
+  sampler.beginSegment("f");
+  sampler.sample(&feature);
+  sampler.sample(&feature);
+  sampler.beginSegment("empty");  // no decision before the next segment: dropped
+  sampler.beginSegment("g");
+  sampler.sample(&feature);
+  CHECK(trajectory.segments == std::vector<Trajectory::Segment>{{0, "f"}, {2, "g"}});
+  trajectory.clear();
+  CHECK(trajectory.segments.empty());
+  CHECK(trajectory.decisions() == 0);
+}

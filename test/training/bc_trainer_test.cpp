@@ -33,6 +33,25 @@ struct TracedCorpus : test::TracedTestCorpus {
   }
 };
 
+/// How many of the decisions a search changed (those of `trace` whose action is
+/// not the default heuristic's) the policy in `policyDirectory` takes too.
+struct ChangedDecisions {
+  size_t changed = 0, reproduced = 0;
+};
+ChangedDecisions reproducedChanges(const fs::path &trace, const fs::path &policyDirectory) {
+  const Problem &problem = findProblem("inlining");
+  const PolicyModel policy = PolicyModel::load(policyDirectory, problem.name(), problem.featureNames());
+  ChangedDecisions counts;
+  trace::TraceReader(trace).forEachModule([&](const trace::ModuleTrace &module) {
+    for (size_t d = 0; d < module.decisions(); ++d) {
+      if (module.defaultDecisions[d] < 0 || module.defaultDecisions[d] == module.actions[d]) continue;
+      ++counts.changed;
+      counts.reproduced += policy.decide(module.featuresOf(d)) == bool(module.actions[d]);
+    }
+  });
+  return counts;
+}
+
 }  // namespace
 
 TEST_CASE("train-bc: a short run on a tiny trace clearly beats chance", "[training]") {
@@ -105,8 +124,17 @@ TEST_CASE("train-bc: imitation of an explored trace learns what the search found
   imitate("unweighted", "0", "0");
   // (Whether that pays is an empirical question: on this corpus it does not,
   // see BENCHMARKS.md, "Learners".)
-  const BCSummary flips = imitate("flips", "1", "10").first;
-  CHECK(flips.trainAgreement >= 0.95);
+  imitate("flips", "1", "10");
+  const ChangedDecisions byFlips = reproducedChanges(explore.output, traced.scratch / "flips");
+  const ChangedDecisions byImitation = reproducedChanges(explore.output, traced.scratch / "imitation");
+  // Weighting the decisions the search changed makes the policy take at least
+  // as many of them, and most of them. (Its agreement on all decisions is not
+  // asserted: trading the others for the changed ones is what flip_weight
+  // does, and where that lands depends on floating-point details such as the
+  // BLAS kernel the CPU selects: 0.82 to 0.99 seen.)
+  REQUIRE(byFlips.changed > 0);
+  CHECK(byFlips.reproduced >= byImitation.reproduced);
+  CHECK(2 * byFlips.reproduced > byFlips.changed);
   CHECK(readFile(traced.scratch / "imitation/policy/model.json") !=
         readFile(traced.scratch / "unweighted/policy/model.json"));
   CHECK(readFile(traced.scratch / "flips/policy/model.json") !=

@@ -1,6 +1,12 @@
 #include <catch2/catch.hpp>
 
+#include <numeric>
 #include <set>
+
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/MemoryBuffer.h>
 
 #include "mlgo/policy/position_policy.h"
 #include "mlgo/policy/sampling_policy.h"
@@ -11,6 +17,23 @@
 
 using namespace mlgo;
 namespace fs = std::filesystem;
+
+namespace {
+
+/// The names of the functions a module's bitcode defines, read by LLVM.
+std::set<std::string> definedFunctions(const fs::path &bitcode) {
+  llvm::LLVMContext context;
+  auto buffer = llvm::MemoryBuffer::getFile(bitcode.string());
+  REQUIRE(buffer);
+  auto module = llvm::parseBitcodeFile((*buffer)->getMemBufferRef(), context);
+  REQUIRE(bool(module));
+  std::set<std::string> names;
+  for (const llvm::Function &function : **module)
+    if (!function.isDeclaration()) names.insert(function.getName().str());
+  return names;
+}
+
+}  // namespace
 
 TEST_CASE("collector: module samples are distinct, sorted and depend on seed and iteration only", "[training][rl]") {
   const std::vector<size_t> sample = sampleModules(100, 10, 7, 3);
@@ -102,7 +125,7 @@ TEST_CASE("collector: regalloc compiles sample evictions among the allowed posit
   const PositionLayout layout(problem.decisionSpec());
   std::vector<float> inputs(layout.positions() * layout.width());
   std::vector<uint8_t> mask(layout.positions());
-  size_t differFromGreedy = 0;
+  size_t differFromGreedy = 0, mostSegments = 0;
   for (size_t i = 0; i < first.size(); ++i) {
     const CollectedModule &module = first[i];
     INFO(corpus.modules[module.module].name);
@@ -117,6 +140,29 @@ TEST_CASE("collector: regalloc compiles sample evictions among the allowed posit
       differFromGreedy += trajectory.actions[d] != scoring.decide(words);
     }
     CHECK(module.measures.at("regalloc_score") > 0);
+    // Each function's evictions are one reward segment, in decision order,
+    // keyed by a function the module defines; the functions' scores add up
+    // to the module's.
+    const std::set<std::string> functions = definedFunctions(corpus.modules[module.module].bitcodePath);
+    const std::map<std::string, double> &scores = module.segmentMeasures.at("regalloc_score");
+    REQUIRE_FALSE(trajectory.segments.empty());
+    CHECK(trajectory.segments.front().firstDecision == 0);
+    std::set<std::string> segmentKeys;
+    for (size_t s = 0; s < trajectory.segments.size(); ++s) {
+      const Trajectory::Segment &segment = trajectory.segments[s];
+      CHECK(functions.count(segment.key));
+      CHECK(scores.count(segment.key));
+      CHECK(segment.firstDecision < trajectory.decisions());
+      if (s) CHECK(segment.firstDecision > trajectory.segments[s - 1].firstDecision);
+      segmentKeys.insert(segment.key);
+    }
+    CHECK(segmentKeys.size() == trajectory.segments.size());
+    mostSegments = std::max(mostSegments, segmentKeys.size());
+    const double summed = std::accumulate(scores.begin(), scores.end(), 0.0,
+                                          [](double total, const auto &entry) { return total + entry.second; });
+    CHECK(summed == Approx(module.measures.at("regalloc_score")));
+    CHECK(trajectory.segments == second[i].trajectory.segments);
+    CHECK(module.segmentMeasures == second[i].segmentMeasures);
     // The same compiles, the same samples, whatever the thread count.
     CHECK(trajectory.actions == second[i].trajectory.actions);
     CHECK(trajectory.logits == second[i].trajectory.logits);
@@ -124,8 +170,11 @@ TEST_CASE("collector: regalloc compiles sample evictions among the allowed posit
     CHECK(module.result.sizes.text == second[i].result.sizes.text);
   }
   CHECK(differFromGreedy > 0);  // it samples, not only takes the best score
+  CHECK(mostSegments >= 2);     // pressure.c evicts in mix and in blend
   // The default compile of the module that asked for it, measured.
   REQUIRE(first[0].defaultResult);
   CHECK(first[0].defaultMeasures.at("regalloc_score") > 0);
+  const std::map<std::string, double> &defaultScores = first[0].defaultSegmentMeasures.at("regalloc_score");
+  for (const Trajectory::Segment &segment : first[0].trajectory.segments) CHECK(defaultScores.count(segment.key));
   CHECK_FALSE(first[1].defaultResult);
 }

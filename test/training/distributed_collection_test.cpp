@@ -72,15 +72,27 @@ TEST_CASE("distributed collection: a policy and real collected modules survive t
   positions.trajectory.logits.assign(66, -std::numeric_limits<float>::infinity());
   positions.trajectory.logits[32] = 0.25f;
   positions.trajectory.logits[33 + 4] = -1.5f;
+  positions.trajectory.segments = {{0, "main"}, {1, "_Z3fooi"}};
   positions.measures = {{"regalloc_score", 1234.5678}};
+  positions.segmentMeasures = {{"regalloc_score", {{"main", 1000.5}, {"_Z3fooi", 234.0678}}}};
   positions.defaultResult = CompileResult();
   positions.defaultMeasures = {{"regalloc_score", 0.1}};
-  const CollectedModule back = decodeCollectedModule(encodeCollectedModule(positions));
+  positions.defaultSegmentMeasures = {{"regalloc_score", {{"main", 0.1}, {"unused", 0.0}}}};
+  const std::string encoded = encodeCollectedModule(positions);
+  const CollectedModule back = decodeCollectedModule(encoded);
   CHECK(back.trajectory.actionCount == 33);
   CHECK(back.trajectory.actions == positions.trajectory.actions);
   CHECK(sameBits(back.trajectory.logits, positions.trajectory.logits));
+  CHECK(back.trajectory.segments == positions.trajectory.segments);
   CHECK(back.measures == positions.measures);
+  CHECK(back.segmentMeasures == positions.segmentMeasures);
   CHECK(back.defaultMeasures == positions.defaultMeasures);
+  CHECK(back.defaultSegmentMeasures == positions.defaultSegmentMeasures);
+  // A segment starting past the last decision is refused, not trusted.
+  CollectedModule pastTheEnd = positions;
+  pastTheEnd.trajectory.segments[1].firstDecision = 3;
+  CHECK_THROWS_WITH(decodeCollectedModule(encodeCollectedModule(pastTheEnd)),
+                    Catch::Contains("past the last decision"));
 
   std::string truncated = encodeCollectedModule(collected[0]);
   truncated.resize(truncated.size() / 2);

@@ -97,6 +97,41 @@ TEST_CASE("train-ppo on regalloc: rewards by LLVM's regalloc score, the same for
   CHECK(readFile(run.scratch / "resumed/policy/model.json") == readFile(run.scratch / "whole/policy/model.json"));
 }
 
+TEST_CASE("train-ppo on regalloc: rewards per function, the same for any thread count, and resumes to the same policy",
+          "[training][rl][regalloc][determinism][resume]") {
+  RegallocPPO run;
+  const PPOSummary byFunction = trainPPO(run.options("function", 1, {"reward_scope=function"}));
+  REQUIRE(byFunction.lastIteration == 3);
+  CHECK(byFunction.lastMetrics["failed"] == 0);
+  // The module's own figures are reported as before; the decisions learn from their functions' rewards.
+  CHECK(byFunction.lastMetrics["size"]["metric"] == "regalloc_score");
+  trainPPO(run.options("module", 1));
+  CHECK(readFile(run.scratch / "function/policy/model.json") != readFile(run.scratch / "module/policy/model.json"));
+
+  // Every function with evictions has its own baseline, started at the default's score.
+  const json state = json::parse(readFile(run.scratch / "function/resume/state.json"));
+  CHECK(state["segment_defaults_known"].size() == run.corpus.modules.size());
+  size_t functions = 0;
+  for (const auto &[key, entry] : state["segment_baselines"].items()) {
+    CHECK(key.find('|') != std::string::npos);
+    CHECK(entry["default"].get<double>() >= 0);
+    ++functions;
+  }
+  CHECK(functions >= 3);  // pressure.c's mix, blend and main at least
+
+  trainPPO(run.options("function-threads", 2, {"reward_scope=function"}));
+  CHECK(readFile(run.scratch / "function-threads/policy/model.json") ==
+        readFile(run.scratch / "function/policy/model.json"));
+  CHECK(metricsWithoutTimings(run.scratch / "function-threads/metrics.jsonl") ==
+        metricsWithoutTimings(run.scratch / "function/metrics.jsonl"));
+  trainPPO(run.options("function-resumed", 2, {"reward_scope=function", "num_policy_iterations=1"}));
+  PPOOptions resume = run.options("function-resumed", 1, {"reward_scope=function"});
+  resume.resume = true;
+  CHECK(trainPPO(resume).firstIteration == 2);
+  CHECK(readFile(run.scratch / "function-resumed/policy/model.json") ==
+        readFile(run.scratch / "function/policy/model.json"));
+}
+
 TEST_CASE("train-ppo on regalloc: the actor scores as the policy does, and PPO steps make rewarded evictions likelier",
           "[training][rl][regalloc]") {
   RegallocPPO run;
@@ -112,7 +147,9 @@ TEST_CASE("train-ppo on regalloc: the actor scores as the policy does, and PPO s
   const std::vector<CollectedModule> collected =
       collectTrajectories(CompilerDriver(test::driverThreads(2)), run.corpus, problem, *start, plan);
   // Module 0's evictions rewarded, module 1's punished.
-  const PPOBatch batch = actor->makeBatch(collected, {1.0, -1.0});
+  const PPOBatch batch =
+      actor->makeBatch(collected, {std::vector<double>(collected[0].trajectory.decisions(), 1.0),
+                                   std::vector<double>(collected[1].trajectory.decisions(), -1.0)});
   const int64_t firstModule = int64_t(collected[0].trajectory.decisions());
   REQUIRE(firstModule > 0);
   REQUIRE(batch.size() == firstModule + int64_t(collected[1].trajectory.decisions()));
@@ -163,6 +200,16 @@ TEST_CASE("train-ppo on regalloc: bad starts and settings are refused by name", 
 
   CHECK_THAT(test::messageOf<UsageError>([&] { trainPPO(run.options("c", 1, {"reward_metric=cycles"})); }),
              Contains("reward_metric") && Contains("regalloc_score"));
+  CHECK_THAT(test::messageOf<UsageError>([&] { trainPPO(run.options("f", 1, {"reward_scope=loop"})); }),
+             Contains("reward_scope") && Contains("\"loop\"") && Contains("module, function"));
+  CHECK_THAT(test::messageOf<UsageError>(
+                 [&] { trainPPO(run.options("g", 1, {"reward_scope=function", "reward_metric=text"})); }),
+             Contains("reward_metric") && Contains("per function"));
+  PPOOptions inlining = run.options("h", 1, {"reward_scope=function", "reward_metric=text"});
+  inlining.problem = "inlining";
+  CHECK_THAT(test::messageOf<UsageError>([&] { trainPPO(inlining); }),
+             Contains("reward_scope") && Contains("inlining rewards (module)"));
+  for (const char *refused : {"f", "g", "h"}) CHECK_FALSE(fs::exists(run.scratch / refused / "metrics.jsonl"));
   CHECK_THAT(test::messageOf<UsageError>([&] { trainPPO(run.options("d", 1, {"with_sqrt=true"})); }),
              Contains("with_sqrt"));
   CHECK_THAT(test::messageOf<UsageError>([&] { trainPPO(run.options("e", 1, {"hidden_layers=[8]"})); }),

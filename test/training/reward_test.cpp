@@ -39,6 +39,35 @@ TEST_CASE("reward: moving-average baselines, hand-computed", "[training][rl]") {
   CHECK(loaded.size() == 2);
 }
 
+TEST_CASE("reward: per segment, each decision gets its function's reward against that function's baseline",
+          "[training][rl]") {
+  RewardBaselines baselines(0.5, 0.01);
+  baselines.addDefault(segmentBaselineKey("m.bc", "f"), 100);
+  baselines.addDefault(segmentBaselineKey("m.bc", "g"), 10);
+  baselines.addDefault(segmentBaselineKey("other.bc", "f"), 1);
+  Trajectory trajectory;
+  trajectory.actions = {0, 1, 2, 3, 4, 5};  // six decisions: f's two, g's three, h's one
+  trajectory.segments = {{0, "f"}, {2, "g"}, {5, "h"}};
+  const double moduleReward = -0.25;
+  const std::vector<double> rewards =
+      segmentRewards(trajectory, "m.bc", {{"f", 80}, {"g", 12}, {"h", 7}}, baselines, moduleReward);
+  const double f = 1 - 80.01 / 100.01, g = 1 - 12.01 / 10.01;
+  // h has no baseline: its decision keeps the module's reward.
+  CHECK(rewards == std::vector<double>{f, f, g, g, g, moduleReward});
+  // Each function's moving average moved once; another module's f did not.
+  CHECK(baselines.at(segmentBaselineKey("m.bc", "f")).movingAverage == Approx(90));
+  CHECK(baselines.at(segmentBaselineKey("m.bc", "g")).movingAverage == Approx(11));
+  CHECK(baselines.at(segmentBaselineKey("other.bc", "f")).movingAverage == 1);
+  CHECK_FALSE(baselines.has(segmentBaselineKey("m.bc", "h")));
+
+  // Decisions before the first segment, and a segment without a value, keep the module's reward.
+  trajectory.segments = {{3, "f"}};
+  CHECK(segmentRewards(trajectory, "m.bc", {}, baselines, 0.5) == std::vector<double>(6, 0.5));
+  const double againstAverage = 1 - 90.01 / 90.01;
+  CHECK(segmentRewards(trajectory, "m.bc", {{"f", 90}}, baselines, 0.5) ==
+        std::vector<double>{0.5, 0.5, 0.5, againstAverage, againstAverage, againstAverage});
+}
+
 TEST_CASE("reward: distribution as numpy.percentile computes it", "[training][rl]") {
   // numpy.percentile([0.1, ..., 1.0], [10, 25, 50, 75, 90]) = 0.19, 0.325, 0.55, 0.775, 0.91
   std::vector<double> rewards;

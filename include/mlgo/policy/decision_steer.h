@@ -5,6 +5,7 @@
 // it sees a decision's raw features and, when it asks, the default
 // heuristic's action, and answers with an action.
 #include <cstdint>
+#include <string_view>
 
 namespace mlgo {
 
@@ -20,6 +21,10 @@ class DecisionSteer {
   /// heuristic's when asked for (always, where the problem has it for free),
   /// -1 otherwise.
   virtual int64_t decide(const int64_t *features, int64_t defaultAction) = 0;
+  /// The decisions that follow belong to the reward segment `key`, until the
+  /// next call: a problem whose measure is computed per part of a compile says
+  /// where each part starts (register allocation: per function, by name).
+  virtual void beginSegment(std::string_view key) {}
 };
 
 }  // namespace mlgo

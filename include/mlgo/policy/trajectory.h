@@ -5,6 +5,7 @@
 // and the KL term).
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -14,12 +15,21 @@
 namespace mlgo {
 
 struct Trajectory {
+  /// Where a reward segment begins (DecisionSteer::beginSegment): its
+  /// decisions run up to the next segment's first, or to the end.
+  struct Segment {
+    size_t firstDecision = 0;
+    std::string key;
+    bool operator==(const Segment &other) const { return firstDecision == other.firstDecision && key == other.key; }
+  };
   size_t featureCount = 0;
   size_t actionCount = 2;
   std::vector<int64_t> features;  ///< decisions x featureCount
   std::vector<uint8_t> actions;   ///< each below actionCount (at most 256)
   /// decisions x actionCount; -infinity where the decision's mask forbids
   std::vector<float> logits;
+  /// In decision order; empty for a problem rewarded per module.
+  std::vector<Segment> segments;
   size_t decisions() const { return actions.size(); }
   void clear();
 };
@@ -41,6 +51,7 @@ class ActionSampler final : public DecisionSteer {
   /// recorded) when the decision's mask forbids every action.
   int64_t sample(const int64_t *features);
   int64_t decide(const int64_t *features, int64_t) override { return sample(features); }
+  void beginSegment(std::string_view key) override;
 
  private:
   double nextUniform();

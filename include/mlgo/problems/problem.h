@@ -16,6 +16,10 @@
 
 namespace mlgo {
 
+/// Per reward segment values of a problem's measures: measure name ->
+/// segment key (register allocation: a function's name) -> value.
+using SegmentMeasures = std::map<std::string, std::map<std::string, double>>;
+
 class DecisionSteer;
 class PositionPolicy;
 namespace serve {
@@ -46,6 +50,14 @@ class Problem {
   virtual std::map<std::string, double> measures(const PipelineHook &hook) const { return {}; }
   /// The names measures() returns, without compiling anything.
   virtual std::vector<std::string> measureNames() const { return {}; }
+  /// What a reward segment is when the measures are also computed per part of
+  /// a compile ("function" for register allocation: LLVM's score is per
+  /// function, and the steering hook tells its DecisionSteer where each
+  /// function's decisions begin); empty when a compile is one segment.
+  virtual std::string segmentName() const { return ""; }
+  /// The measures per segment, from the same hooks as measures(); empty when
+  /// segmentName() is.
+  virtual SegmentMeasures segmentMeasures(const PipelineHook &hook) const { return {}; }
   /// A hook for a compile left to the default heuristic that only measures
   /// what measures() reads; null when the problem has nothing to measure.
   virtual std::shared_ptr<PipelineHook> measuringHook() const { return nullptr; }

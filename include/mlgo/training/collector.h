@@ -12,10 +12,10 @@
 #include "mlgo/corpus/corpus.h"
 #include "mlgo/driver/compiler_driver.h"
 #include "mlgo/policy/trajectory.h"
+#include "mlgo/problems/problem.h"
 
 namespace mlgo {
 
-class Problem;
 class TrajectoryMemo;
 
 /// `count` distinct module indices out of `corpusSize` (all when count >=
@@ -29,10 +29,13 @@ struct CollectedModule {
   /// The problem's measures of that compile (Problem::measures; none for a
   /// compile replayed from the trajectory memo: its problems measure nothing).
   std::map<std::string, double> measures;
+  /// The same per reward segment (Problem::segmentMeasures).
+  SegmentMeasures segmentMeasures;
   /// The default heuristic's compile, when it was asked for (a module
   /// without a known baseline), and its measures.
   std::optional<CompileResult> defaultResult;
   std::map<std::string, double> defaultMeasures;
+  SegmentMeasures defaultSegmentMeasures;
 };
 
 struct CollectionPlan {

@@ -23,7 +23,7 @@ namespace mlgo {
 class Problem;
 
 /// One policy iteration's training data: every decision of every module that
-/// compiled, with its module's reward.
+/// compiled, with its reward (its module's, or its function's).
 struct PPOBatch {
   torch::Tensor inputs;     ///< decisions x the actor's inputs per decision, float
   torch::Tensor mask;       ///< decisions x actions, bool: the actions a decision allows
@@ -45,8 +45,10 @@ class PPOActor {
   /// The network as the policy collection samples from and train-ppo saves.
   virtual std::unique_ptr<SamplingPolicy> policy(const TorchMlp &network, Activation activation,
                                                  const nlohmann::json &training) const = 0;
-  /// The decisions of the modules that compiled, each with its module's reward.
-  PPOBatch makeBatch(const std::vector<CollectedModule> &collected, const std::vector<double> &rewards) const;
+  /// The decisions of the modules that compiled with their rewards:
+  /// rewards[i][d] for decision d of collected[i].
+  PPOBatch makeBatch(const std::vector<CollectedModule> &collected,
+                     const std::vector<std::vector<double>> &rewards) const;
 
  protected:
   PPOActor(size_t actions, size_t inputsPerDecision) : actions_(actions), inputsPerDecision_(inputsPerDecision) {}

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mlgo/driver/compile_result.h"
+#include "mlgo/policy/trajectory.h"
 
 namespace mlgo {
 
@@ -54,6 +55,21 @@ class RewardBaselines {
   double decay_, delta_;
   std::map<std::string, Entry> entries_;
 };
+
+/// The key of one reward segment of a module (register allocation: a
+/// function) among RewardBaselines' keys.
+std::string segmentBaselineKey(const std::string &module, const std::string &segment);
+
+/// The training reward of every decision of a compile of `module` whose
+/// decisions fall in reward segments (ml-compiler-opt's per-function reward
+/// for register allocation): each decision gets its segment's reward against
+/// the segment's moving average in `baselines` (keyed by segmentBaselineKey),
+/// measured as `values` (segment -> value) say; then each segment's average
+/// is updated once. Decisions before the first segment, and those of a segment
+/// without a value or a baseline, get `moduleReward`.
+std::vector<double> segmentRewards(const Trajectory &trajectory, const std::string &module,
+                                   const std::map<std::string, double> &values, RewardBaselines &baselines,
+                                   double moduleReward);
 
 /// Mean and the percentiles ml-compiler-opt logs as reward_distribution
 /// (numpy.percentile, linear interpolation).

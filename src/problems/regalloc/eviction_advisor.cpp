@@ -110,7 +110,9 @@ class SteeredEvictionAdvisor final : public llvm::RegAllocEvictionAdvisor {
     if (byLLVMsModel != byDefault)
       throw std::runtime_error("LLVM's ML advisor, answered the default's position, chose another register");
 
-    EvictionObservation observation{features, std::vector<bool>(kPositions), defaultPosition};
+    const llvm::StringRef function = MF.getName();
+    EvictionObservation observation{features, std::vector<bool>(kPositions), defaultPosition,
+                                    std::string_view(function.data(), function.size())};
     for (size_t position = 0; position < kPositions; ++position) {
       int64_t allowed;
       std::memcpy(&allowed, features.data() + position * sizeof allowed, sizeof allowed);  // mask comes first

@@ -27,6 +27,7 @@ void EvictionHook::endCompile() { tlsActive = nullptr; }
 
 uint64_t EvictionHook::decisionsTaken() const { return state_->decisions; }
 double EvictionHook::score() const { return state_->score; }
+const std::map<std::string, double> &EvictionHook::functionScores() const { return state_->functionScores; }
 uint64_t EvictionHook::changedDecisions() const { return state_->changed; }
 std::vector<std::string> EvictionHook::problems() const { return state_->problems; }
 

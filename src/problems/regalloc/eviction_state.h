@@ -1,6 +1,7 @@
 #pragma once
 // What an EvictionHook shares with the advisor LLVM creates on the compiling
 // thread (eviction_advisor.cpp).
+#include <map>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@ namespace mlgo::regalloc {
 struct EvictionHook::State {
   EvictionSteer *steer = nullptr;
   double score = 0;
+  std::map<std::string, double> functionScores;
   uint64_t decisions = 0;
   uint64_t changed = 0;
   std::vector<std::string> problems;

@@ -61,11 +61,18 @@ class PolicySteer final : public EvictionSteer {
 };
 
 /// Lets a DecisionSteer take every decision (it records them itself); the
-/// default's position comes with every decision at no cost.
+/// default's position comes with every decision at no cost, and each
+/// function's decisions are one reward segment (LLVM allocates a function's
+/// registers before the next function's).
 class SteerAdapter final : public EvictionSteer {
  public:
   explicit SteerAdapter(DecisionSteer &steer) : steer_(steer), words_(decisionSpec().decisionWords()) {}
   int64_t decide(const EvictionObservation &observation) override {
+    if (!inFunction_ || observation.function != function_) {
+      function_.assign(observation.function);
+      inFunction_ = true;
+      steer_.beginSegment(function_);
+    }
     copyToWords(observation, words_);
     return steer_.decide(words_.data(), observation.defaultPosition);
   }
@@ -73,6 +80,8 @@ class SteerAdapter final : public EvictionSteer {
  private:
   DecisionSteer &steer_;
   std::vector<int64_t> words_;
+  std::string function_;
+  bool inFunction_ = false;
 };
 
 class RegallocProblem final : public Problem {
@@ -91,6 +100,12 @@ class RegallocProblem final : public Problem {
     return {{kScoreMeasure, eviction->score()}};
   }
   std::vector<std::string> measureNames() const override { return {kScoreMeasure}; }
+  std::string segmentName() const override { return "function"; }
+  SegmentMeasures segmentMeasures(const PipelineHook &hook) const override {
+    const auto *eviction = dynamic_cast<const EvictionHook *>(&hook);
+    if (!eviction) return {};
+    return {{kScoreMeasure, eviction->functionScores()}};
+  }
   std::shared_ptr<PipelineHook> measuringHook() const override { return std::make_shared<EvictionHook>(); }
   HookMaker policyHooks(const std::filesystem::path &directory) const override {
     return positionPolicyHooks(

@@ -43,7 +43,9 @@ class ScoringRewriter final : public llvm::MachineFunctionPass {
     // its machine-function properties too.
     const bool changed = static_cast<llvm::FunctionPass &>(*rewriter_).runOnFunction(function.getFunction());
     const auto &frequencies = getAnalysis<llvm::MachineBlockFrequencyInfoWrapperPass>().getMBFI();
-    state_.score += llvm::calculateRegAllocScore(function, frequencies).getScore();
+    const double score = llvm::calculateRegAllocScore(function, frequencies).getScore();
+    state_.score += score;
+    state_.functionScores[function.getName().str()] += score;
     return changed;
   }
 

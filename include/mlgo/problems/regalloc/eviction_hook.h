@@ -14,6 +14,7 @@
 // regalloc score (`calculateRegAllocScore`) over the compile's functions.
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -38,6 +39,7 @@ struct EvictionObservation {
   std::string_view featureBytes;
   std::vector<bool> mask;     ///< kPositions entries: which positions may be chosen
   int64_t defaultPosition;    ///< what LLVM's default advisor chose
+  std::string_view function;  ///< the name of the machine function being allocated
 };
 
 class EvictionSteer {
@@ -63,6 +65,8 @@ class EvictionHook final : public PipelineHook {
 
   /// LLVM's regalloc score summed over the functions of the last compile.
   double score() const;
+  /// The same per function, by name.
+  const std::map<std::string, double> &functionScores() const;
   /// Decisions where the steer chose another position than the default's.
   uint64_t changedDecisions() const;
   /// What went wrong on the channel or with the steer's answers; empty when
