@@ -62,6 +62,9 @@ ConfigSchema ppoSchema() {
       .add("reward_scope", T::String, "module",
            "module: every decision gets its module's reward; function (regalloc): its function's, against that "
            "function's default")
+      .add("segment_reward", T::String, "relative",
+           "with reward_scope function: relative (1 - (score + delta) / (baseline + delta) of the function, as "
+           "ml-compiler-opt) or module_share (the function's gain as a share of its module's score)")
       .add("warmstart_temperature", T::Number, 1.0,
            "divides the warm start's logits: above 1 it explores more, with the same greedy decisions").positive(1e6)
       .add("with_sqrt", T::Boolean, false, "without a warm start: add sqrt(x) per feature")
@@ -88,7 +91,7 @@ struct Settings {
   int64_t maxBadIterations;
   double learningRate, adamEpsilon, decay, delta, maxFailedShare, initialKlBeta;
   bool normalizeAdvantages;
-  std::string rewardMetric, rewardScope;
+  std::string rewardMetric, rewardScope, segmentReward;
   PPOHyperparameters hyper;
 
   explicit Settings(const json &config) {
@@ -110,6 +113,9 @@ struct Settings {
     normalizeAdvantages = config.at("normalize_advantages").get<bool>();
     rewardMetric = config.at("reward_metric").get<std::string>();
     rewardScope = config.at("reward_scope").get<std::string>();
+    segmentReward = config.at("segment_reward").get<std::string>();
+    if (segmentReward != "relative" && segmentReward != "module_share")
+      throw UsageError("segment_reward: \"" + segmentReward + "\" is neither relative nor module_share");
     hyper.importanceRatioClipping = config.at("importance_ratio_clipping").get<double>();
     hyper.entropyRegularization = config.at("entropy_regularization").get<double>();
     hyper.policyL2 = config.at("policy_l2_reg").get<double>();
@@ -344,6 +350,7 @@ class PPORun {
         threads_(resolveThreadCount(options.driver.threads)),
         baselines_(settings_.decay, settings_.delta),
         perSegment_(rewardsPerSegment(settings_, problem_, rewardMeasure_)),
+        sharesOfModule_(settings_.segmentReward == "module_share"),
         segments_{RewardBaselines(settings_.decay, settings_.delta), {}} {
     if (resume_.exists() && !options.resume)
       throw UsageError(options.output.string() + " holds a run that can be resumed: pass --resume to continue it, " +
@@ -422,11 +429,12 @@ class PPORun {
       }
       rewards.policyTotal += *value;
       rewards.defaultTotal += baselines_.at(name).defaultSize;
+      const double moduleScale = baselines_.at(name).movingAverage + settings_.delta;
       const RewardBaselines::Rewards reward = baselines_.observe(name, *value);
-      rewards.training[i] = perSegment_ ? segmentRewards(module.trajectory, name,
-                                                         valuesOf(module.segmentMeasures), segments_.baselines,
-                                                         reward.training)
-                                        : std::vector<double>(module.trajectory.decisions(), reward.training);
+      rewards.training[i] =
+          perSegment_ ? segmentRewards(module.trajectory, name, valuesOf(module.segmentMeasures), segments_.baselines,
+                                       reward.training, sharesOfModule_ ? std::optional(moduleScale) : std::nullopt)
+                      : std::vector<double>(module.trajectory.decisions(), reward.training);
       rewards.vsDefault.push_back(reward.vsDefault);
       rewards.decisions += module.trajectory.decisions();
     }
@@ -672,6 +680,8 @@ class PPORun {
   RewardBaselines baselines_;
   /// reward_scope is the problem's segment (function), not the module.
   const bool perSegment_;
+  /// segment_reward module_share: a function's gain as a share of its module's score.
+  const bool sharesOfModule_;
   SegmentBaselines segments_;
   std::unique_ptr<PPOActor> actor_;
   TorchMlp network_{nullptr};

@@ -56,14 +56,16 @@ std::string segmentBaselineKey(const std::string &module, const std::string &seg
 
 std::vector<double> segmentRewards(const Trajectory &trajectory, const std::string &module,
                                    const std::map<std::string, double> &values, RewardBaselines &baselines,
-                                   double moduleReward) {
+                                   double moduleReward, std::optional<double> moduleScale) {
   std::vector<double> rewards(trajectory.decisions(), moduleReward);
   std::map<std::string, double> rewardOfSegment;
   for (const Trajectory::Segment &segment : trajectory.segments) {
     const std::string key = segmentBaselineKey(module, segment.key);
     auto value = values.find(segment.key);
     if (value == values.end() || !baselines.has(key) || rewardOfSegment.count(key)) continue;
-    rewardOfSegment[key] = baselines.observe(key, value->second).training;
+    const double average = baselines.at(key).movingAverage;
+    const double relative = baselines.observe(key, value->second).training;
+    rewardOfSegment[key] = moduleScale ? (average - value->second) / *moduleScale : relative;
   }
   for (size_t s = 0; s < trajectory.segments.size(); ++s) {
     const Trajectory::Segment &segment = trajectory.segments[s];

@@ -107,6 +107,8 @@ TEST_CASE("train-ppo on regalloc: rewards per function, the same for any thread 
   CHECK(byFunction.lastMetrics["size"]["metric"] == "regalloc_score");
   trainPPO(run.options("module", 1));
   CHECK(readFile(run.scratch / "function/policy/model.json") != readFile(run.scratch / "module/policy/model.json"));
+  trainPPO(run.options("shares", 1, {"reward_scope=function", "segment_reward=module_share"}));
+  CHECK(readFile(run.scratch / "shares/policy/model.json") != readFile(run.scratch / "function/policy/model.json"));
 
   // Every function with evictions has its own baseline, started at the default's score.
   const json state = json::parse(readFile(run.scratch / "function/resume/state.json"));
@@ -209,7 +211,9 @@ TEST_CASE("train-ppo on regalloc: bad starts and settings are refused by name", 
   inlining.problem = "inlining";
   CHECK_THAT(test::messageOf<UsageError>([&] { trainPPO(inlining); }),
              Contains("reward_scope") && Contains("inlining rewards (module)"));
-  for (const char *refused : {"f", "g", "h"}) CHECK_FALSE(fs::exists(run.scratch / refused / "metrics.jsonl"));
+  CHECK_THAT(test::messageOf<UsageError>([&] { trainPPO(run.options("i", 1, {"segment_reward=sum"})); }),
+             Contains("segment_reward") && Contains("\"sum\""));
+  for (const char *refused : {"f", "g", "h", "i"}) CHECK_FALSE(fs::exists(run.scratch / refused / "metrics.jsonl"));
   CHECK_THAT(test::messageOf<UsageError>([&] { trainPPO(run.options("d", 1, {"with_sqrt=true"})); }),
              Contains("with_sqrt"));
   CHECK_THAT(test::messageOf<UsageError>([&] { trainPPO(run.options("e", 1, {"hidden_layers=[8]"})); }),

@@ -66,6 +66,13 @@ TEST_CASE("reward: per segment, each decision gets its function's reward against
   const double againstAverage = 1 - 90.01 / 90.01;
   CHECK(segmentRewards(trajectory, "m.bc", {{"f", 90}}, baselines, 0.5) ==
         std::vector<double>{0.5, 0.5, 0.5, againstAverage, againstAverage, againstAverage});
+
+  // As a share of the module: f's average is 90 and it measured 60, in a module whose scale is 300.
+  trajectory.segments = {{0, "f"}, {4, "g"}};
+  const std::vector<double> shares =
+      segmentRewards(trajectory, "m.bc", {{"f", 60}, {"g", 11}}, baselines, 0.5, 300.0);
+  CHECK(shares == std::vector<double>{0.1, 0.1, 0.1, 0.1, 0.0, 0.0});  // (90 - 60) / 300; g: (11 - 11) / 300
+  CHECK(baselines.at(segmentBaselineKey("m.bc", "f")).movingAverage == Approx(75));
 }
 
 TEST_CASE("reward: distribution as numpy.percentile computes it", "[training][rl]") {

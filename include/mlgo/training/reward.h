@@ -67,9 +67,13 @@ std::string segmentBaselineKey(const std::string &module, const std::string &seg
 /// measured as `values` (segment -> value) say; then each segment's average
 /// is updated once. Decisions before the first segment, and those of a segment
 /// without a value or a baseline, get `moduleReward`.
+/// With `moduleScale` (the module's moving average + delta), a segment's
+/// reward is instead its change, average - value, divided by it: the share of
+/// the module's measure the segment gained, so that the segments' rewards add
+/// up to about the module's and a hot function counts as much as it weighs.
 std::vector<double> segmentRewards(const Trajectory &trajectory, const std::string &module,
                                    const std::map<std::string, double> &values, RewardBaselines &baselines,
-                                   double moduleReward);
+                                   double moduleReward, std::optional<double> moduleScale = std::nullopt);
 
 /// Mean and the percentiles ml-compiler-opt logs as reward_distribution
 /// (numpy.percentile, linear interpolation).
