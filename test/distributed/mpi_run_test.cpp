@@ -285,7 +285,7 @@ TEST_CASE("mpi: train-ppo for regalloc over 2 ranks equals one process", "[mpi][
         (scratch / "bc").string(), "--baselines", (scratch / "trace").string(), "--output", (scratch / output).string(),
         "--seed", "4", "--threads", "1", "--set", "num_policy_iterations=2", "--set", "num_modules=2", "--set",
         "num_iterations=5", "--set", "batch_size=8", "--set", "train_sequence_length=4", "--config",
-        (test::testData() / "../../configs/regalloc/ppo.json").string()};  // the shipped config: regalloc_score
+        (test::testData() / "../../configs/regalloc/ppo.json").string()};  // shipped: regalloc_score per function
   };
   auto alone = test::runProgram(test::mlgoBinary(), trainPPO("single"));
   INFO(alone.err);
@@ -300,6 +300,12 @@ TEST_CASE("mpi: train-ppo for regalloc over 2 ranks equals one process", "[mpi][
   CHECK(metrics == metricsWithoutTimes(scratch / "ranks/metrics.jsonl"));
   CHECK(metrics.back()["size"]["metric"] == "regalloc_score");
   CHECK(metrics.back()["decisions"].get<int64_t>() > 0);
+  // The shipped config rewards each function: its scores came over the wire and gave the same baselines.
+  auto functionBaselines = [&](const char *output) {
+    return nlohmann::json::parse(readFile(scratch / output / "resume/state.json"))["segment_baselines"];
+  };
+  CHECK(functionBaselines("single").size() >= 3);
+  CHECK(functionBaselines("single") == functionBaselines("ranks"));
 }
 
 TEST_CASE("mpi: train-es over 3 ranks equals one process, for inlining and for regalloc", "[mpi][es]") {
