@@ -429,6 +429,7 @@ class PPORun {
       }
       rewards.policyTotal += *value;
       rewards.defaultTotal += baselines_.at(name).defaultSize;
+      // module_share divides by the module's average before this compile moves it.
       const double moduleScale = baselines_.at(name).movingAverage + settings_.delta;
       const RewardBaselines::Rewards reward = baselines_.observe(name, *value);
       rewards.training[i] =
@@ -502,9 +503,10 @@ class PPORun {
   }
 
   /// The segment values of the reward's measure.
-  std::map<std::string, double> valuesOf(const SegmentMeasures &measures) const {
+  const std::map<std::string, double> &valuesOf(const SegmentMeasures &measures) const {
+    static const std::map<std::string, double> none;
     auto found = measures.find(rewardMeasure_.name());
-    return found == measures.end() ? std::map<std::string, double>() : found->second;
+    return found == measures.end() ? none : found->second;
   }
 
   void addSegmentDefaults(const std::string &module, const SegmentMeasures &measures) {

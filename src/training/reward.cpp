@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
+#include <string_view>
 
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
@@ -58,21 +61,24 @@ std::vector<double> segmentRewards(const Trajectory &trajectory, const std::stri
                                    const std::map<std::string, double> &values, RewardBaselines &baselines,
                                    double moduleReward, std::optional<double> moduleScale) {
   std::vector<double> rewards(trajectory.decisions(), moduleReward);
-  std::map<std::string, double> rewardOfSegment;
-  for (const Trajectory::Segment &segment : trajectory.segments) {
-    const std::string key = segmentBaselineKey(module, segment.key);
-    auto value = values.find(segment.key);
-    if (value == values.end() || !baselines.has(key) || rewardOfSegment.count(key)) continue;
-    const double average = baselines.at(key).movingAverage;
-    const double relative = baselines.observe(key, value->second).training;
-    rewardOfSegment[key] = moduleScale ? (average - value->second) / *moduleScale : relative;
-  }
+  // Per segment key: its reward, computed (and its average moved) at its first
+  // segment only; none without a value or a baseline.
+  std::map<std::string_view, std::optional<double>> rewardOfSegment;
   for (size_t s = 0; s < trajectory.segments.size(); ++s) {
     const Trajectory::Segment &segment = trajectory.segments[s];
-    auto reward = rewardOfSegment.find(segmentBaselineKey(module, segment.key));
-    if (reward == rewardOfSegment.end()) continue;
+    auto [reward, first] = rewardOfSegment.try_emplace(segment.key);
+    if (first) {
+      const std::string key = segmentBaselineKey(module, segment.key);
+      auto value = values.find(segment.key);
+      if (value != values.end() && baselines.has(key)) {
+        const double average = baselines.at(key).movingAverage;
+        const double relative = baselines.observe(key, value->second).training;
+        reward->second = moduleScale ? (average - value->second) / *moduleScale : relative;
+      }
+    }
+    if (!reward->second) continue;
     const size_t end = s + 1 < trajectory.segments.size() ? trajectory.segments[s + 1].firstDecision : rewards.size();
-    for (size_t d = segment.firstDecision; d < end && d < rewards.size(); ++d) rewards[d] = reward->second;
+    for (size_t d = segment.firstDecision; d < end && d < rewards.size(); ++d) rewards[d] = *reward->second;
   }
   return rewards;
 }
