@@ -397,11 +397,11 @@ json autotuneReportToJson(const AutotuneReport &report, const SearchSpace &space
       const uint64_t oz = measure(tuning.ozSizes, options.metric);
       entry["change"] = oz > 0 ? double(measure(tuning.bestSizes, options.metric)) / double(oz) - 1 : 0.0;
       if (tuning.gatePassed)
-        entry["gate"] = !*tuning.gatePassed ? "rejected: " + tuning.gateFailure
-                        : tuning.gateFallback ? "passed (a runner-up: the best list was rejected: " + tuning.gateFailure + ")"
-                        : !tuning.gateFailure.empty()
-                            ? "passed for C (only C++ programs fail, to link: " + tuning.gateFailure + ")"
-                            : std::string("passed");
+        entry["gate"] =
+            !*tuning.gatePassed   ? "rejected: " + tuning.gateFailure
+            : tuning.gateFallback ? "passed (a runner-up: the best list was rejected: " + tuning.gateFailure + ")"
+            : !tuning.gateFailure.empty() ? "passed for C (only C++ programs fail, to link: " + tuning.gateFailure + ")"
+                                          : std::string("passed");
     }
     entry["compilations"] = tuning.compilations;
     entry["failed_candidates"] = tuning.failedCandidates;

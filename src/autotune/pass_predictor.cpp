@@ -83,7 +83,8 @@ namespace {
 
 json readPart(const fs::path &file) {
   if (!fs::exists(file))
-    throw InputError(describeInputProblem(file.string(), "", "missing: not a predictor directory, or an unfinished one"));
+    throw InputError(
+        describeInputProblem(file.string(), "", "missing: not a predictor directory, or an unfinished one"));
   return readJsonFile(file);
 }
 
@@ -107,7 +108,8 @@ PassPredictor PassPredictor::load(const fs::path &requested) {
   const fs::path metadataFile = directory / kMetadataFile, weightsFile = directory / kWeightsFile;
   const std::string file = metadataFile.string();
   const json metadata = readPart(metadataFile);
-  requireFormat(metadata, file, kFormat, kVersion, "a predictor", "train it again with this mlgo's train-pass-predictor");
+  requireFormat(metadata, file, kFormat, kVersion, "a predictor",
+                "train it again with this mlgo's train-pass-predictor");
   std::vector<std::string> names;
   std::vector<float> mean, deviation;
   try {
@@ -119,9 +121,8 @@ PassPredictor PassPredictor::load(const fs::path &requested) {
   }
   if (names != moduleFeatureNames())
     throw InputError(describeInputProblem(file, "feature_names",
-                                          "trained on " + std::to_string(names.size()) +
-                                              " features other than the " + std::to_string(moduleFeatureNames().size()) +
-                                              " this mlgo computes"));
+                                          "trained on " + std::to_string(names.size()) + " features other than the " +
+                                              std::to_string(moduleFeatureNames().size()) + " this mlgo computes"));
   if (mean.size() != names.size() || deviation.size() != names.size() ||
       std::any_of(deviation.begin(), deviation.end(), [](float d) { return !(d > 0); }))
     throw InputError(describeInputProblem(file, "input_mean", "not one mean and one positive deviation per feature"));

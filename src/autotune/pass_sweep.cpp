@@ -163,8 +163,12 @@ json SweepTable::toJson() const {
   }
   json failed = json::array();
   for (const auto &[name, why] : failedModules) failed.push_back({{"name", name}, {"failure", why}});
-  return {{"format", kFormat},  {"version", kVersion},          {"outcome_fields", {"text", "rodata", "data", "bss", "ir_instructions"}},
-          {"lists", poolJson}, {"feature_names", featureNames}, {"modules", modulesJson},
+  return {{"format", kFormat},
+          {"version", kVersion},
+          {"outcome_fields", {"text", "rodata", "data", "bss", "ir_instructions"}},
+          {"lists", poolJson},
+          {"feature_names", featureNames},
+          {"modules", modulesJson},
           {"failed_modules", failed}};
 }
 
@@ -197,10 +201,12 @@ SweepTable SweepTable::read(const fs::path &path) {
       const json &outcomes = module.at("lists");
       if (!outcomes.is_array() || outcomes.size() != table.lists.size())
         throw InputError(describeInputProblem(name, entry + ".lists", "not one outcome per list"));
-      for (size_t l = 0; l < outcomes.size(); ++l)
-        swept.lists.push_back(outcomes[l].is_null() ? std::nullopt
-                                                    : std::optional<ListOutcome>(outcomeFromJson(
-                                                          outcomes[l], name, entry + ".lists[" + std::to_string(l) + "]")));
+      for (size_t l = 0; l < outcomes.size(); ++l) {
+        const std::string where = entry + ".lists[" + std::to_string(l) + "]";
+        swept.lists.push_back(outcomes[l].is_null()
+                                  ? std::nullopt
+                                  : std::optional<ListOutcome>(outcomeFromJson(outcomes[l], name, where)));
+      }
       table.modules.push_back(std::move(swept));
     }
     for (const json &failed : document.at("failed_modules"))
@@ -315,8 +321,9 @@ SweepSummary sweepPassLists(const Corpus &corpus, const CompilerDriver &driver, 
     module.features = row["features"].get<std::vector<double>>();
     module.oz = outcomeFromJson(row["oz"], kJournal, module.name);
     for (const json &outcome : row["lists"])
-      module.lists.push_back(outcome.is_null() ? std::nullopt
-                                               : std::optional<ListOutcome>(outcomeFromJson(outcome, kJournal, module.name)));
+      module.lists.push_back(outcome.is_null()
+                                 ? std::nullopt
+                                 : std::optional<ListOutcome>(outcomeFromJson(outcome, kJournal, module.name)));
     table.modules.push_back(std::move(module));
   }
   for (const PoolList &list : table.lists)

@@ -34,7 +34,9 @@ void addDriverFlags(CLI::App &command, DriverFlags &flags) {
   command.add_option("--threads", flags.threads, "Compile threads (0: one per core)")
       ->capture_default_str()
       ->check(wholeNumber());
-  command.add_option("--timeout", flags.timeoutSeconds, "Seconds one module may compile before it is skipped (0: no limit)")
+  command
+      .add_option("--timeout", flags.timeoutSeconds,
+                  "Seconds one module may compile before it is skipped (0: no limit)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   command.add_flag("--no-memo", flags.noMemo, "Compile everything, even what this run compiled before");

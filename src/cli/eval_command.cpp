@@ -110,7 +110,8 @@ void addEvalCommand(CLI::App *command, CommandRunner &runner) {
                       "through mlgo's policy hook), never, always")
       ->check(CLI::IsMember({"default", "hook-default", "never", "always"}))
       ->capture_default_str();
-  command->add_option("--policy", flags->policy, "A trained policy directory of --problem taking its decisions (greedy)");
+  command->add_option("--policy", flags->policy,
+                      "A trained policy directory of --problem taking its decisions (greedy)");
   command->add_option("--passes", flags->passes,
                       "Optimize the candidate with this opt -passes= pipeline instead of the recorded level");
   command->add_option("--pass-lists", flags->passLists,

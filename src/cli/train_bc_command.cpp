@@ -32,8 +32,8 @@ int runTrainBC(const TrainBCFlags &flags) {
   options.vocab = flags.vocab;
   options.output = flags.output;
   options.seed = flags.seed;
-  options.config = schema.resolve(flags.config.empty() ? std::nullopt : std::optional<std::filesystem::path>(flags.config),
-                                  flags.sets);
+  options.config = schema.resolve(
+      flags.config.empty() ? std::nullopt : std::optional<std::filesystem::path>(flags.config), flags.sets);
   const auto outputLock = claimOutput(flags.output, "train-bc", freshOutput(flags.force));
   options.onMetrics = [](const nlohmann::json &m) {
     spdlog::info("iteration {}: loss {:.4f}, agreement train {:.4f}, held-out {:.4f}", m["iteration"].get<int64_t>(),

@@ -53,13 +53,14 @@ int runTrainES(const TrainESFlags &flags) {
     scalars.erase("iteration");
     (*events)->addScalars(scalars, m["iteration"].get<int64_t>());
     (*events)->flush();
-    spdlog::info("iteration {}/{}: fitness mean {:+.5f} best {:+.5f}; policy reward {:+.5f}, {} vs default {:+.3f}%; "
-                 "{} modules x {} candidates: {} compiled, {} replayed, {} failed; collect {:.1f} s",
-                 m["iteration"].get<int64_t>(), total, m["fitness"]["mean"].get<double>(),
-                 m["fitness"]["best"].get<double>(), m["policy_reward"].get<double>(),
-                 m["size"]["metric"].get<std::string>(), 100 * m["size"]["change"].get<double>(), m["modules"].get<size_t>(), m["candidates"].get<size_t>(),
-                 m["compiles"].get<size_t>(), m["replayed"].get<size_t>(), m["failed"].get<size_t>(),
-                 m["seconds"]["collect"].get<double>());
+    spdlog::info(
+        "iteration {}/{}: fitness mean {:+.5f} best {:+.5f}; policy reward {:+.5f}, {} vs default {:+.3f}%; "
+        "{} modules x {} candidates: {} compiled, {} replayed, {} failed; collect {:.1f} s",
+        m["iteration"].get<int64_t>(), total, m["fitness"]["mean"].get<double>(), m["fitness"]["best"].get<double>(),
+        m["policy_reward"].get<double>(), m["size"]["metric"].get<std::string>(),
+        100 * m["size"]["change"].get<double>(), m["modules"].get<size_t>(), m["candidates"].get<size_t>(),
+        m["compiles"].get<size_t>(), m["replayed"].get<size_t>(), m["failed"].get<size_t>(),
+        m["seconds"]["collect"].get<double>());
   };
   const ESSummary summary = trainES(options);
   logMemoStats(options.driver);
@@ -83,8 +84,9 @@ void addTrainESCommand(CLI::App *command, CommandRunner &runner) {
   auto flags = std::make_shared<TrainESFlags>();
   command->add_option("--corpus", flags->corpus, "Corpus directory");
   command->add_option("--warmstart", flags->warmstart, "Policy to start from (train-bc's or train-ppo's output)");
-  command->add_option("--baselines", flags->baselines,
-                      "Default trace directory or baselines.json with the default's sizes or measures (missing ones are compiled)");
+  command->add_option(
+      "--baselines", flags->baselines,
+      "Default trace directory or baselines.json with the default's sizes or measures (missing ones are compiled)");
   command->add_option("--problem", flags->problem, "Optimization problem")->capture_default_str();
   addTrainingRunFlags(*command, flags->run, "JSON config (default: the values of configs/inlining/es.json)",
                       "iterations=50", "Seed of the directions and the module sampling");

@@ -167,7 +167,8 @@ CompileResult IsolatedCompiler::compile(const CorpusModule &module, const std::s
     }
     int waitMs = -1;
     if (replyTimeout_.count() > 0) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) {
         lose(*worker);
         return fail(FailureKind::Timeout, "the compile worker did not answer within " +

@@ -45,7 +45,8 @@ std::string number(uint64_t value) { return std::to_string(value); }
 json measuresToJson(const std::map<std::string, double> &baseline, const std::map<std::string, double> &candidate) {
   json change = json::object();
   for (const auto &[name, value] : baseline)
-    if (auto found = candidate.find(name); found != candidate.end()) change[name] = relativeChange(found->second, value);
+    if (auto found = candidate.find(name); found != candidate.end())
+      change[name] = relativeChange(found->second, value);
   return json{{"baseline", baseline}, {"candidate", candidate}, {"change", change}};
 }
 

@@ -58,7 +58,8 @@ void DenseNetwork::forward(const float *inputs, float *out) const {
       for (size_t o = 0; o < outputs; ++o) y[o] += column[o] * xi;
     }
     if (!last) {
-      for (size_t o = 0; o < outputs; ++o) y[o] = activation_ == Activation::Relu ? std::max(y[o], 0.0f) : std::tanh(y[o]);
+      for (size_t o = 0; o < outputs; ++o)
+        y[o] = activation_ == Activation::Relu ? std::max(y[o], 0.0f) : std::tanh(y[o]);
     }
     x = y;
   }

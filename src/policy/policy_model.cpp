@@ -128,7 +128,8 @@ PolicyModel PolicyModel::load(const fs::path &given, const std::string &problem,
   preprocessor.setZScoreStatistics(finiteDoubles(pre, "z_score_means", metadataPath),
                                    finiteDoubles(pre, "z_score_stddevs", metadataPath));
   if (preprocessor.zScoreMeans().size() != features.size() || preprocessor.zScoreStddevs().size() != features.size())
-    throw InputError(describeInputProblem(metadataPath.string(), "preprocessing", "z-score statistics of the wrong size"));
+    throw InputError(
+        describeInputProblem(metadataPath.string(), "preprocessing", "z-score statistics of the wrong size"));
   const std::string fingerprint = field<std::string>(metadata, "vocab_fingerprint", metadataPath);
   if (FeaturePreprocessor::fingerprint(features, preprocessor.vocab()) != fingerprint)
     throw InputError(describeInputProblem((directory / "vocab").string(), "",

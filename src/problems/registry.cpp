@@ -42,7 +42,8 @@ void requireScalarBinaryDecisions(const Problem &problem, const std::string &sta
 }
 
 Problem::HookMaker Problem::positionPolicyHooks(std::shared_ptr<const PositionPolicy>) const {
-  throw UsageError("problem \"" + name() + "\" does not decide among positions: no position policy takes its decisions");
+  throw UsageError("problem \"" + name() +
+                   "\" does not decide among positions: no position policy takes its decisions");
 }
 
 std::vector<std::string> problemNames() {

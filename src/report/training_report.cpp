@@ -93,8 +93,8 @@ void writeChangeData(const fs::path &directory, size_t index, const EvaluationRo
   std::ostringstream quantiles;
   quantiles << "# module_rank_pct\tchange_pct\n";
   for (size_t i = 0; i < sorted.size(); ++i)
-    quantiles << fmt::format("{:.6g}\t{:.6g}\n", sorted.size() > 1 ? 100.0 * double(i) / double(sorted.size() - 1) : 50.0,
-                             100 * sorted[i]);
+    quantiles << fmt::format("{:.6g}\t{:.6g}\n",
+                             sorted.size() > 1 ? 100.0 * double(i) / double(sorted.size() - 1) : 50.0, 100 * sorted[i]);
   writeFileAtomically(directory / ("change-sorted-" + std::to_string(index) + ".tsv"), quantiles.str());
 }
 
@@ -185,7 +185,8 @@ std::string htmlPage(const ReportOptions &options, const std::optional<TrainingC
     page += "<figure><img alt=\"" + htmlEscape(plot.stem().string()) + "\" src=\"data:image/png;base64," +
             base64(readFile(plot)) + "\"><figcaption>" + htmlEscape(plot.filename().string()) +
             "</figcaption></figure>\n";
-  page += "<p>Data behind the plots: <code>data/*.tsv</code>; script: <code>plots.gnuplot</code>.</p>\n</body></html>\n";
+  page +=
+      "<p>Data behind the plots: <code>data/*.tsv</code>; script: <code>plots.gnuplot</code>.</p>\n</body></html>\n";
   return page;
 }
 
@@ -234,7 +235,8 @@ ReportSummary writeTrainingReport(const ReportOptions &options) {
   ReportSummary summary;
   std::optional<TrainingCurves> curves;
   if (options.run) curves = readTrainingCurves(*options.run / "metrics.jsonl");
-  for (const auto &[label, file] : options.evaluations) summary.rows.push_back(readEvaluation(label, file, options.metric));
+  for (const auto &[label, file] : options.evaluations)
+    summary.rows.push_back(readEvaluation(label, file, options.metric));
 
   const fs::path data = options.output / "data";
   fs::create_directories(data);

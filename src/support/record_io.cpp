@@ -66,7 +66,8 @@ void RecordWriter::close() {
 
 RecordReader::RecordReader(const std::filesystem::path &path) : path_(path) {
   file_ = std::fopen(path.c_str(), "rb");
-  if (!file_) throw InputError(describeInputProblem(path.string(), "", std::string("cannot open: ") + std::strerror(errno)));
+  if (!file_)
+    throw InputError(describeInputProblem(path.string(), "", std::string("cannot open: ") + std::strerror(errno)));
 }
 
 RecordReader::~RecordReader() {

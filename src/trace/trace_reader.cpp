@@ -102,7 +102,8 @@ void TraceReader::forEachModule(const std::function<void(const ModuleTrace &)> &
     if (!header || parsed.is_discarded() || !parsed.contains("feature_names") ||
         parsed["feature_names"] != description_["feature_names"] ||
         parsed.value("decision_spec", json()) != description_.value("decision_spec", json()))
-      throw InputError(describeInputProblem(path.string(), "header", "missing, or its features differ from the description"));
+      throw InputError(
+          describeInputProblem(path.string(), "header", "missing, or its features differ from the description"));
     advance(cursor);
     cursors.push_back(std::move(cursor));
   }

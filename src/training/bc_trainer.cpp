@@ -100,8 +100,9 @@ BCSummary trainBehavioralCloning(const BCOptions &options) {
   torch::set_num_threads(1);
   torch::manual_seed(options.seed);
   TorchMlp network(task->networkInputs(), hidden, activation, dropout, task->networkOutputs());
-  torch::optim::Adam optimizer(network->parameters(), torch::optim::AdamOptions(config.at("learning_rate").get<double>())
-                                                           .eps(config.at("adam_epsilon").get<double>()));
+  torch::optim::Adam optimizer(
+      network->parameters(),
+      torch::optim::AdamOptions(config.at("learning_rate").get<double>()).eps(config.at("adam_epsilon").get<double>()));
 
   fs::create_directories(options.output);
   writeFileAtomically(options.output / "config.json", config.dump(2) + "\n");

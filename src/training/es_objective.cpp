@@ -20,7 +20,8 @@ void ESObjective::learnMissingDefaults(const std::vector<size_t> &modules) {
   for (size_t i = 0; i < results.size(); ++i) {
     // A module whose default fails keeps a measure of 0: every candidate's
     // reward on it is then equal (and the failure shows in the metrics).
-    defaults_.addDefault(corpus_.modules[which[i]].name, results[i].ok() ? defaultMeasure(results[i], hooks[i].get()) : 0.0);
+    defaults_.addDefault(corpus_.modules[which[i]].name,
+                         results[i].ok() ? defaultMeasure(results[i], hooks[i].get()) : 0.0);
   }
 }
 

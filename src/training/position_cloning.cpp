@@ -53,7 +53,8 @@ class PositionCloningTask final : public CloningTask {
       append(module, target, options.trace);
     });
     if (trainRaw.labels.empty())
-      throw InputError(describeInputProblem(options.trace.string(), "", "no training decisions (all modules held out?)"));
+      throw InputError(
+          describeInputProblem(options.trace.string(), "", "no training decisions (all modules held out?)"));
     measureStatistics(trainRaw);
     train_ = toDataset(trainRaw);
     heldout_ = toDataset(heldoutRaw);
@@ -108,8 +109,9 @@ class PositionCloningTask final : public CloningTask {
       layout_.rawInputs(module.featuresOf(d), inputs.data(), mask.data());
       const int64_t label = module.actions[d];
       if (size_t(label) >= positions || !mask[label])
-        throw InputError(describeInputProblem(tracePath.string(), module.name + ", decision " + std::to_string(d),
-                                              "its action " + std::to_string(label) + " is not a position its mask allows"));
+        throw InputError(
+            describeInputProblem(tracePath.string(), module.name + ", decision " + std::to_string(d),
+                                 "its action " + std::to_string(label) + " is not a position its mask allows"));
       for (float &x : inputs) x = signedLog1p(x);
       target.inputs.insert(target.inputs.end(), inputs.begin(), inputs.end());
       target.mask.insert(target.mask.end(), mask.begin(), mask.end());

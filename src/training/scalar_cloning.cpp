@@ -102,7 +102,8 @@ class ScalarCloningTask final : public CloningTask {
       }
     });
     if (trainRaw.labels.empty())
-      throw InputError(describeInputProblem(options.trace.string(), "", "no training decisions (all modules held out?)"));
+      throw InputError(
+          describeInputProblem(options.trace.string(), "", "no training decisions (all modules held out?)"));
     if (preprocessing.withZScore) {
       auto [means, stddevs] = featureStatistics(trainRaw, problem.featureNames().size());
       preprocessor_.setZScoreStatistics(means, stddevs);

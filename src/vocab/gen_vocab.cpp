@@ -81,7 +81,8 @@ GenVocabSummary generateVocab(const GenVocabOptions &options) {
     }
   });
   if (summary.decisionsUsed == 0)
-    throw InputError(describeInputProblem(options.trace.string(), "", "the trace has no decisions to build a vocab from"));
+    throw InputError(
+        describeInputProblem(options.trace.string(), "", "the trace has no decisions to build a vocab from"));
 
   const std::vector<double> qs = linspaceUnit(options.numBuckets);
   for (size_t k = 0; k < values.features().size(); ++k) {

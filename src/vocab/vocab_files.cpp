@@ -50,7 +50,8 @@ std::map<std::string, std::vector<double>> readVocab(const std::filesystem::path
   for (const std::string &feature : features) {
     const std::filesystem::path file = directory / (feature + ".buckets");
     if (!std::filesystem::exists(file))
-      throw InputError(describeInputProblem(file.string(), "", "missing: the vocab has no file for feature " + feature));
+      throw InputError(
+          describeInputProblem(file.string(), "", "missing: the vocab has no file for feature " + feature));
     vocab[feature] = readBuckets(file);
   }
   return vocab;

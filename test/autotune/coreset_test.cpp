@@ -104,7 +104,8 @@ TEST_CASE("coreset: bad files are named with what is wrong", "[autotune][coreset
   nlohmann::json document = buildCoreset(table, SizeMetric::Text, 1, false).toJson();
   document["version"] = 2;
   writeFileAtomically(scratch / "v2.json", document.dump());
-  CHECK_THROWS_WITH(Coreset::read(scratch / "v2.json"), Catch::Contains("v2.json: version: a coreset of version 2; this mlgo reads version 1"));
+  CHECK_THROWS_WITH(Coreset::read(scratch / "v2.json"),
+                    Catch::Contains("v2.json: version: a coreset of version 2; this mlgo reads version 1"));
   document["version"] = 1;
   document["lists"][0]["languages"] = {"fortran"};
   writeFileAtomically(scratch / "lang.json", document.dump());

@@ -57,7 +57,8 @@ TEST_CASE("pass predictor: scores from standardized log counts, ranking by langu
   CHECK(predictor.rank(features, false) == std::vector<size_t>{1, 0, 2});  // ties keep coreset order
 }
 
-TEST_CASE("pass predictor: save and load give the same predictor, other files are refused by name", "[autotune][predictor]") {
+TEST_CASE("pass predictor: save and load give the same predictor, other files are refused by name",
+          "[autotune][predictor]") {
   test::ScratchDirectory scratch;
   PassPredictor predictor = handMade();
   predictor.training = {{"trainer", "by hand"}};

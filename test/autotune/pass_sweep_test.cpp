@@ -116,7 +116,8 @@ TEST_CASE("pass sweep: an interrupted sweep resumes with what it finished and en
   };
   sweep(corpus, 1, lists, scratch / "killed", true, counting);
   CHECK(readFile(scratch / "killed" / SweepTable::kFile) == readFile(scratch / "whole" / SweepTable::kFile));
-  CHECK(compiles == (corpus.modules.size() - 2) * (lists.size() + 1));  // the two finished modules were not compiled again
+  CHECK(compiles ==
+        (corpus.modules.size() - 2) * (lists.size() + 1));  // the two finished modules were not compiled again
 }
 
 TEST_CASE("pass sweep: a damaged sweep file is named with its entry", "[autotune][sweep][errors]") {

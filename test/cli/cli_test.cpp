@@ -189,7 +189,8 @@ TEST_CASE("cli: one writer per output directory, and no mixed runs", "[cli][outp
   auto again = test::runMlgo({"default-trace", "--corpus", corpus, "--output", trace.string(), "--shards", "2"});
   CHECK(again.exitCode == exit_code::kUsage);
   CHECK_THAT(again.err, Contains("--force"));
-  auto forced = test::runMlgo({"default-trace", "--corpus", corpus, "--output", trace.string(), "--shards", "2", "--force"});
+  auto forced =
+      test::runMlgo({"default-trace", "--corpus", corpus, "--output", trace.string(), "--shards", "2", "--force"});
   CHECK(forced.exitCode == exit_code::kSuccess);
   size_t shards = 0;
   for (const auto &entry : fs::directory_iterator(trace))

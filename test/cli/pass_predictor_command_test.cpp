@@ -35,18 +35,18 @@ TEST_CASE("cli pass prediction: sweep, coreset, train, predict, eval --pass-list
   CHECK(readFile(scratch / "sweep" / "sweep.json") == readFile(scratch / "sweep1" / "sweep.json"));
 
   const std::string coreset = (scratch / "coreset.json").string();
-  const test::CommandOutcome selected = test::runProgram(
-      test::mlgoBinary(), {"select-coreset", "--sweep", (scratch / "sweep").string(), "--output", coreset, "--size", "3"});
+  const test::CommandOutcome selected =
+      test::runProgram(test::mlgoBinary(),
+                       {"select-coreset", "--sweep", (scratch / "sweep").string(), "--output", coreset, "--size", "3"});
   INFO(selected.err);
   REQUIRE(selected.exitCode == exit_code::kSuccess);
   const nlohmann::json coresetJson = readJsonFile(coreset);
   REQUIRE_FALSE(coresetJson["lists"].empty());
 
   const std::string predictor = (scratch / "predictor").string();
-  const test::CommandOutcome trained =
-      test::runProgram(test::mlgoBinary(), {"train-pass-predictor", "--sweep", (scratch / "sweep").string(), "--coreset",
-                                            coreset, "--output", predictor, "--set", "epochs=100", "--set",
-                                            "holdout_fraction=0"});
+  const test::CommandOutcome trained = test::runProgram(
+      test::mlgoBinary(), {"train-pass-predictor", "--sweep", (scratch / "sweep").string(), "--coreset", coreset,
+                           "--output", predictor, "--set", "epochs=100", "--set", "holdout_fraction=0"});
   INFO(trained.err);
   REQUIRE(trained.exitCode == exit_code::kSuccess);
   CHECK_THAT(trained.out, Contains("trained on 7 modules"));

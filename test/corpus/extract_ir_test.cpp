@@ -116,7 +116,8 @@ TEST_CASE("extract-ir: object lists work like compile commands", "[corpus][extra
   CHECK(Corpus::load(dir / "corpus").modules.size() == 2);
 }
 
-TEST_CASE("extract-ir: never writes through a symbolic link out of the output directory", "[corpus][extract][security]") {
+TEST_CASE("extract-ir: never writes through a symbolic link out of the output directory",
+          "[corpus][extract][security]") {
   test::ScratchDirectory scratch;
   const fs::path output = scratch / "corpus";
   const fs::path outside = scratch / "outside";

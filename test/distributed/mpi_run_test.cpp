@@ -65,7 +65,8 @@ std::vector<nlohmann::json> metricsWithoutTimes(const fs::path &path) {
   std::ifstream in(path);
   for (std::string line; std::getline(in, line);) {
     nlohmann::json record = nlohmann::json::parse(line);
-    for (const char *key : {"seconds", "decisions_per_second", "modules_per_second", "ranks", "memo"}) record.erase(key);
+    for (const char *key : {"seconds", "decisions_per_second", "modules_per_second", "ranks", "memo"})
+      record.erase(key);
     records.push_back(record);
   }
   return records;

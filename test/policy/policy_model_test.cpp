@@ -76,7 +76,8 @@ TEST_CASE("policy model: mismatches are refused with a clear error", "[policy][e
   CHECK_THROWS_WITH(PolicyModel::load(dir / "policy", "inlining", {"a", "b", "d"}),
                     Contains("feature 2 is c in the policy but d in this compiler"));
   CHECK_THROWS_WITH(PolicyModel::load(dir / "policy", "regalloc", {"a", "b", "c"}), Contains("problem"));
-  CHECK_THROWS_WITH(PolicyModel::load(dir / "nothing", "inlining", {"a"}), Contains("policy.json") && Contains("missing"));
+  CHECK_THROWS_WITH(PolicyModel::load(dir / "nothing", "inlining", {"a"}),
+                    Contains("policy.json") && Contains("missing"));
 
   // A vocab file changed after training: the fingerprint no longer matches.
   writeBuckets(dir / "policy/vocab", "b", {1, 2, 3, 5});

@@ -31,8 +31,9 @@ struct TrainedRun : test::TracedTestCorpus {
          "batch_size=8", "--set", "train_sequence_length=4"});
     INFO(run.err);
     REQUIRE(run.exitCode == exit_code::kSuccess);
-    for (auto [name, how] : {std::pair<std::string, std::vector<std::string>>{"policy", {"--policy", (scratch / "ppo/policy").string()}},
-                             {"never", {"--inline", "never"}}}) {
+    for (auto [name, how] :
+         {std::pair<std::string, std::vector<std::string>>{"policy", {"--policy", (scratch / "ppo/policy").string()}},
+          {"never", {"--inline", "never"}}}) {
       std::vector<std::string> args{"eval", "--corpus", (scratch / "corpus").string(), "--threads", "2", "--json",
                                     (scratch / ("eval-" + name + ".json")).string()};
       args.insert(args.end(), how.begin(), how.end());

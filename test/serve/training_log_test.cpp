@@ -24,7 +24,8 @@ TEST_CASE("training log: the header LLVM writes for the inliner parses back", "[
 
   // Shapes multiply, element sizes follow the type.
   const LogHeader other = parseLogHeader(
-      R"({"features":[{"name":"m","port":0,"type":"float","shape":[2,3]},{"name":"k","port":0,"type":"int32_t","shape":[1]}]})",
+      R"({"features":[{"name":"m","port":0,"type":"float","shape":[2,3]},)"
+      R"({"name":"k","port":0,"type":"int32_t","shape":[1]}]})",
       "x");
   CHECK(other.features[0].byteSize() == 24);
   CHECK(other.observationBytes() == 28);

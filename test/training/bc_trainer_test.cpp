@@ -56,8 +56,9 @@ ChangedDecisions reproducedChanges(const fs::path &trace, const fs::path &policy
 
 TEST_CASE("train-bc: a short run on a tiny trace clearly beats chance", "[training]") {
   TracedCorpus traced;
-  BCSummary summary = trainBehavioralCloning(traced.options(
-      "bc", {"iterations=3000", "report_every=500", "checkpoint_every=1000", "holdout_fraction=0", "learning_rate=0.01"}));
+  BCSummary summary =
+      trainBehavioralCloning(traced.options("bc", {"iterations=3000", "report_every=500", "checkpoint_every=1000",
+                                                   "holdout_fraction=0", "learning_rate=0.01"}));
   // Chance here is always answering the majority decision.
   size_t inlined = 0, total = 0;
   trace::TraceReader(traced.scratch / "trace").forEachModule([&](const trace::ModuleTrace &module) {

@@ -46,7 +46,8 @@ TEST_CASE("train-es on regalloc: scores candidates by LLVM's regalloc score, the
   CHECK(last["failed"] == 0);
   // The candidates' policies evict differently: their fitness differs.
   CHECK(last["fitness"]["best"].get<double>() > last["fitness"]["worst"].get<double>());
-  const PositionPolicy trained = PositionPolicy::load(run.scratch / "whole", "regalloc", findProblem("regalloc").decisionSpec());
+  const PositionPolicy trained =
+      PositionPolicy::load(run.scratch / "whole", "regalloc", findProblem("regalloc").decisionSpec());
   CHECK(trained.training["trainer"] == "evolution-strategies");
   CHECK(readFile(run.scratch / "whole/policy/model.json") != readFile(run.scratch / "bc/policy/model.json"));
 

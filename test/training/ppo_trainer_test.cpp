@@ -48,7 +48,8 @@ std::vector<json> readMetrics(const fs::path &path) {
 
 /// A metrics record without what depends on timing or the thread count.
 json withoutTimings(json record) {
-  for (const char *key : {"seconds", "decisions_per_second", "modules_per_second", "threads", "memo"}) record.erase(key);
+  for (const char *key : {"seconds", "decisions_per_second", "modules_per_second", "threads", "memo"})
+    record.erase(key);
   return record;
 }
 
@@ -181,7 +182,8 @@ TEST_CASE("train-ppo: bad inputs name the file", "[training][rl][errors]") {
   CHECK_THAT(test::messageOf<InputError>([&] { trainPPO(otherMetric); }), Contains("baselines.json"));
   CHECK_THAT(test::messageOf<UsageError>([&] { trainPPO(traced.options("d", {"reward_metric=bss"})); }),
              Contains("reward_metric"));
-  CHECK_THAT(test::messageOf<UsageError>([&] { trainPPO(traced.options("e", {"num_modules=0"})); }), Contains("num_modules"));
+  CHECK_THAT(test::messageOf<UsageError>([&] { trainPPO(traced.options("e", {"num_modules=0"})); }),
+             Contains("num_modules"));
   CHECK_THROWS_AS(ppoSchema().resolve(std::nullopt, {"no_such_key=1"}), UsageError);
 }
 

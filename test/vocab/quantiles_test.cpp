@@ -53,7 +53,8 @@ TEST_CASE("quantiles: past the distinct-value limit a sample stays within its bo
   const std::vector<double> got = distribution.quantiles(qs);
   // DKW with n = 20000 and 99.9% confidence: rank error below 1.4%.
   for (size_t i = 0; i < qs.size(); ++i) {
-    const double rank = static_cast<double>(std::lower_bound(all.begin(), all.end(), got[i]) - all.begin()) / all.size();
+    const double rank =
+        static_cast<double>(std::lower_bound(all.begin(), all.end(), got[i]) - all.begin()) / all.size();
     CHECK(std::abs(rank - qs[i]) < 0.014);
   }
   CHECK(std::is_sorted(got.begin(), got.end()));
