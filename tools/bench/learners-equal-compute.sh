@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The learners' table at equal compute (BENCHMARKS.md, "Learners at equal
+# compute"): on a demo output directory (tools/demo.sh: corpus, default trace,
+# vocab, BC warm start), runs
+#   imitation   explore around the default heuristic, then train-bc imitating it
+#   imit-ppo    train-ppo from the imitation policy, PPO_ITERATIONS iterations
+#   imit-es     train-es from the imitation policy, ES_ITERATIONS iterations
+#   round2      explore around the imit-ppo policy, then train-bc imitating it
+#   ppo-bc      train-ppo from the BC warm start, 400 iterations (the control; BENCHMARKS.md
+#               reports its policy when metrics.jsonl's seconds.elapsed passed the budget)
+# and evaluates each policy on the training and the held-out projects. Each
+# step's wall time goes to OUT/times.txt; each policy's totals to
+# OUT/NAME.summary (tools/bench/eval-summary.py). Steps already done are
+# skipped (train-ppo and train-es resume), so an interrupted run continues.
+# Usage: tools/bench/learners-equal-compute.sh DEMO_DIR MLGO OUT [PPO_ITERATIONS] [ES_ITERATIONS]
+set -euo pipefail
+demo=$1 mlgo=$2 out=$3 ppo_iterations=${4:-200} es_iterations=${5:-280}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+train="$demo/projects/corpus/train"
+mkdir -p "$out"
+
+timed() {
+  local name=$1
+  shift
+  local start=$SECONDS
+  "$@"
+  echo "$name $((SECONDS - start)) s" >> "$out/times.txt"
+}
+
+evaluate() {  # NAME POLICY_DIR
+  local name=$1 policy=$2
+  [ -f "$out/$name.summary" ] && return 0
+  for set in train heldout; do
+    "$mlgo" eval --corpus "$demo/projects/corpus/$set" --policy "$policy" --json "$out/$name-eval-$set.json" \
+      --threads 2 > /dev/null 2> "$out/$name-eval-$set.log" || [ $? -eq 4 ]
+  done
+  python3 "$root/tools/bench/eval-summary.py" "$out/$name-eval-train.json" "$out/$name-eval-heldout.json" \
+    > "$out/$name.summary"
+}
+
+imitate() {  # NAME [explore flags...]: explore 32 flips / 64 compiles a module, then imitation.json
+  local name=$1
+  shift
+  [ -d "$out/$name/imitation" ] && return 0
+  timed "$name-explore" "$mlgo" explore --corpus "$train" --output "$out/$name/explored" --flips 32 --budget 64 \
+    --threads 2 --force "$@" > "$out/$name-explore.txt" 2> "$out/$name-explore.log"
+  timed "$name-train-bc" "$mlgo" train-bc --trace "$out/$name/explored" --vocab "$demo/vocab" \
+    --config "$root/configs/inlining/imitation.json" --output "$out/$name/imitation" --force \
+    > /dev/null 2> "$out/$name-train-bc.log"
+}
+
+ppo() {  # NAME WARMSTART ITERATIONS
+  timed "$1" "$mlgo" train-ppo --corpus "$train" --vocab "$demo/vocab" --warmstart "$2" --baselines "$demo/trace" \
+    --config "$root/configs/inlining/ppo-demo.json" --output "$out/$1" --resume --set num_policy_iterations="$3" \
+    --threads 2 > /dev/null 2> "$out/$1.log"
+}
+
+imitate imitation
+evaluate imitation "$out/imitation/imitation"
+ppo imit-ppo "$out/imitation/imitation" "$ppo_iterations"
+evaluate imit-ppo "$out/imit-ppo/policy"
+timed imit-es "$mlgo" train-es --corpus "$train" --warmstart "$out/imitation/imitation" --baselines "$demo/trace" \
+  --config "$root/configs/inlining/es.json" --output "$out/imit-es" --resume --set iterations="$es_iterations" \
+  --threads 2 > /dev/null 2> "$out/imit-es.log"
+evaluate imit-es "$out/imit-es/policy"
+imitate round2 --policy "$out/imit-ppo/policy"
+evaluate round2 "$out/round2/imitation"
+ppo ppo-bc "$demo/warmstart" 400
+evaluate ppo-bc "$out/ppo-bc/policy"
+cat "$out"/*.summary
