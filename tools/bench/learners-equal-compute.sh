@@ -38,15 +38,12 @@ evaluate() {  # NAME POLICY_DIR
     > "$out/$name.summary"
 }
 
-imitate() {  # NAME [explore flags...]: explore 32 flips / 64 compiles a module, then imitation.json
+imitate() {  # NAME [explore flags...]: tools/bench/explore-imitation.sh, 32 flips / 64 compiles a module
   local name=$1
   shift
-  [ -d "$out/$name/imitation" ] && return 0
-  timed "$name-explore" "$mlgo" explore --corpus "$train" --output "$out/$name/explored" --flips 32 --budget 64 \
-    --threads 2 --force "$@" > "$out/$name-explore.txt" 2> "$out/$name-explore.log"
-  timed "$name-train-bc" "$mlgo" train-bc --trace "$out/$name/explored" --vocab "$demo/vocab" \
-    --config "$root/configs/inlining/imitation.json" --output "$out/$name/imitation" --force \
-    > /dev/null 2> "$out/$name-train-bc.log"
+  [ -f "$out/$name.summary" ] && return 0
+  timed "$name" "$root/tools/bench/explore-imitation.sh" "$demo" "$mlgo" "$out/$name" 32 64 "$@" > "$out/$name.out"
+  tail -2 "$out/$name.out" > "$out/$name.summary"
 }
 
 ppo() {  # NAME WARMSTART ITERATIONS
@@ -56,7 +53,6 @@ ppo() {  # NAME WARMSTART ITERATIONS
 }
 
 imitate imitation
-evaluate imitation "$out/imitation/imitation"
 ppo imit-ppo "$out/imitation/imitation" "$ppo_iterations"
 evaluate imit-ppo "$out/imit-ppo/policy"
 timed imit-es "$mlgo" train-es --corpus "$train" --warmstart "$out/imitation/imitation" --baselines "$demo/trace" \
@@ -64,7 +60,6 @@ timed imit-es "$mlgo" train-es --corpus "$train" --warmstart "$out/imitation/imi
   --threads 2 > /dev/null 2> "$out/imit-es.log"
 evaluate imit-es "$out/imit-es/policy"
 imitate round2 --policy "$out/imit-ppo/policy"
-evaluate round2 "$out/round2/imitation"
 ppo ppo-bc "$demo/warmstart" 400
 evaluate ppo-bc "$out/ppo-bc/policy"
 cat "$out"/*.summary
