@@ -2,7 +2,6 @@
 // baseline, written as a trace of the best trajectories (for imitation).
 #include <cstdio>
 #include <memory>
-#include <optional>
 
 #include <spdlog/spdlog.h>
 
@@ -11,7 +10,9 @@
 #include "mlgo/driver/compile_session.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/exit_codes.h"
+#include "mlgo/support/errors.h"
 #include "mlgo/trace/explore.h"
+#include "mlgo/trace/explore_baseline.h"
 #include "progress.h"
 
 namespace mlgo::cli {
@@ -23,6 +24,7 @@ struct ExploreFlags {
   std::string output;
   std::string problem = "inlining";
   std::string policy;
+  bool aroundDefault = false;
   size_t flips = ExploreSettings{}.flips;
   size_t budget = ExploreSettings{}.budget;
   size_t shards = 8;
@@ -31,13 +33,15 @@ struct ExploreFlags {
   DriverFlags driver;
 };
 
-double percent(uint64_t size, uint64_t base) { return base ? 100.0 * (double(size) / double(base) - 1) : 0.0; }
+double percent(double value, double base) { return base ? 100.0 * (value / base - 1) : 0.0; }
 
 int runExploreCommand(const ExploreFlags &flags) {
   const Problem &problem = findProblem(flags.problem);
-  requireScalarBinaryDecisions(problem, "explore");
-  std::optional<PolicyModel> baseline;
-  if (!flags.policy.empty()) baseline = PolicyModel::load(flags.policy, problem.name(), problem.featureNames());
+  if (flags.aroundDefault && flags.policy.empty())
+    throw UsageError("--around-default needs --policy: the policy that ranks the default's decisions");
+  const std::unique_ptr<ExploreBaseline> baseline =
+      flags.policy.empty() ? defaultExploreBaseline(problem)
+                           : loadExploreBaseline(problem, flags.policy, flags.aroundDefault);
   const auto outputLock =
       claimOutput(flags.output, "explore",
                   resumableOutput(flags.force, flags.resume),
@@ -47,7 +51,7 @@ int runExploreCommand(const ExploreFlags &flags) {
   const CompilerDriver &driver = session.driver();
   ExploreOptions options;
   options.output = flags.output;
-  options.settings.baseline = baseline ? &*baseline : nullptr;
+  options.settings.baseline = baseline.get();
   options.settings.flips = flags.flips;
   options.settings.budget = flags.budget;
   options.baselineName = flags.policy.empty() ? "default" : flags.policy;
@@ -60,12 +64,13 @@ int runExploreCommand(const ExploreFlags &flags) {
   if (!cluster.isLeader()) return exit_code::kSuccess;  // rank 0 reports and writes
   logMemoStats(driver.options());
   for (const auto &[module, message] : summary.failures) spdlog::warn("left out {}: {}", module, message);
-  std::printf("explored %zu of %zu modules (%zu from an earlier run), %zu failed, %zu improved; .text: default %llu, "
-              "baseline %llu (%+.2f%%), explored %llu (%+.2f%% vs default); %zu compiles in %s; %.1f s\n",
+  std::printf("explored %zu of %zu modules (%zu from an earlier run), %zu failed, %zu improved; %s: default %.0f, "
+              "baseline %.0f (%+.2f%%), explored %.0f (%+.2f%% vs default); %zu compiles in %s; %.1f s\n",
               summary.explored, summary.modules, summary.resumed, summary.failures.size(), summary.improved,
-              (unsigned long long)summary.defaultSize, (unsigned long long)summary.baselineSize,
-              percent(summary.baselineSize, summary.defaultSize), (unsigned long long)summary.bestSize,
-              percent(summary.bestSize, summary.defaultSize), summary.compiles, flags.output.c_str(), summary.seconds);
+              summary.metric == "text" ? ".text" : summary.metric.c_str(), summary.defaultValue,
+              summary.baselineValue, percent(summary.baselineValue, summary.defaultValue), summary.bestValue,
+              percent(summary.bestValue, summary.defaultValue), summary.compiles, flags.output.c_str(),
+              summary.seconds);
   if (summary.explored == 0) return exit_code::kFailure;
   return summary.failures.empty() ? exit_code::kSuccess : exit_code::kPartialFailure;
 }
@@ -79,7 +84,11 @@ void addExploreCommand(CLI::App *command, CommandRunner &runner) {
   command->add_option("--problem", flags->problem, "Optimization problem")->capture_default_str();
   command->add_option("--policy", flags->policy,
                       "Policy directory whose greedy decisions are the baseline (default: the default heuristic)");
-  command->add_option("--flips", flags->flips, "Decisions flipped one at a time per module (the least certain)")
+  command->add_flag("--around-default", flags->aroundDefault,
+                    "Keep the default heuristic's decisions as the baseline; --policy only ranks which to flip and "
+                    "to what (how decisions among positions, such as regalloc's, are explored around the default)");
+  command->add_option("--flips", flags->flips,
+                      "Decisions flipped one at a time per module, or per function for regalloc (the least certain)")
       ->capture_default_str()
       ->check(wholeNumber(1));
   command->add_option("--budget", flags->budget, "Compiles per module, the baseline's included")

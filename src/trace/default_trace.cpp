@@ -56,20 +56,6 @@ struct SlotOutcome {
   std::map<std::string, double> measures;  ///< the problem's measures
 };
 
-/// A double's bits as a varint: exact, whatever the value.
-void putDouble(std::string &out, double value) {
-  uint64_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
-  putVarint(out, bits);
-}
-
-double readDouble(ByteReader &reader) {
-  const uint64_t bits = reader.varint();
-  double value;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
-}
-
 std::string encodeSlotOutcome(const SlotOutcome &outcome) {
   std::string bytes;
   putBytes(bytes, encodeCompileReply(outcome.result));
@@ -92,7 +78,7 @@ SlotOutcome decodeSlotOutcome(std::string_view bytes) {
   if (reader.varint()) outcome.record = std::string(reader.bytes());
   for (uint64_t count = reader.varint(); count > 0; --count) {
     std::string name(reader.bytes());
-    outcome.measures[name] = readDouble(reader);
+    outcome.measures[name] = reader.float64();
   }
   return outcome;
 }

@@ -50,6 +50,19 @@ ConfigSchema behavioralCloningSchema() {
   return schema;
 }
 
+torch::Tensor weightedCrossEntropy(const torch::Tensor &logits, const torch::Tensor &labels,
+                                   const torch::Tensor &weights) {
+  if (!weights.defined()) return torch::nn::functional::cross_entropy(logits, labels);
+  const torch::Tensor each = torch::nn::functional::cross_entropy(
+      logits, labels, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));
+  return (each * weights).sum() / weights.sum();
+}
+
+float flipDecisionWeight(const trace::ModuleTrace &module, size_t decision, double flipWeight) {
+  const int64_t byDefault = module.defaultDecisions[decision];
+  return byDefault >= 0 && int64_t(module.actions[decision]) != byDefault ? float(1 + flipWeight) : 1.0f;
+}
+
 bool isHeldOutModule(const std::string &name, uint64_t seed, double fraction) {
   return uniformFromKey(hashName(name), seed ^ 0x6d6c676f686f6c64ull) < fraction;
 }

@@ -1,6 +1,7 @@
 // Behavioral cloning of decisions among positions (register allocation's
 // eviction): a PositionPolicy's network scores each position, a softmax over
 // the positions the mask allows is trained toward the recorded one.
+#include <algorithm>
 #include <cmath>
 
 #include "mlgo/policy/position_policy.h"
@@ -17,6 +18,7 @@ struct PositionDataset {
   torch::Tensor inputs;  ///< decisions x positions x width, float
   torch::Tensor mask;    ///< decisions x positions, bool
   torch::Tensor labels;  ///< decisions, int64
+  torch::Tensor weights;  ///< decisions, float; undefined when all weigh the same
   size_t modules = 0;
   size_t size() const { return labels.defined() ? static_cast<size_t>(labels.size(0)) : 0; }
 };
@@ -25,15 +27,16 @@ struct RawPositions {
   std::vector<float> inputs;  ///< squashed (signedLog1p) inputs
   std::vector<uint8_t> mask;
   std::vector<int64_t> labels;
+  std::vector<float> weights;
   size_t modules = 0;
 };
 
-/// Config keys of the scalar preprocessing and of imitation, which decisions
-/// among positions do not have.
+/// Config keys of the scalar preprocessing and of weighing modules by their
+/// .text gain, which decisions among positions do not have.
 void refuseScalarOnlyKeys(const nlohmann::json &config, const std::string &problem) {
-  for (const char *key : {"gain_weight", "flip_weight"})
-    if (config.at(key).get<double>() != 0)
-      throw UsageError(std::string(key) + " applies to decisions of two actions, not to " + problem + "'s");
+  if (config.at("gain_weight").get<double>() != 0)
+    throw UsageError("gain_weight weighs modules by their .text gain, which is not what " + problem +
+                     " is measured by (flip_weight applies)");
   if (config.at("with_sqrt").get<bool>() || config.at("with_z_score").get<bool>() ||
       !config.at("passthrough_features").empty())
     throw UsageError("with_sqrt, with_z_score and passthrough_features apply to vocab-bucketized features, not to " +
@@ -45,6 +48,7 @@ class PositionCloningTask final : public CloningTask {
   PositionCloningTask(const BCOptions &options, const trace::TraceReader &reader, const Problem &problem)
       : problem_(problem.name()), spec_(problem.decisionSpec()), layout_(spec_) {
     refuseScalarOnlyKeys(options.config, problem_);
+    flipWeight_ = options.config.at("flip_weight").get<double>();
     const double holdout = options.config.at("holdout_fraction").get<double>();
     RawPositions trainRaw, heldoutRaw;
     reader.forEachModule([&](const trace::ModuleTrace &module) {
@@ -68,7 +72,8 @@ class PositionCloningTask final : public CloningTask {
   torch::Tensor batchLoss(TorchMlp &network, const torch::Tensor &batch) const override {
     const torch::Tensor logits =
         positionLogits(network, train_.inputs.index_select(0, batch), train_.mask.index_select(0, batch));
-    return torch::nn::functional::cross_entropy(logits, train_.labels.index_select(0, batch));
+    return weightedCrossEntropy(logits, train_.labels.index_select(0, batch),
+                                train_.weights.defined() ? train_.weights.index_select(0, batch) : torch::Tensor());
   }
 
   std::pair<double, double> evaluate(TorchMlp &network, Split split) const override {
@@ -116,6 +121,7 @@ class PositionCloningTask final : public CloningTask {
       target.inputs.insert(target.inputs.end(), inputs.begin(), inputs.end());
       target.mask.insert(target.mask.end(), mask.begin(), mask.end());
       target.labels.push_back(label);
+      target.weights.push_back(flipDecisionWeight(module, d, flipWeight_));
     }
   }
 
@@ -150,6 +156,8 @@ class PositionCloningTask final : public CloningTask {
     const auto positions = static_cast<int64_t>(layout_.positions()), width = static_cast<int64_t>(layout_.width());
     data.labels = torch::tensor(raw.labels, torch::kInt64);
     if (decisions == 0) return data;
+    if (std::any_of(raw.weights.begin(), raw.weights.end(), [](float w) { return w != 1.0f; }))
+      data.weights = torch::tensor(raw.weights, torch::kFloat32);
     const torch::Tensor mean = torch::tensor(means_, torch::kFloat32);
     const torch::Tensor stddev = torch::tensor(stddevs_, torch::kFloat32);
     data.inputs = (torch::tensor(raw.inputs, torch::kFloat32).reshape({decisions, positions, width}) - mean) /
@@ -164,6 +172,7 @@ class PositionCloningTask final : public CloningTask {
   trace::DecisionSpec spec_;
   PositionLayout layout_;
   std::vector<float> means_, stddevs_;
+  double flipWeight_ = 0;
   PositionDataset train_, heldout_;
 };
 

@@ -97,8 +97,7 @@ class ScalarCloningTask final : public CloningTask {
       const float weight = moduleWeight(module, baselines, gainWeight);
       for (size_t d = 0; d < module.decisions(); ++d) {
         target.labels.push_back(module.actions[d]);
-        const bool flipped = module.defaultDecisions[d] >= 0 && module.actions[d] != module.defaultDecisions[d];
-        target.weights.push_back(flipped ? weight * float(1 + flipWeight) : weight);
+        target.weights.push_back(weight * flipDecisionWeight(module, d, flipWeight));
       }
     });
     if (trainRaw.labels.empty())
@@ -120,11 +119,8 @@ class ScalarCloningTask final : public CloningTask {
   torch::Tensor batchLoss(TorchMlp &network, const torch::Tensor &batch) const override {
     const torch::Tensor logits = network->forward(train_.inputs.index_select(0, batch));
     const torch::Tensor labels = train_.labels.index_select(0, batch);
-    if (!train_.weights.defined()) return torch::nn::functional::cross_entropy(logits, labels);
-    const torch::Tensor weights = train_.weights.index_select(0, batch);
-    const torch::Tensor each = torch::nn::functional::cross_entropy(
-        logits, labels, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));
-    return (each * weights).sum() / weights.sum();
+    return weightedCrossEntropy(logits, labels,
+                                train_.weights.defined() ? train_.weights.index_select(0, batch) : torch::Tensor());
   }
 
   std::pair<double, double> evaluate(TorchMlp &network, Split split) const override {

@@ -99,7 +99,7 @@ TEST_CASE("train-bc: imitation of an explored trace learns what the search found
   const std::unique_ptr<Cluster> single = singleProcessCluster();
   const ExploreSummary found =
       runExplore(traced.corpus, CompilerDriver({}), findProblem("inlining"), explore, nullptr, *single);
-  REQUIRE(found.bestSize < found.defaultSize);
+  REQUIRE(found.bestValue < found.defaultValue);
 
   auto imitate = [&](const std::string &output, const std::string &gainWeight, const std::string &flipWeight) {
     BCOptions options = traced.options(output, {"iterations=3000", "report_every=3000", "holdout_fraction=0",
@@ -119,7 +119,7 @@ TEST_CASE("train-bc: imitation of an explored trace learns what the search found
   // than the default heuristic: it learned what the search found.
   const auto [weighted, weightedText] = imitate("imitation", "1", "0");
   CHECK(weighted.trainAgreement >= 0.95);
-  CHECK(weightedText < found.defaultSize);
+  CHECK(double(weightedText) < found.defaultValue);
   // Weights change what is learned: the improved modules' decisions, and
   // the decisions the search flipped, count more.
   imitate("unweighted", "0", "0");

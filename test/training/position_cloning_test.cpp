@@ -6,6 +6,8 @@
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
+#include "mlgo/trace/explore.h"
+#include "mlgo/trace/explore_baseline.h"
 #include "mlgo/trace/trace_reader.h"
 #include "mlgo/training/bc_trainer.h"
 #include "support/test_environment.h"
@@ -72,7 +74,46 @@ TEST_CASE("train-bc on regalloc: the same trace, config and seed give identical 
   CHECK(readFile(traced.scratch / "a/policy/model.json") != readFile(traced.scratch / "c/policy/model.json"));
 }
 
-TEST_CASE("train-bc on regalloc: settings of bucketized features and imitation are refused",
+TEST_CASE("train-bc on regalloc: imitation weighs the evictions the search changed", "[training][regalloc][explore]") {
+  RegallocTrace traced;
+  const std::unique_ptr<ExploreBaseline> ranker = positionPolicyBaseline(
+      std::make_shared<const PositionPolicy>(test::regallocPolicyScoringBy("liverange_size")), true);
+  ExploreOptions explore;
+  explore.output = traced.scratch / "explored";
+  explore.settings.baseline = ranker.get();
+  explore.settings.budget = 12;
+  const std::unique_ptr<Cluster> single = singleProcessCluster();
+  const ExploreSummary found = runExplore(traced.corpus, CompilerDriver(test::driverThreads(2)),
+                                          findProblem("regalloc"), explore, nullptr, *single);
+  REQUIRE(found.bestValue < found.defaultValue);
+
+  // How many of the evictions the search changed a policy takes.
+  auto reproducedChanges = [&](const std::string &flipWeight) {
+    BCOptions options = traced.options("flip" + flipWeight, {"iterations=1500", "report_every=1500",
+                                                             "batch_size=32", "learning_rate=0.003",
+                                                             "flip_weight=" + flipWeight});
+    options.trace = explore.output;
+    trainBehavioralCloning(options);
+    const PositionPolicy policy = PositionPolicy::load(options.output, "regalloc", findProblem("regalloc").decisionSpec());
+    std::pair<size_t, size_t> reproducedOfChanged{0, 0};
+    trace::TraceReader(explore.output).forEachModule([&](const trace::ModuleTrace &module) {
+      for (size_t d = 0; d < module.decisions(); ++d) {
+        if (module.actions[d] == module.defaultDecisions[d]) continue;
+        ++reproducedOfChanged.second;
+        reproducedOfChanged.first += policy.decide(module.featuresOf(d)) == module.actions[d];
+      }
+    });
+    return reproducedOfChanged;
+  };
+  const auto [plain, changed] = reproducedChanges("0");
+  const auto [weighted, changedToo] = reproducedChanges("50");
+  REQUIRE(changed > 0);
+  CHECK(changedToo == changed);
+  CHECK(weighted > plain);
+  CHECK(2 * weighted > changed);
+}
+
+TEST_CASE("train-bc on regalloc: settings of bucketized features and of .text gains are refused",
           "[training][regalloc][errors]") {
   RegallocTrace traced;
   CHECK_THROWS_WITH(trainBehavioralCloning(traced.options("x", {"gain_weight=1"})),

@@ -1,23 +1,31 @@
 #pragma once
 // `mlgo explore`: per-module search over a problem's decisions around a
-// baseline (the default heuristic, or a policy's greedy choices), whose best
-// trajectories are what imitation learning learns from (ml-compiler-opt's
+// baseline (the default heuristic, a policy's greedy choices, or the default's
+// ranked by a policy: mlgo/trace/explore_baseline.h), whose best trajectories
+// are what imitation learning learns from (ml-compiler-opt's
 // generate_bc_trajectories). Per module, within a budget of compiles:
 //   1. compile with the default heuristic (the reward baseline) and, for a
 //      policy baseline, with the policy;
-//   2. flip one decision at a time at the candidate decisions: the policy's
-//      least certain ones (smallest |P(action 1) - 0.5|), or for the default
-//      heuristic, which has no certainty, decisions spread evenly over the
-//      compile; decisions after a flip are the baseline's own on the features
-//      they then see, so "decision k" is positional, as in a replay;
+//   2. flip one decision at a time at the candidate decisions: the baseline's
+//      least certain ones, or for the default heuristic alone, which has no
+//      certainty, decisions spread evenly over the compile; decisions after a
+//      flip are the baseline's own on the features they then see, so
+//      "decision k" is positional, as in a replay;
 //   3. add the improving flips greedily, best first, keeping each only while
-//      the module keeps shrinking (flips interact: applying all at once often
-//      grows the module).
+//      the module keeps improving (flips interact: applying all at once often
+//      makes it worse).
+// What is minimized is the problem's own measure where it has one (register
+// allocation: LLVM's regalloc score), else the object's .text size. Where the
+// problem also measures parts of a compile (register allocation: each
+// function's score, its decisions its own), each part is searched on its own
+// within the same compiles: a compile flips one candidate in every function at
+// once and each function keeps what lowered its own score, so the budget
+// bounds compiles per module whatever the number of functions.
 // The output is a trace (mlgo/trace/trace_format.h) holding each module's
-// best trajectory, its native size that trajectory's size, and baselines.json
-// the default heuristic's sizes, so train-bc can weigh a module by what
-// exploration gained on it. Problem-agnostic: it reaches the problem only
-// through Problem::steeringHook.
+// best trajectory, and baselines.json the default heuristic's sizes (and
+// measure), so train-bc can weigh a module by what exploration gained on it.
+// Problem-agnostic: it reaches the problem only through the Problem
+// interface.
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -26,28 +34,34 @@
 #include "mlgo/corpus/corpus.h"
 #include "mlgo/distributed/cluster.h"
 #include "mlgo/driver/compiler_driver.h"
-#include "mlgo/policy/policy_model.h"
 #include "mlgo/trace/trace_format.h"
 
 namespace mlgo {
 
 class Problem;
+class ExploreBaseline;
 
 struct ExploreSettings {
-  /// Null: the default heuristic is the baseline.
-  const PolicyModel *baseline = nullptr;
-  size_t flips = 32;   ///< candidate decisions flipped one at a time
+  /// Null: the default heuristic alone (two-action problems).
+  const ExploreBaseline *baseline = nullptr;
+  size_t flips = 32;   ///< candidate decisions flipped one at a time, per module or per part the problem measures
   size_t budget = 64;  ///< compiles per module, the baseline compiles included
 };
 
-/// One module's exploration. Sizes are `.text` bytes.
+/// What explore minimizes for `problem`: its measure where it has exactly
+/// one, else "text" (the object's .text bytes).
+std::string exploreMetric(const Problem &problem);
+
+/// One module's exploration. Values are of exploreMetric().
 struct ExploredModule {
   CompileResult failure;  ///< the default compile when it failed (then nothing else is set)
-  uint64_t defaultSize = 0, baselineSize = 0, bestSize = 0;
-  size_t decisions = 0;  ///< of the baseline's compile
+  double defaultValue = 0, baselineValue = 0, bestValue = 0;
+  uint64_t defaultText = 0;  ///< the default compile's .text bytes
+  size_t decisions = 0;      ///< of the baseline's compile
+  size_t segments = 0;       ///< parts searched on their own (1 where the problem measures none)
   size_t compiles = 0, flipsTried = 0, improvingFlips = 0;
-  std::vector<size_t> keptFlips;  ///< decision numbers, ascending
-  trace::ModuleTrace best;        ///< the smallest compile's decisions
+  std::vector<size_t> keptFlips;  ///< decision numbers in `best`, ascending
+  trace::ModuleTrace best;        ///< the best compile's decisions
   bool ok() const { return failure.ok(); }
 };
 
@@ -69,7 +83,8 @@ struct ExploreOptions {
 struct ExploreSummary {
   size_t modules = 0, explored = 0, improved = 0, resumed = 0;
   std::vector<std::pair<std::string, std::string>> failures;  ///< module, message
-  uint64_t defaultSize = 0, baselineSize = 0, bestSize = 0;  ///< totals over explored modules
+  std::string metric;
+  double defaultValue = 0, baselineValue = 0, bestValue = 0;  ///< totals over explored modules
   size_t compiles = 0;
   double seconds = 0;
 };

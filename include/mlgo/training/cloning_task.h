@@ -22,6 +22,7 @@ namespace mlgo {
 class Problem;
 namespace trace {
 class TraceReader;
+struct ModuleTrace;
 }
 
 enum class Split { Train, Heldout };
@@ -43,6 +44,15 @@ class CloningTask {
   virtual void savePolicy(const TorchMlp &network, Activation activation, const nlohmann::json &training,
                           const std::filesystem::path &directory) const = 0;
 };
+
+/// Cross entropy of `logits` against `labels`, the mean over the batch, each
+/// decision weighed by `weights` (batch-sized) where it is defined.
+torch::Tensor weightedCrossEntropy(const torch::Tensor &logits, const torch::Tensor &labels,
+                                   const torch::Tensor &weights);
+
+/// A decision's weight in imitation: 1, or 1 + flipWeight where the recorded
+/// action is not the default heuristic's (where exploration changed it).
+float flipDecisionWeight(const trace::ModuleTrace &module, size_t decision, double flipWeight);
 
 /// Whether a module is held out: chosen by a hash of its name and the seed.
 bool isHeldOutModule(const std::string &name, uint64_t seed, double fraction);

@@ -4,9 +4,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "mlgo/policy/position_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/problems/regalloc/eviction_hook.h"
 #include "mlgo/support/exit_codes.h"
+#include "mlgo/support/text_input.h"
 #include "mlgo/trace/default_trace.h"
 #include "mlgo/trace/trace_reader.h"
 #include "support/test_environment.h"
@@ -77,7 +79,7 @@ TEST_CASE("regalloc problem: traces do not depend on --threads", "[regalloc]") {
   CHECK(readBytes(scratch / "one" / "baselines.json") == readBytes(scratch / "two" / "baselines.json"));
 }
 
-TEST_CASE("regalloc problem: the CLI traces it and builds its vocab, and explore refuses it by name",
+TEST_CASE("regalloc problem: the CLI traces it, builds its vocab and explores it around the default",
           "[regalloc][cli]") {
   test::ScratchDirectory scratch;
   const Corpus corpus = test::singleSourceCorpus(scratch / "corpus", test::testData() / "regalloc/pressure.c", "-O2");
@@ -104,9 +106,31 @@ TEST_CASE("regalloc problem: the CLI traces it and builds its vocab, and explore
   CHECK_THAT(vocab.out, Contains("wrote 20 vocab files"));
   CHECK(fs::exists(scratch / "vocab" / "liverange_size.buckets"));
   CHECK_FALSE(fs::exists(scratch / "vocab" / "mask.buckets"));
-  auto explore = test::runMlgo({"explore", "--problem", "regalloc", "--corpus", corpus.directory.string(),
-                                "--output", (scratch / "explored").string()});
-  CHECK(explore.exitCode == exit_code::kUsage);
-  CHECK_THAT(explore.err, Contains("regalloc") && Contains("explore"));
+
+  // explore needs a policy to rank the evictions (the default names only its own).
+  const std::vector<std::string> explore{"explore", "--problem", "regalloc", "--corpus", corpus.directory.string(),
+                                         "--output", (scratch / "explored").string(), "--flips", "4", "--budget", "8"};
+  auto unranked = test::runMlgo(explore);
+  CHECK(unranked.exitCode == exit_code::kUsage);
+  CHECK_THAT(unranked.err, Contains("regalloc") && Contains("--policy"));
   CHECK_FALSE(fs::exists(scratch / "explored" / "trace_description.json"));
+  std::vector<std::string> aroundDefault = explore;
+  aroundDefault.push_back("--around-default");
+  auto withoutPolicy = test::runMlgo(aroundDefault);
+  CHECK(withoutPolicy.exitCode == exit_code::kUsage);
+  CHECK_THAT(withoutPolicy.err, Contains("--around-default needs --policy"));
+  test::regallocPolicyScoringBy("liverange_size").save(scratch / "ranker");
+  aroundDefault.insert(aroundDefault.end(), {"--policy", (scratch / "ranker").string()});
+  auto explored = test::runMlgo(aroundDefault);
+  REQUIRE(explored.exitCode == exit_code::kSuccess);
+  CHECK_THAT(explored.out, Contains("explored 1 of 1 modules") && Contains("regalloc_score: default"));
+  const nlohmann::json exploration = readJsonFile(scratch / "explored" / "exploration.json");
+  CHECK(exploration["settings"]["around_default"] == true);
+  CHECK(exploration["settings"]["metric"] == "regalloc_score");
+  const nlohmann::json &figures = exploration["modules"][0];
+  CHECK(figures["best_regalloc_score"].get<double>() <= figures["default_regalloc_score"].get<double>());
+  CHECK(figures["compiles"].get<size_t>() <= 8);
+  auto explorationInfo = test::runMlgo({"trace-info", (scratch / "explored").string(), "--json"});
+  REQUIRE(explorationInfo.exitCode == exit_code::kSuccess);
+  CHECK(nlohmann::json::parse(explorationInfo.out)["differ_from_default"] == figures["flips_kept"].size());
 }

@@ -1,0 +1,105 @@
+#include "mlgo/trace/explore_baseline.h"
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "mlgo/policy/policy_model.h"
+#include "mlgo/policy/position_policy.h"
+#include "mlgo/policy/trajectory.h"
+#include "mlgo/problems/problem.h"
+#include "mlgo/support/errors.h"
+
+namespace mlgo {
+
+namespace {
+
+class DefaultBaseline final : public ExploreBaseline {
+ public:
+  bool ranked() const override { return false; }
+  bool takesDefault() const override { return true; }
+  ExploreChoice choose(const int64_t *, int64_t defaultAction) const override {
+    return {defaultAction, defaultAction == 1 ? 0 : 1, 0.0};
+  }
+  std::string fingerprint() const override { return ""; }
+};
+
+class ScalarPolicyBaseline final : public ExploreBaseline {
+ public:
+  ScalarPolicyBaseline(std::shared_ptr<const PolicyModel> policy, bool aroundDefault)
+      : policy_(std::move(policy)), aroundDefault_(aroundDefault) {}
+  bool ranked() const override { return true; }
+  bool takesDefault() const override { return aroundDefault_; }
+  ExploreChoice choose(const int64_t *features, int64_t defaultAction) const override {
+    float logits[2];
+    policy_->logits(features, logits);
+    const double p1 = probabilityOfAction1(logits);
+    if (aroundDefault_) return {defaultAction, defaultAction == 1 ? 0 : 1, defaultAction == 1 ? p1 - 0.5 : 0.5 - p1};
+    const int64_t action = logits[1] > logits[0];  // PolicyModel::decide's rule
+    return {action, 1 - action, std::abs(p1 - 0.5)};
+  }
+  std::string fingerprint() const override { return policy_->serialize(); }
+
+ private:
+  std::shared_ptr<const PolicyModel> policy_;
+  bool aroundDefault_;
+};
+
+class PositionPolicyBaseline final : public ExploreBaseline {
+ public:
+  PositionPolicyBaseline(std::shared_ptr<const PositionPolicy> policy, bool aroundDefault)
+      : policy_(std::move(policy)), aroundDefault_(aroundDefault) {}
+  bool ranked() const override { return true; }
+  bool takesDefault() const override { return aroundDefault_; }
+  ExploreChoice choose(const int64_t *features, int64_t defaultAction) const override {
+    std::vector<float> scores(policy_->layout().positions());
+    policy_->scores(features, scores.data());  // -infinity where the mask forbids
+    const int64_t action = aroundDefault_ ? defaultAction : policy_->decide(features);
+    if (action < 0 || size_t(action) >= scores.size()) return {action, -1, 0.0};
+    int64_t alternative = -1;
+    for (size_t p = 0; p < scores.size(); ++p)
+      if (int64_t(p) != action && std::isfinite(scores[p]) && (alternative < 0 || scores[p] > scores[alternative]))
+        alternative = int64_t(p);
+    if (alternative < 0) return {action, -1, 0.0};
+    return {action, alternative, double(scores[action]) - double(scores[alternative])};
+  }
+  std::string fingerprint() const override { return policy_->serialize(); }
+
+ private:
+  std::shared_ptr<const PositionPolicy> policy_;
+  bool aroundDefault_;
+};
+
+}  // namespace
+
+std::unique_ptr<ExploreBaseline> defaultExploreBaseline(const Problem &problem) {
+  if (problem.decisionSpec().actions != 2)
+    throw UsageError("exploring " + problem.name() + "'s decisions among " +
+                     std::to_string(problem.decisionSpec().actions) +
+                     " positions needs --policy: the default heuristic names only its own choice, a policy ranks "
+                     "the others (with --around-default, explore keeps the default's decisions as the baseline)");
+  return std::make_unique<DefaultBaseline>();
+}
+
+std::unique_ptr<ExploreBaseline> scalarPolicyBaseline(std::shared_ptr<const PolicyModel> policy, bool aroundDefault) {
+  return std::make_unique<ScalarPolicyBaseline>(std::move(policy), aroundDefault);
+}
+
+std::unique_ptr<ExploreBaseline> positionPolicyBaseline(std::shared_ptr<const PositionPolicy> policy,
+                                                        bool aroundDefault) {
+  return std::make_unique<PositionPolicyBaseline>(std::move(policy), aroundDefault);
+}
+
+std::unique_ptr<ExploreBaseline> loadExploreBaseline(const Problem &problem, const std::filesystem::path &directory,
+                                                     bool aroundDefault) {
+  const trace::DecisionSpec &spec = problem.decisionSpec();
+  if (PositionLayout::whyNot(spec).empty())
+    return positionPolicyBaseline(
+        std::make_shared<const PositionPolicy>(PositionPolicy::load(directory, problem.name(), spec)), aroundDefault);
+  requireScalarBinaryDecisions(problem, "explore");
+  return scalarPolicyBaseline(
+      std::make_shared<const PolicyModel>(PolicyModel::load(directory, problem.name(), problem.featureNames())),
+      aroundDefault);
+}
+
+}  // namespace mlgo
