@@ -40,7 +40,6 @@ class Metric {
  public:
   explicit Metric(const Problem &problem)
       : problem_(problem), name_(exploreMetric(problem)), segmented_(name_ != "text" && !problem.segmentName().empty()) {}
-  const std::string &name() const { return name_; }
   bool segmented() const { return segmented_; }
   double ofModule(const CompileResult &result, const PipelineHook &hook) const {
     if (!result.ok()) return kUnmeasured;
