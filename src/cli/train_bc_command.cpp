@@ -16,7 +16,7 @@ namespace mlgo::cli {
 namespace {
 
 struct TrainBCFlags {
-  std::string trace, vocab, output, config;
+  std::string trace, vocab, output, config, warmstart;
   std::vector<std::string> sets;
   uint64_t seed = 0;
   unsigned threads = 0;
@@ -32,6 +32,7 @@ int runTrainBC(const TrainBCFlags &flags) {
   options.vocab = flags.vocab;
   options.output = flags.output;
   options.seed = flags.seed;
+  if (!flags.warmstart.empty()) options.warmstart = flags.warmstart;
   options.config = schema.resolve(
       flags.config.empty() ? std::nullopt : std::optional<std::filesystem::path>(flags.config), flags.sets);
   const auto outputLock = claimOutput(flags.output, "train-bc", freshOutput(flags.force));
@@ -55,9 +56,12 @@ void addTrainBCCommand(CLI::App *command, CommandRunner &runner) {
   command->add_option("--trace", flags->trace, "Trace directory")->required();
   command->add_option("--vocab", flags->vocab,
                       "Vocab directory (<feature>.buckets); needed for problems whose features are bucketized "
-                      "(inlining), not for decisions among positions (regalloc)");
+                      "(inlining), not for decisions among positions (regalloc) nor with --warmstart");
   command->add_option("--output", flags->output, "Output directory (policy/, checkpoints/, metrics.jsonl)")->required();
   command->add_option("--config", flags->config, "JSON config (default: ml-compiler-opt's BC settings)");
+  command->add_option("--warmstart", flags->warmstart,
+                      "Start from this policy of the same problem instead of random weights (fine-tuning): its "
+                      "network and input preprocessing are kept");
   command->add_option("--set", flags->sets, "Override a config key: --set iterations=2000 (repeatable)");
   command->add_option("--seed", flags->seed, "Seed of initialization, hold-out split, batches and dropout")
       ->capture_default_str()

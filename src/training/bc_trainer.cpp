@@ -113,6 +113,7 @@ BCSummary trainBehavioralCloning(const BCOptions &options) {
   torch::set_num_threads(1);
   torch::manual_seed(options.seed);
   TorchMlp network(task->networkInputs(), hidden, activation, dropout, task->networkOutputs());
+  if (const std::vector<DenseLayer> *start = task->startingLayers()) loadWeights(network, *start);
   torch::optim::Adam optimizer(
       network->parameters(),
       torch::optim::AdamOptions(config.at("learning_rate").get<double>()).eps(config.at("adam_epsilon").get<double>()));
@@ -136,6 +137,7 @@ BCSummary trainBehavioralCloning(const BCOptions &options) {
     const json training{{"trainer", "behavioral-cloning"},
                         {"trace", options.trace.string()},
                         {"vocab", options.vocab.string()},
+                        {"warmstart", options.warmstart ? options.warmstart->string() : ""},
                         {"seed", options.seed},
                         {"iterations", iteration},
                         {"config", config}};

@@ -3,6 +3,7 @@
 // the positions the mask allows is trained toward the recorded one.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "mlgo/policy/position_policy.h"
 #include "mlgo/problems/problem.h"
@@ -59,7 +60,15 @@ class PositionCloningTask final : public CloningTask {
     if (trainRaw.labels.empty())
       throw InputError(
           describeInputProblem(options.trace.string(), "", "no training decisions (all modules held out?)"));
-    measureStatistics(trainRaw);
+    if (options.warmstart) {
+      // The start's input statistics stay: its weights were trained on them.
+      start_ = PositionPolicy::load(*options.warmstart, problem_, spec_);
+      checkStartingNetwork(start_->network().hiddenSizes(), start_->network().activation(), options.config);
+      means_ = start_->means();
+      stddevs_ = start_->stddevs();
+    } else {
+      measureStatistics(trainRaw);
+    }
     train_ = toDataset(trainRaw);
     heldout_ = toDataset(heldoutRaw);
   }
@@ -68,6 +77,9 @@ class PositionCloningTask final : public CloningTask {
   int64_t networkOutputs() const override { return 1; }
   size_t decisions(Split split) const override { return data(split).size(); }
   size_t modules(Split split) const override { return data(split).modules; }
+  const std::vector<DenseLayer> *startingLayers() const override {
+    return start_ ? &start_->network().layers() : nullptr;
+  }
 
   torch::Tensor batchLoss(TorchMlp &network, const torch::Tensor &batch) const override {
     const torch::Tensor logits =
@@ -172,6 +184,7 @@ class PositionCloningTask final : public CloningTask {
   trace::DecisionSpec spec_;
   PositionLayout layout_;
   std::vector<float> means_, stddevs_;
+  std::optional<PositionPolicy> start_;
   double flipWeight_ = 0;
   PositionDataset train_, heldout_;
 };

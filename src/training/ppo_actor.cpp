@@ -46,15 +46,6 @@ PPOBatch PPOActor::makeBatch(const std::vector<CollectedModule> &collected,
   return batch;
 }
 
-void checkStartingNetwork(const std::vector<size_t> &hidden, Activation activation, const nlohmann::json &config) {
-  const auto expected = config.at("hidden_layers").get<std::vector<size_t>>();
-  const Activation configured = parseActivation(config.at("activation").get<std::string>());
-  if (hidden != expected || activation != configured)
-    throw UsageError("the starting policy's network (hidden_layers and activation) differs from the config's: " +
-                     nlohmann::json(hidden).dump() + " " + activationName(activation) + " vs " +
-                     nlohmann::json(expected).dump() + " " + activationName(configured));
-}
-
 std::unique_ptr<PPOActor> makePPOActor(const Problem &problem,
                                        const std::optional<std::filesystem::path> &startingPolicy,
                                        const std::filesystem::path &vocab, const nlohmann::json &config) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "mlgo/policy/policy_model.h"
 #include "mlgo/problems/problem.h"
@@ -77,12 +78,7 @@ class ScalarCloningTask final : public CloningTask {
   ScalarCloningTask(const BCOptions &options, const trace::TraceReader &reader, const Problem &problem)
       : problem_(problem.name()) {
     const nlohmann::json &config = options.config;
-    if (options.vocab.empty()) throw UsageError("train-bc for " + problem.name() + " needs --vocab");
-    PreprocessingConfig preprocessing;
-    preprocessing.withSqrt = config.at("with_sqrt").get<bool>();
-    preprocessing.withZScore = config.at("with_z_score").get<bool>();
-    preprocessing.passthrough = config.at("passthrough_features").get<std::vector<std::string>>();
-    preprocessor_ = preprocessorFromVocab(problem.featureNames(), options.vocab, preprocessing);
+    const bool zScoreFromTrace = choosePreprocessing(options, problem);
 
     RawDecisions trainRaw, heldoutRaw;
     const double gainWeight = config.at("gain_weight").get<double>();
@@ -103,7 +99,7 @@ class ScalarCloningTask final : public CloningTask {
     if (trainRaw.labels.empty())
       throw InputError(
           describeInputProblem(options.trace.string(), "", "no training decisions (all modules held out?)"));
-    if (preprocessing.withZScore) {
+    if (zScoreFromTrace) {
       auto [means, stddevs] = featureStatistics(trainRaw, problem.featureNames().size());
       preprocessor_.setZScoreStatistics(means, stddevs);
     }
@@ -115,6 +111,7 @@ class ScalarCloningTask final : public CloningTask {
   int64_t networkOutputs() const override { return 2; }
   size_t decisions(Split split) const override { return data(split).size(); }
   size_t modules(Split split) const override { return data(split).modules; }
+  const std::vector<DenseLayer> *startingLayers() const override { return start_ ? &start_->layers() : nullptr; }
 
   torch::Tensor batchLoss(TorchMlp &network, const torch::Tensor &batch) const override {
     const torch::Tensor logits = network->forward(train_.inputs.index_select(0, batch));
@@ -141,7 +138,29 @@ class ScalarCloningTask final : public CloningTask {
 
  private:
   const Dataset &data(Split split) const { return split == Split::Train ? train_ : heldout_; }
+
+  /// The network's input: a warm start's preprocessing (what its weights were
+  /// trained on), else the config's preprocessing of the vocab. Returns
+  /// whether the z-score statistics are still to be measured on the trace.
+  bool choosePreprocessing(const BCOptions &options, const Problem &problem) {
+    if (options.warmstart) {
+      start_ = PolicyModel::load(*options.warmstart, problem.name(), problem.featureNames());
+      if (!options.vocab.empty()) start_->checkVocab(options.vocab);
+      checkStartingNetwork(start_->hiddenSizes(), start_->activation(), options.config);
+      preprocessor_ = start_->preprocessor();
+      return false;
+    }
+    if (options.vocab.empty()) throw UsageError("train-bc for " + problem.name() + " needs --vocab");
+    PreprocessingConfig preprocessing;
+    preprocessing.withSqrt = options.config.at("with_sqrt").get<bool>();
+    preprocessing.withZScore = options.config.at("with_z_score").get<bool>();
+    preprocessing.passthrough = options.config.at("passthrough_features").get<std::vector<std::string>>();
+    preprocessor_ = preprocessorFromVocab(problem.featureNames(), options.vocab, preprocessing);
+    return preprocessing.withZScore;
+  }
+
   std::string problem_;
+  std::optional<PolicyModel> start_;
   FeaturePreprocessor preprocessor_;
   Dataset train_, heldout_;
 };

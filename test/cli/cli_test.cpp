@@ -229,3 +229,25 @@ TEST_CASE("cli: eval with --cache-dir reuses every compile of an identical run, 
   CHECK(nlohmann::json::parse(readFile(scratch / "second.json"))["memo"]["disk_hits"] == 14);
   CHECK(run((scratch / "x.json").string(), {"--no-memo", "--cache-dir", cache}).exitCode == exit_code::kUsage);
 }
+
+TEST_CASE("cli: train-bc --warmstart fine-tunes a policy; a network of another shape exits 2", "[cli][training]") {
+  test::TracedTestCorpus traced;
+  auto trainBC = [&](const std::string &output, std::vector<std::string> extra) {
+    std::vector<std::string> arguments{"train-bc", "--trace", (traced / "trace").string(), "--output",
+                                       (traced / output).string(), "--set", "iterations=50", "--set",
+                                       "report_every=50"};
+    arguments.insert(arguments.end(), extra.begin(), extra.end());
+    return test::runMlgo(arguments);
+  };
+  REQUIRE(trainBC("start", {"--vocab", (traced / "vocab").string()}).exitCode == exit_code::kSuccess);
+  // No --vocab: the start's preprocessing is the network's input.
+  const auto tuned = trainBC("tuned", {"--warmstart", (traced / "start").string()});
+  CHECK(tuned.exitCode == exit_code::kSuccess);
+  const auto model = nlohmann::json::parse(readFile(traced / "tuned/policy/policy.json"));
+  CHECK(model["training"]["warmstart"] == (traced / "start").string());
+
+  const auto otherShape = trainBC("x", {"--warmstart", (traced / "start").string(), "--set", "hidden_layers=[8]"});
+  CHECK(otherShape.exitCode == exit_code::kUsage);
+  CHECK_THAT(otherShape.err, Contains("hidden_layers") && Contains("[8]"));
+  CHECK_FALSE(fs::exists(traced / "x/policy"));
+}

@@ -142,6 +142,64 @@ TEST_CASE("train-bc: imitation of an explored trace learns what the search found
         readFile(traced.scratch / "imitation/policy/model.json"));
 }
 
+TEST_CASE("train-bc --warmstart: starts from the policy's network, fine-tunes it toward a search around it",
+          "[training][explore]") {
+  TracedCorpus traced;
+  const auto &problem = findProblem("inlining");
+  auto policyAt = [&](const std::string &output) {
+    return PolicyModel::load(traced.scratch / output, problem.name(), problem.featureNames());
+  };
+  // How many decisions of the default trace two policies take differently.
+  auto disagreements = [&](const PolicyModel &a, const PolicyModel &b) {
+    size_t count = 0;
+    trace::TraceReader(traced.scratch / "trace").forEachModule([&](const trace::ModuleTrace &module) {
+      for (size_t d = 0; d < module.decisions(); ++d)
+        count += a.decide(module.featuresOf(d)) != b.decide(module.featuresOf(d));
+    });
+    return count;
+  };
+  trainBehavioralCloning(traced.options("start", {"iterations=2000", "report_every=2000", "holdout_fraction=0",
+                                                  "learning_rate=0.01", "checkpoint_every=0"}));
+  const PolicyModel start = policyAt("start");
+
+  // One step too small to change a decision: the start's network and
+  // preprocessing, not random weights (the vocab is the start's own).
+  const std::vector<std::string> oneTinyStep{"iterations=1", "report_every=1", "holdout_fraction=0",
+                                             "learning_rate=1e-9", "dropout=0", "checkpoint_every=0"};
+  BCOptions kept = traced.options("kept", oneTinyStep);
+  kept.vocab.clear();
+  kept.warmstart = traced.scratch / "start";
+  trainBehavioralCloning(kept);
+  CHECK(disagreements(policyAt("kept"), start) == 0);
+  CHECK(policyAt("kept").training["warmstart"] == (traced.scratch / "start").string());
+  trainBehavioralCloning(traced.options("fresh", oneTinyStep));
+  CHECK(disagreements(policyAt("fresh"), start) > 0);
+
+  // Fine-tuned on a search around the default heuristic, the start takes most
+  // of what the search changed, and more of it than before.
+  ExploreOptions explore;
+  explore.output = traced.scratch / "explored";
+  const std::unique_ptr<Cluster> single = singleProcessCluster();
+  runExplore(traced.corpus, CompilerDriver({}), problem, explore, nullptr, *single);
+  BCOptions tuned = traced.options("tuned", {"iterations=3000", "report_every=3000", "holdout_fraction=0",
+                                             "learning_rate=0.01", "dropout=0", "flip_weight=50",
+                                             "checkpoint_every=0"});
+  tuned.trace = explore.output;
+  tuned.warmstart = traced.scratch / "start";
+  trainBehavioralCloning(tuned);
+  const ChangedDecisions before = reproducedChanges(explore.output, traced.scratch / "start");
+  const ChangedDecisions after = reproducedChanges(explore.output, traced.scratch / "tuned");
+  REQUIRE(after.changed > 0);
+  CHECK(after.reproduced > before.reproduced);
+  CHECK(2 * after.reproduced > after.changed);
+
+  // A network of another shape than the config's is refused, naming both.
+  BCOptions otherShape = traced.options("x", {"iterations=10", "hidden_layers=[8]"});
+  otherShape.warmstart = traced.scratch / "start";
+  CHECK_THROWS_WITH(trainBehavioralCloning(otherShape), Catch::Contains("[40,40,20]") && Catch::Contains("[8]"));
+  CHECK_FALSE(fs::exists(traced.scratch / "x/policy"));
+}
+
 TEST_CASE("train-bc: the same trace, config and seed give identical weights", "[training][determinism]") {
   TracedCorpus traced;
   const std::vector<std::string> sets{"iterations=300", "report_every=100", "checkpoint_every=0"};

@@ -113,6 +113,43 @@ TEST_CASE("train-bc on regalloc: imitation weighs the evictions the search chang
   CHECK(2 * weighted > changed);
 }
 
+TEST_CASE("train-bc on regalloc --warmstart: keeps the start's network and input statistics",
+          "[training][regalloc]") {
+  RegallocTrace traced;
+  const trace::DecisionSpec &spec = findProblem("regalloc").decisionSpec();
+  const PositionPolicy start = test::regallocPolicyScoringBy("liverange_size");
+  start.save(traced.scratch / "start");
+  BCOptions options = traced.options("kept", {"iterations=1", "report_every=1", "learning_rate=1e-9",
+                                              "hidden_layers=[]"});
+  options.warmstart = traced.scratch / "start";
+  trainBehavioralCloning(options);
+  const PositionPolicy kept = PositionPolicy::load(traced.scratch / "kept", "regalloc", spec);
+  // The start's statistics (all 0 and 1), not the trace's, and its choices.
+  CHECK(kept.means() == start.means());
+  CHECK(kept.stddevs() == start.stddevs());
+  size_t decisions = 0, differing = 0;
+  trace::TraceReader(traced.scratch / "trace").forEachModule([&](const trace::ModuleTrace &module) {
+    for (size_t d = 0; d < module.decisions(); ++d, ++decisions)
+      differing += kept.decide(module.featuresOf(d)) != start.decide(module.featuresOf(d));
+  });
+  CHECK(decisions > 0);
+  CHECK(differing == 0);
+  // Without the warm start the statistics are the trace's.
+  trainBehavioralCloning(traced.options("fresh", {"iterations=1", "report_every=1", "hidden_layers=[]"}));
+  CHECK(PositionPolicy::load(traced.scratch / "fresh", "regalloc", spec).means() != start.means());
+
+  // The config's network must be the start's.
+  BCOptions otherShape = traced.options("x", {"iterations=1"});
+  otherShape.warmstart = traced.scratch / "start";
+  CHECK_THROWS_WITH(trainBehavioralCloning(otherShape), Contains("hidden_layers"));
+  // A policy of another problem is refused.
+  test::TracedTestCorpus inlining;
+  BCOptions otherProblem = traced.options("y", {"iterations=1", "hidden_layers=[]"});
+  otherProblem.trace = inlining / "trace";
+  otherProblem.warmstart = traced.scratch / "start";
+  CHECK_THROWS_WITH(trainBehavioralCloning(otherProblem), Contains("regalloc"));
+}
+
 TEST_CASE("train-bc on regalloc: settings of bucketized features and of .text gains are refused",
           "[training][regalloc][errors]") {
   RegallocTrace traced;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +21,11 @@ struct BCOptions {
   std::filesystem::path vocab;
   std::filesystem::path output;
   nlohmann::json config;  ///< resolved with behavioralCloningSchema()
+  /// A policy of the trace's problem to start from instead of random weights
+  /// (fine-tuning, e.g. a PPO policy on a search around it): its network and
+  /// its input preprocessing are kept, so the config's hidden_layers and
+  /// activation must match it and its preprocessing keys do not apply.
+  std::optional<std::filesystem::path> warmstart;
   uint64_t seed = 0;
   /// Called with every metrics record (also appended to output/metrics.jsonl).
   std::function<void(const nlohmann::json &)> onMetrics;

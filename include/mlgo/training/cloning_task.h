@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
@@ -34,6 +35,8 @@ class CloningTask {
   virtual int64_t networkOutputs() const = 0;
   virtual size_t decisions(Split split) const = 0;
   virtual size_t modules(Split split) const = 0;
+  /// The warm start's layers (BCOptions::warmstart), null without one.
+  virtual const std::vector<DenseLayer> *startingLayers() const = 0;
   /// Mean (weighted, where decisions have weights) cross entropy of the
   /// network's choice against the recorded actions of training decisions `batch`.
   virtual torch::Tensor batchLoss(TorchMlp &network, const torch::Tensor &batch) const = 0;

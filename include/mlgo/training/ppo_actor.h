@@ -76,8 +76,5 @@ std::unique_ptr<PPOActor> makeScalarPPOActor(const Problem &problem,
 std::unique_ptr<PPOActor> makePositionPPOActor(const Problem &problem,
                                                const std::optional<std::filesystem::path> &startingPolicy,
                                                const nlohmann::json &config);
-/// Throws UsageError when a starting policy's network differs from the
-/// config's hidden_layers and activation.
-void checkStartingNetwork(const std::vector<size_t> &hidden, Activation activation, const nlohmann::json &config);
 
 }  // namespace mlgo
