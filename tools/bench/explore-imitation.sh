@@ -17,8 +17,4 @@ tail -1 "$out/explore.log"
 /usr/bin/time -f "train-bc: %e s wall" "$mlgo" train-bc --trace "$out/explored" --vocab "$demo/vocab" \
   --config "$root/configs/inlining/imitation.json" --output "$out/imitation" --force 2> "$out/train-bc.log" > /dev/null
 tail -1 "$out/train-bc.log"
-for set in train heldout; do
-  "$mlgo" eval --corpus "$demo/projects/corpus/$set" --policy "$out/imitation" --json "$out/eval-$set.json" \
-    --threads 2 > "$out/eval-$set.txt" || [ $? -eq 4 ]
-done
-python3 "$root/tools/bench/eval-summary.py" "$out/eval-train.json" "$out/eval-heldout.json"
+"$root/tools/bench/eval-splits.sh" "$mlgo" "$demo/projects/corpus" "$out/imitation" "$out/eval"

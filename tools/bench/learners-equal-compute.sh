@@ -30,12 +30,7 @@ timed() {
 evaluate() {  # NAME POLICY_DIR
   local name=$1 policy=$2
   [ -f "$out/$name.summary" ] && return 0
-  for set in train heldout; do
-    "$mlgo" eval --corpus "$demo/projects/corpus/$set" --policy "$policy" --json "$out/$name-eval-$set.json" \
-      --threads 2 > /dev/null 2> "$out/$name-eval-$set.log" || [ $? -eq 4 ]
-  done
-  python3 "$root/tools/bench/eval-summary.py" "$out/$name-eval-train.json" "$out/$name-eval-heldout.json" \
-    > "$out/$name.summary"
+  "$root/tools/bench/eval-splits.sh" "$mlgo" "$demo/projects/corpus" "$policy" "$out/$name-eval" > "$out/$name.summary"
 }
 
 imitate() {  # NAME [explore flags...]: tools/bench/explore-imitation.sh, 32 flips / 64 compiles a module

@@ -24,9 +24,5 @@ for weight in "${weights[@]}"; do
     --output "$policy" --set iterations=20000 --set report_every=5000 --set dropout=0 --set checkpoint_every=0 \
     --set flip_weight="$weight" --force 2> "$policy.log" > /dev/null
   tail -1 "$policy.log"
-  for set in train heldout; do
-    "$mlgo" eval --problem regalloc --corpus "$corpus/$set" --policy "$policy" --json "$policy-eval-$set.json" \
-      --threads 2 > /dev/null || [ $? -eq 4 ]
-  done
-  python3 "$root/tools/bench/eval-summary.py" "$policy-eval-train.json" "$policy-eval-heldout.json"
+  "$root/tools/bench/eval-splits.sh" "$mlgo" "$corpus" "$policy" "$policy-eval" --problem regalloc
 done
