@@ -50,6 +50,10 @@ class PositionCloningTask final : public CloningTask {
       : problem_(problem.name()), spec_(problem.decisionSpec()), layout_(spec_) {
     refuseScalarOnlyKeys(options.config, problem_);
     flipWeight_ = options.config.at("flip_weight").get<double>();
+    if (options.warmstart) {
+      start_ = PositionPolicy::load(*options.warmstart, problem_, spec_);
+      checkStartingNetwork(start_->network().hiddenSizes(), start_->network().activation(), options.config);
+    }
     const double holdout = options.config.at("holdout_fraction").get<double>();
     RawPositions trainRaw, heldoutRaw;
     reader.forEachModule([&](const trace::ModuleTrace &module) {
@@ -60,10 +64,8 @@ class PositionCloningTask final : public CloningTask {
     if (trainRaw.labels.empty())
       throw InputError(
           describeInputProblem(options.trace.string(), "", "no training decisions (all modules held out?)"));
-    if (options.warmstart) {
+    if (start_) {
       // The start's input statistics stay: its weights were trained on them.
-      start_ = PositionPolicy::load(*options.warmstart, problem_, spec_);
-      checkStartingNetwork(start_->network().hiddenSizes(), start_->network().activation(), options.config);
       means_ = start_->means();
       stddevs_ = start_->stddevs();
     } else {

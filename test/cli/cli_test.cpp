@@ -230,7 +230,7 @@ TEST_CASE("cli: eval with --cache-dir reuses every compile of an identical run, 
   CHECK(run((scratch / "x.json").string(), {"--no-memo", "--cache-dir", cache}).exitCode == exit_code::kUsage);
 }
 
-TEST_CASE("cli: train-bc --warmstart fine-tunes a policy; a network of another shape exits 2", "[cli][training]") {
+TEST_CASE("cli: train-bc --warmstart fine-tunes a policy, and a network of another shape exits 2", "[cli][training]") {
   test::TracedTestCorpus traced;
   auto trainBC = [&](const std::string &output, std::vector<std::string> extra) {
     std::vector<std::string> arguments{"train-bc", "--trace", (traced / "trace").string(), "--output",
