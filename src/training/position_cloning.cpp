@@ -10,6 +10,7 @@
 #include "mlgo/support/errors.h"
 #include "mlgo/trace/trace_reader.h"
 #include "mlgo/training/cloning_task.h"
+#include "mlgo/training/warm_start.h"
 
 namespace mlgo {
 
@@ -50,10 +51,7 @@ class PositionCloningTask final : public CloningTask {
       : problem_(problem.name()), spec_(problem.decisionSpec()), layout_(spec_) {
     refuseScalarOnlyKeys(options.config, problem_);
     flipWeight_ = options.config.at("flip_weight").get<double>();
-    if (options.warmstart) {
-      start_ = PositionPolicy::load(*options.warmstart, problem_, spec_);
-      checkStartingNetwork(start_->network().hiddenSizes(), start_->network().activation(), options.config);
-    }
+    if (options.warmstart) start_ = loadStartingPositionPolicy(problem, *options.warmstart, options.config);
     const double holdout = options.config.at("holdout_fraction").get<double>();
     RawPositions trainRaw, heldoutRaw;
     reader.forEachModule([&](const trace::ModuleTrace &module) {

@@ -5,6 +5,7 @@
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/training/ppo_actor.h"
+#include "mlgo/training/warm_start.h"
 
 namespace mlgo {
 
@@ -57,9 +58,7 @@ std::unique_ptr<PPOActor> makePositionPPOActor(const Problem &problem,
   if (config.at("with_sqrt").get<bool>() || !config.at("passthrough_features").empty())
     throw UsageError("with_sqrt and passthrough_features apply to vocab-bucketized features, not to " +
                      problem.name() + "'s (the starting policy's signed log1p and z-score)");
-  PositionPolicy start = PositionPolicy::load(*startingPolicy, problem.name(), problem.decisionSpec());
-  checkStartingNetwork(start.network().hiddenSizes(), start.network().activation(), config);
-  return std::make_unique<PositionPPOActor>(std::move(start));
+  return std::make_unique<PositionPPOActor>(loadStartingPositionPolicy(problem, *startingPolicy, config));
 }
 
 }  // namespace mlgo

@@ -4,6 +4,7 @@
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/training/ppo_actor.h"
+#include "mlgo/training/warm_start.h"
 
 namespace mlgo {
 
@@ -59,9 +60,7 @@ std::unique_ptr<PPOActor> makeScalarPPOActor(const Problem &problem,
     return std::make_unique<ScalarPPOActor>(problem, std::nullopt,
                                             preprocessorFromVocab(problem.featureNames(), vocab, preprocessing));
   }
-  PolicyModel start = PolicyModel::load(*startingPolicy, problem.name(), problem.featureNames());
-  start.checkVocab(vocab);
-  checkStartingNetwork(start.hiddenSizes(), start.activation(), config);
+  PolicyModel start = loadStartingPolicy(problem, *startingPolicy, vocab, config);
   FeaturePreprocessor preprocessor = start.preprocessor();
   return std::make_unique<ScalarPPOActor>(problem, std::move(start), std::move(preprocessor));
 }

@@ -10,6 +10,7 @@
 #include "mlgo/support/errors.h"
 #include "mlgo/trace/trace_reader.h"
 #include "mlgo/training/cloning_task.h"
+#include "mlgo/training/warm_start.h"
 
 namespace mlgo {
 
@@ -144,9 +145,7 @@ class ScalarCloningTask final : public CloningTask {
   /// whether the z-score statistics are still to be measured on the trace.
   bool choosePreprocessing(const BCOptions &options, const Problem &problem) {
     if (options.warmstart) {
-      start_ = PolicyModel::load(*options.warmstart, problem.name(), problem.featureNames());
-      if (!options.vocab.empty()) start_->checkVocab(options.vocab);
-      checkStartingNetwork(start_->hiddenSizes(), start_->activation(), options.config);
+      start_ = loadStartingPolicy(problem, *options.warmstart, options.vocab, options.config);
       preprocessor_ = start_->preprocessor();
       return false;
     }

@@ -68,13 +68,4 @@ torch::Tensor positionLogits(TorchMlp &network, const torch::Tensor &inputs, con
   return scores.reshape({decisions, positions}).masked_fill(mask.logical_not(), kForbiddenLogit);
 }
 
-void checkStartingNetwork(const std::vector<size_t> &hidden, Activation activation, const nlohmann::json &config) {
-  const auto expected = config.at("hidden_layers").get<std::vector<size_t>>();
-  const Activation configured = parseActivation(config.at("activation").get<std::string>());
-  if (hidden != expected || activation != configured)
-    throw UsageError("the starting policy's network (hidden_layers and activation) differs from the config's: " +
-                     nlohmann::json(hidden).dump() + " " + activationName(activation) + " vs " +
-                     nlohmann::json(expected).dump() + " " + activationName(configured));
-}
-
 }  // namespace mlgo

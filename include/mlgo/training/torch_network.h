@@ -4,7 +4,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
 #include "mlgo/policy/policy_model.h"
@@ -37,9 +36,6 @@ PolicyModel toPolicyModel(const TorchMlp &network, const std::string &problem, c
 /// Copies a plain C++ network's layers (a PolicyModel's, a PositionPolicy's)
 /// into a network of the same shape.
 void loadWeights(TorchMlp &network, const std::vector<DenseLayer> &layers);
-/// Throws UsageError when a starting policy's network (a warm start's) differs
-/// from the config's hidden_layers and activation.
-void checkStartingNetwork(const std::vector<size_t> &hidden, Activation activation, const nlohmann::json &config);
 
 /// The logit of an action a decision's mask forbids: softmax gives it exactly
 /// 0, and unlike -infinity it keeps 0 * log p finite in an entropy or a KL.

@@ -1,0 +1,41 @@
+#include "mlgo/training/warm_start.h"
+
+#include <string>
+#include <vector>
+
+#include "mlgo/problems/problem.h"
+#include "mlgo/support/errors.h"
+
+namespace mlgo {
+
+namespace {
+
+/// Throws UsageError when a starting policy's network differs from the
+/// config's hidden_layers and activation.
+void checkStartingNetwork(const std::vector<size_t> &hidden, Activation activation, const nlohmann::json &config) {
+  const auto expected = config.at("hidden_layers").get<std::vector<size_t>>();
+  const Activation configured = parseActivation(config.at("activation").get<std::string>());
+  if (hidden != expected || activation != configured)
+    throw UsageError("the starting policy's network (hidden_layers and activation) differs from the config's: " +
+                     nlohmann::json(hidden).dump() + " " + activationName(activation) + " vs " +
+                     nlohmann::json(expected).dump() + " " + activationName(configured));
+}
+
+}  // namespace
+
+PolicyModel loadStartingPolicy(const Problem &problem, const std::filesystem::path &directory,
+                               const std::filesystem::path &vocab, const nlohmann::json &config) {
+  PolicyModel start = PolicyModel::load(directory, problem.name(), problem.featureNames());
+  if (!vocab.empty()) start.checkVocab(vocab);
+  checkStartingNetwork(start.hiddenSizes(), start.activation(), config);
+  return start;
+}
+
+PositionPolicy loadStartingPositionPolicy(const Problem &problem, const std::filesystem::path &directory,
+                                          const nlohmann::json &config) {
+  PositionPolicy start = PositionPolicy::load(directory, problem.name(), problem.decisionSpec());
+  checkStartingNetwork(start.network().hiddenSizes(), start.network().activation(), config);
+  return start;
+}
+
+}  // namespace mlgo
