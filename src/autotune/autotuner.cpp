@@ -12,6 +12,7 @@
 #include "mlgo/distributed/rank_share.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/parallel_for.h"
+#include "mlgo/support/portable_math.h"
 #include "mlgo/support/text_input.h"
 
 namespace mlgo::autotune {
@@ -343,11 +344,11 @@ void summarize(AutotuneReport &report, const std::vector<SectionSizes> &bestSize
     const double oz = double(measure(tuning.ozSizes, metric));
     const double best = double(measure(tuning.bestSizes, metric));
     // As mlgo eval does: a module with no code or data counts as unchanged.
-    if (oz > 0 && best > 0) logSum += std::log(best / oz);
+    if (oz > 0 && best > 0) logSum += portable::log(best / oz);
     ++tuned;
     report.improved += best < oz;
   }
-  report.geomeanChange = tuned ? std::exp(logSum / double(tuned)) - 1 : 0;
+  report.geomeanChange = tuned ? portable::exp(logSum / double(tuned)) - 1 : 0;
 }
 
 }  // namespace

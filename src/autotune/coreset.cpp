@@ -6,6 +6,7 @@
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/data_paths.h"
 #include "mlgo/support/errors.h"
+#include "mlgo/support/portable_math.h"
 #include "mlgo/support/text_input.h"
 
 namespace mlgo::autotune {
@@ -48,7 +49,7 @@ std::vector<std::vector<double>> gainMatrix(const SweepTable &table, SizeMetric 
       if (!table.usable(m, l, allowUngated)) continue;
       const double size = double(measure(module.lists[l]->sizes, metric));
       // A module with no code or data counts as unchanged, as in autotune's geomean.
-      gains[m][l] = oz > 0 && size > 0 ? std::log(oz / size) : 0.0;
+      gains[m][l] = oz > 0 && size > 0 ? portable::log(oz / size) : 0.0;
     }
   }
   return gains;
@@ -65,7 +66,7 @@ double oracleChange(const std::vector<std::vector<double>> &gains, const std::ve
     for (size_t l : lists) best = std::max(best, module[l]);
     total += best;
   }
-  return std::exp(-total / double(gains.size())) - 1;
+  return portable::exp(-total / double(gains.size())) - 1;
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/data_paths.h"
 #include "mlgo/support/errors.h"
+#include "mlgo/support/portable_math.h"
 #include "mlgo/support/text_input.h"
 
 namespace mlgo::autotune {
@@ -26,7 +27,7 @@ PassPredictor::PassPredictor(Coreset coreset, std::vector<std::string> featureNa
 std::vector<float> PassPredictor::inputs(const std::vector<double> &features) const {
   std::vector<float> x(features.size());
   for (size_t i = 0; i < features.size(); ++i)
-    x[i] = (float(std::log1p(std::max(0.0, features[i]))) - mean_[i]) / deviation_[i];
+    x[i] = (float(portable::log1p(std::max(0.0, features[i]))) - mean_[i]) / deviation_[i];
   return x;
 }
 
@@ -155,7 +156,7 @@ void inputStatistics(const std::vector<std::vector<double>> &features, std::vect
   for (size_t f = 0; f < width; ++f) {
     double sum = 0, squares = 0;
     for (const std::vector<double> &row : features) {
-      const double x = std::log1p(std::max(0.0, row[f]));
+      const double x = portable::log1p(std::max(0.0, row[f]));
       sum += x;
       squares += x * x;
     }

@@ -18,6 +18,9 @@ struct Subcommand {
   void (*addFlags)(CLI::App *command, CommandRunner &runner);
   bool acrossRanks;    ///< divides its work among the ranks of an mpirun
   bool needsTraining;  ///< runs on the training library (LibTorch), loaded before anything else
+  /// The flag naming the output of a run that trains, traces, tunes or
+  /// evaluates: a run manifest is written there (nullptr: none).
+  const char *outputFlag = nullptr;
 };
 
 /// Every subcommand, in the order --help lists them.
@@ -43,5 +46,6 @@ void addPredictPassesCommand(CLI::App *command, CommandRunner &runner);
 void addReportCommand(CLI::App *command, CommandRunner &runner);
 void addMllvmOptionsCommand(CLI::App *command, CommandRunner &runner);
 void addCompileWorkerCommand(CLI::App *command, CommandRunner &runner);
+void addCompareRunsCommand(CLI::App *command, CommandRunner &runner);
 
 }  // namespace mlgo::cli

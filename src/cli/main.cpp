@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "common_options.h"
+#include "run_manifest_flags.h"
 #include "training_library_loader.h"
 #include "mlgo/distributed/cluster.h"
 #include "mlgo/problems/inlining/inlining_hook.h"
@@ -131,6 +132,8 @@ int main(int argc, char **argv) {
         return runner();
       },
       failed);
+  if (code == mlgo::exit_code::kSuccess || code == mlgo::exit_code::kPartialFailure)
+    mlgo::cli::writeManifestOfRun(*app.get_subcommands().at(0), chosen);
   // A rank that failed ends every rank: the others would wait on it.
   if (failed && cluster->distributed()) cluster->abortAll(code);
   mlgo::cli::setRunCluster(nullptr);

@@ -1,6 +1,5 @@
 #include "mlgo/corpus/extract_ir.h"
 
-#include <regex>
 
 #include "mlgo/corpus/compile_commands.h"
 #include "mlgo/corpus/corpus.h"
@@ -9,6 +8,7 @@
 #include "mlgo/support/errors.h"
 #include "mlgo/support/parallel_for.h"
 #include "mlgo/support/text_input.h"
+#include "mlgo/support/user_regex.h"
 
 namespace mlgo {
 
@@ -28,9 +28,9 @@ struct EntryOutcome {
   std::string detail;
 };
 
-bool matchesFilter(const std::regex &filter, const std::vector<std::string> &args) {
+bool matchesFilter(const UserRegex &filter, const std::vector<std::string> &args) {
   for (const std::string &arg : args)
-    if (std::regex_search(arg, filter)) return true;
+    if (filter.search(arg)) return true;
   return false;
 }
 
@@ -65,8 +65,8 @@ ExtractedModuleFiles readModuleFiles(const ExtractOptions &options, const Object
 }  // namespace
 
 ExtractSummary extractIR(const ExtractOptions &options) {
-  std::optional<std::regex> filter;
-  if (options.commandFilter) filter = compileUserRegex("--cmd-filter", *options.commandFilter);
+  std::optional<UserRegex> filter;
+  if (options.commandFilter) filter.emplace("--cmd-filter", *options.commandFilter);
   std::vector<ObjectEntry> entries = readEntries(options);
 
   // Two entries naming the same object (a file compiled twice into one

@@ -6,6 +6,7 @@
 #include "mlgo/problems/inlining/fixed_policies.h"
 #include "mlgo/problems/inlining/inlining_hook.h"
 #include "mlgo/support/parallel_for.h"
+#include "mlgo/support/portable_math.h"
 
 namespace mlgo {
 
@@ -126,11 +127,11 @@ EvalReport evaluateCorpus(const Corpus &corpus, const CompilerDriver &driver, co
       // A module with no code or data (size 0) counts as unchanged.
       const double base = static_cast<double>(evaluation.baseline.sizes.textPlusData());
       const double cand = static_cast<double>(evaluation.candidate.sizes.textPlusData());
-      if (base > 0 && cand > 0) logRatioSum += std::log(cand / base);
+      if (base > 0 && cand > 0) logRatioSum += portable::log(cand / base);
     }
     report.modules.push_back(std::move(evaluation));
   }
-  if (report.compared > 0) report.geomeanTextPlusDataChange = std::exp(logRatioSum / report.compared) - 1;
+  if (report.compared > 0) report.geomeanTextPlusDataChange = portable::exp(logRatioSum / report.compared) - 1;
   report.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "mlgo/support/portable_math.h"
 #include "mlgo/trace/sampling.h"
 
 namespace mlgo {
@@ -21,8 +22,8 @@ uint64_t actionSeed(uint64_t runSeed, uint64_t iteration, std::string_view modul
 
 double probabilityOfAction1(const float logits[2]) {
   const double difference = double(logits[1]) - double(logits[0]);
-  if (difference >= 0) return 1.0 / (1.0 + std::exp(-difference));
-  const double e = std::exp(difference);
+  if (difference >= 0) return 1.0 / (1.0 + portable::exp(-difference));
+  const double e = portable::exp(difference);
   return e / (1.0 + e);
 }
 
@@ -48,7 +49,7 @@ int64_t ActionSampler::draw(const float *logits) {
   thread_local std::vector<double> weights;
   weights.resize(actions);
   double total = 0;
-  for (size_t a = 0; a < actions; ++a) total += weights[a] = std::exp(double(logits[a]) - double(logits[best]));
+  for (size_t a = 0; a < actions; ++a) total += weights[a] = portable::exp(double(logits[a]) - double(logits[best]));
   double point = nextUniform() * total;
   for (size_t a = 0; a < actions; ++a) {
     if (weights[a] == 0) continue;

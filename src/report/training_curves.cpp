@@ -1,6 +1,7 @@
 #include "mlgo/report/training_curves.h"
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <sstream>
 
@@ -67,11 +68,19 @@ bool isPPORecord(const json &m) {
 }
 
 /// What a record's `size` measures (text, text+data, a problem's measure),
-/// into `measure` when the record says.
-void noteMeasure(const json &m, std::string &measure) {
+/// into `measure` when the record says. The name goes into the plots'
+/// titles (gnuplot commands), so only a name's characters are accepted.
+void noteMeasure(const json &m, const RecordPlace &at, std::string &measure) {
   using namespace metrics_keys;
-  if (m[kSize].contains(kSizeMetric) && m[kSize][kSizeMetric].is_string())
-    measure = m[kSize][kSizeMetric].get<std::string>();
+  if (!m[kSize].contains(kSizeMetric) || !m[kSize][kSizeMetric].is_string()) return;
+  const std::string name = m[kSize][kSizeMetric].get<std::string>();
+  const bool plain = !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum((unsigned char)c) || c == '_' || c == '+' || c == '-' || c == '.';
+  });
+  if (!plain)
+    throw InputError(at.describe(std::string(kSize) + "." + kSizeMetric + " is not a measure's name (letters, " +
+                                 "digits, _ + - . only)"));
+  measure = name;
 }
 
 PPORecord readPPORecord(const json &m, const RecordPlace &at, std::string &measure) {
@@ -86,7 +95,7 @@ PPORecord readPPORecord(const json &m, const RecordPlace &at, std::string &measu
   r.p75 = at.number(reward, kP75, kRewardDistribution);
   r.p90 = at.number(reward, kP90, kRewardDistribution);
   r.sizeChange = 100 * at.number(m[kSize], kSizeChange, kSize);
-  noteMeasure(m, measure);
+  noteMeasure(m, at, measure);
   r.entropy = at.number(m, kEntropy);
   r.kl = at.number(m, kKl);
   r.lossTotal = at.number(m[kLoss], kLossTotal, kLoss);
@@ -171,7 +180,7 @@ ESRecord readESRecord(const json &m, const RecordPlace &at, std::string &measure
   r.fitnessWorst = at.number(m["fitness"], "worst", "fitness");
   r.policyReward = at.number(m, "policy_reward");
   r.measureChange = 100 * at.number(m[kSize], kSizeChange, kSize);
-  noteMeasure(m, measure);
+  noteMeasure(m, at, measure);
   r.compiles = at.number(m, "compiles");
   r.replayed = at.number(m, "replayed");
   r.failed = at.number(m, "failed");

@@ -63,9 +63,16 @@ std::string base64(const std::string &bytes) {
 }
 
 /// A gnuplot single-quoted string (a quote inside is doubled).
+/// A gnuplot single-quoted string of `text`: quotes doubled, and control
+/// characters (a newline would end the string and the command, and start
+/// another, e.g. `!shell command`) shown as spaces.
 std::string gnuplotString(const std::string &text) {
   std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
+  for (char c : text) {
+    if (c == '\'') out += "''";
+    else if ((unsigned char)c < 0x20 || c == 0x7f) out += ' ';
+    else out += c;
+  }
   return out + "'";
 }
 
@@ -130,11 +137,12 @@ std::string gnuplotScript(const std::optional<TrainingCurves> &curves, const std
     const double width = (high - low) / double(bins);
     const std::string what = quantityName(rows.front().metric);
     s += fmt::format(
-        "set output 'size-change-histogram.png'\n"
-        "set title 'Per-module {0} change vs the baseline (changed modules only; unchanged ones are in the table)'\n"
-        "set xlabel '{0} change (%, clamped to [{1:.3g}, {2:.3g}])'\nset ylabel 'share of the modules (%)'\n"
-        "set style fill transparent solid 0.5\nset boxwidth {3:.6g}\nset xrange [{1:.6g}:{2:.6g}]\n",
-        what, low, high, width / double(rows.size()));
+        "set output 'size-change-histogram.png'\nset title {}\nset xlabel {}\nset ylabel 'share of the modules (%)'\n"
+        "set style fill transparent solid 0.5\nset boxwidth {:.6g}\nset xrange [{:.6g}:{:.6g}]\n",
+        gnuplotString("Per-module " + what +
+                      " change vs the baseline (changed modules only; unchanged ones are in the table)"),
+        gnuplotString(fmt::format("{} change (%, clamped to [{:.3g}, {:.3g}])", what, low, high)),
+        width / double(rows.size()), low, high);
     std::string histogram = "plot ", sorted = "plot ";
     for (size_t i = 0; i < rows.size(); ++i) {
       const std::string title = gnuplotString(fmt::format("{} ({} modules)", rows[i].label, rows[i].modules));
@@ -145,11 +153,10 @@ std::string gnuplotScript(const std::optional<TrainingCurves> &curves, const std
                             i ? ", \\\n     " : "", i, title);
     }
     s += histogram + "\nunset xrange\n";
-    s += fmt::format("set output 'size-change-sorted.png'\n"
-                     "set title 'Per-module {0} change vs the baseline, modules sorted by change'\n"
-                     "set xlabel 'modules (%, from the largest reduction to the largest growth)'\n"
-                     "set ylabel '{0} change (%)'\n",
-                     what) +
+    s += fmt::format("set output 'size-change-sorted.png'\nset title {}\n"
+                     "set xlabel 'modules (%, from the largest reduction to the largest growth)'\nset ylabel {}\n",
+                     gnuplotString("Per-module " + what + " change vs the baseline, modules sorted by change"),
+                     gnuplotString(what + " change (%)")) +
          sorted + "\n";
   }
   return s;

@@ -90,14 +90,6 @@ void forEachLine(std::string_view text, const std::function<void(size_t, std::st
   }
 }
 
-std::regex compileUserRegex(const std::string &flag, const std::string &pattern) {
-  try {
-    return std::regex(pattern, std::regex::ECMAScript);
-  } catch (const std::regex_error &e) {
-    throw UsageError(flag + " \"" + pattern + "\" is not a valid regex: " + e.what());
-  }
-}
-
 void requireFormat(const nlohmann::json &document, const std::string &file, const std::string &format, int version,
                    const std::string &what, const std::string &hint) {
   if (!document.is_object() || !document.contains("format") || document["format"] != format)

@@ -5,7 +5,6 @@
 #include <map>
 #include <condition_variable>
 #include <mutex>
-#include <regex>
 
 #include "mlgo/distributed/rank_share.h"
 #include "mlgo/driver/compile_worker.h"
@@ -13,6 +12,7 @@
 #include "mlgo/support/errors.h"
 #include "mlgo/support/parallel_for.h"
 #include "mlgo/support/text_input.h"
+#include "mlgo/support/user_regex.h"
 #include "mlgo/trace/sampling.h"
 #include "mlgo/trace/trace_format.h"
 #include "mlgo/trace/trace_writer.h"
@@ -92,15 +92,15 @@ DefaultTraceSummary runDefaultTrace(const Corpus &corpus, const CompilerDriver &
   if (!(options.samplingRate > 0 && options.samplingRate <= 1))
     throw UsageError("--sampling-rate must be in (0, 1]");
   if (options.shards == 0) throw UsageError("--shards must be at least 1");
-  std::optional<std::regex> filter;
-  if (options.moduleFilter) filter = compileUserRegex("--module-filter", *options.moduleFilter);
+  std::optional<UserRegex> filter;
+  if (options.moduleFilter) filter.emplace("--module-filter", *options.moduleFilter);
   const auto start = std::chrono::steady_clock::now();
   DefaultTraceSummary summary;
   summary.corpusModules = corpus.modules.size();
   std::vector<size_t> sampled;
   for (size_t i = 0; i < corpus.modules.size(); ++i) {
     const std::string &name = corpus.modules[i].name;
-    if (filter && !std::regex_search(name, *filter)) continue;
+    if (filter && !filter->search(name)) continue;
     if (isSampled(name, options.samplingRate, options.seed)) sampled.push_back(i);
   }
   summary.sampled = sampled.size();

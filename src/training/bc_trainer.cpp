@@ -17,6 +17,7 @@
 #include "mlgo/trace/sampling.h"
 #include "mlgo/trace/trace_reader.h"
 #include "mlgo/training/cloning_task.h"
+#include "mlgo/training/deterministic_torch.h"
 
 namespace mlgo {
 
@@ -108,10 +109,7 @@ BCSummary trainBehavioralCloning(const BCOptions &options) {
                                                 ? makeScalarCloningTask(options, reader, problem)
                                                 : makePositionCloningTask(options, reader, problem);
 
-  // One intra-op thread: results then never depend on the machine's cores
-  // (and this network is far too small to gain from more).
-  torch::set_num_threads(1);
-  torch::manual_seed(options.seed);
+  startDeterministicTorch(options.seed);
   TorchMlp network(task->networkInputs(), hidden, activation, dropout, task->networkOutputs());
   if (const std::vector<DenseLayer> *start = task->startingLayers()) loadWeights(network, *start);
   torch::optim::Adam optimizer(

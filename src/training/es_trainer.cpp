@@ -11,6 +11,7 @@
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
+#include "mlgo/support/portable_math.h"
 #include "mlgo/support/text_input.h"
 #include "mlgo/trace/sampling.h"
 #include "mlgo/training/collector.h"
@@ -99,8 +100,8 @@ std::vector<float> EvolutionStrategy::direction(int64_t iteration, size_t pair) 
   auto uniform = [&] { return (double(mixBits(state++) >> 11) + 1.0) * 0x1.0p-53; };  // (0, 1]
   std::vector<float> direction(theta_.size());
   for (float &value : direction) {
-    const double radius = std::sqrt(-2.0 * std::log(uniform()));
-    value = float(radius * std::cos(2.0 * kPi * uniform()));
+    const double radius = std::sqrt(-2.0 * portable::log(uniform()));
+    value = float(radius * portable::cos(2.0 * kPi * uniform()));
   }
   return direction;
 }
@@ -125,8 +126,8 @@ void EvolutionStrategy::step(int64_t iteration, const std::vector<double> &fitne
     for (size_t i = 0; i < gradient.size(); ++i) gradient[i] += weight * e[i];
   }
   ++steps_;
-  const double correction1 = 1 - std::pow(settings_.adamBeta1, double(steps_));
-  const double correction2 = 1 - std::pow(settings_.adamBeta2, double(steps_));
+  const double correction1 = 1 - portable::power(settings_.adamBeta1, steps_);
+  const double correction2 = 1 - portable::power(settings_.adamBeta2, steps_);
   for (size_t i = 0; i < theta_.size(); ++i) {
     firstMoment_[i] = settings_.adamBeta1 * firstMoment_[i] + (1 - settings_.adamBeta1) * gradient[i];
     secondMoment_[i] = settings_.adamBeta2 * secondMoment_[i] + (1 - settings_.adamBeta2) * gradient[i] * gradient[i];

@@ -10,6 +10,8 @@
 
 #include "mlgo/autotune/module_features.h"
 #include "mlgo/support/errors.h"
+#include "mlgo/support/portable_math.h"
+#include "mlgo/training/deterministic_torch.h"
 #include "mlgo/support/crc32c.h"
 
 namespace mlgo {
@@ -79,7 +81,7 @@ std::pair<torch::Tensor, torch::Tensor> targets(const std::vector<std::vector<do
     double total = 0;
     std::vector<double> weight(row.size(), 0);
     for (size_t k = 0; k < row.size(); ++k)
-      if (std::isfinite(row[k])) total += weight[k] = std::exp((row[k] - best) / temperature);
+      if (std::isfinite(row[k])) total += weight[k] = portable::exp((row[k] - best) / temperature);
     for (size_t k = 0; k < row.size(); ++k) {
       target[int64_t(r)][int64_t(k)] = float(weight[k] / total);
       usable[int64_t(r)][int64_t(k)] = std::isfinite(row[k]);
@@ -101,9 +103,9 @@ RankingFigures rankingFigures(const PassPredictor &predictor, const SweepTable &
     all += autotune::bestOfFirst(gains[m], ranking, ranking.size());
   }
   const double n = double(modules.size());
-  figures.top1 = std::exp(-top1 / n) - 1;
-  figures.top5 = std::exp(-top5 / n) - 1;
-  figures.topAll = std::exp(-all / n) - 1;
+  figures.top1 = portable::exp(-top1 / n) - 1;
+  figures.top5 = portable::exp(-top5 / n) - 1;
+  figures.topAll = portable::exp(-all / n) - 1;
   return figures;
 }
 
@@ -151,8 +153,7 @@ PassPredictorResult trainPassPredictor(const PassPredictorOptions &options) {
   const Split split = splitModules(table, config["holdout_fraction"].get<double>(), options.seed);
   if (split.train.empty()) throw UsageError("no module left to train on (the sweep is empty or all held out)");
 
-  torch::set_num_threads(1);
-  torch::manual_seed(options.seed);
+  startDeterministicTorch(options.seed);
   std::vector<std::vector<double>> trainFeatures;
   for (size_t m : split.train) trainFeatures.push_back(table.modules[m].features);
   std::vector<float> mean, deviation;

@@ -21,6 +21,7 @@
 #include "mlgo/support/text_input.h"
 #include "mlgo/trace/sampling.h"
 #include "mlgo/training/collector.h"
+#include "mlgo/training/deterministic_torch.h"
 #include "mlgo/training/distributed_collection.h"
 #include "mlgo/training/metrics_keys.h"
 #include "mlgo/training/ppo_actor.h"
@@ -356,8 +357,7 @@ class PPORun {
       throw UsageError(options.output.string() + " holds a run that can be resumed: pass --resume to continue it, " +
                        "or choose another --output");
     actor_ = makePPOActor(problem_, startingPolicy(), options.vocab, options.config);
-    torch::set_num_threads(1);
-    torch::manual_seed(options.seed);
+    startDeterministicTorch(options.seed);
     network_ = TorchMlp(actor_->networkInputs(), settings_.hidden, settings_.activation, 0.0, actor_->networkOutputs());
     optimizer_.emplace(network_->parameters(),
                        torch::optim::AdamOptions(settings_.learningRate).eps(settings_.adamEpsilon));

@@ -13,20 +13,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// Runs mlgo through env(1) with extra environment variables.
-test::CommandOutcome mlgoWithEnvironment(const std::vector<std::string> &variables,
-                                          const std::vector<std::string> &args) {
-  std::vector<std::string> command = variables;
-  command.push_back(test::mlgoBinary());
-  command.insert(command.end(), args.begin(), args.end());
-  return test::runProgram("/usr/bin/env", command);
-}
-
 /// Every file the dynamic loader opened while mlgo ran `args`.
 std::string loadedFiles(const std::vector<std::string> &args) {
   test::ScratchDirectory scratch;
   const auto outcome =
-      mlgoWithEnvironment({"LD_DEBUG=files", "LD_DEBUG_OUTPUT=" + (scratch / "loader").string()}, args);
+      test::runMlgoWithEnvironment({"LD_DEBUG=files", "LD_DEBUG_OUTPUT=" + (scratch / "loader").string()}, args);
   REQUIRE(outcome.exitCode == exit_code::kSuccess);
   std::string log;
   for (const auto &entry : fs::directory_iterator(scratch.path())) log += readFile(entry.path());
@@ -52,8 +43,8 @@ TEST_CASE("training library: a missing libmlgo_training.so is a clear error for 
     fs::copy_file(build / library, scratch / library);
   const std::string libraryPath = "LD_LIBRARY_PATH=" + scratch.path().string();
 
-  const auto train = mlgoWithEnvironment({libraryPath}, {"train-bc", "--trace", "t", "--vocab", "v", "--output", "o"});
+  const auto train = test::runMlgoWithEnvironment({libraryPath}, {"train-bc", "--trace", "t", "--vocab", "v", "--output", "o"});
   CHECK(train.exitCode == exit_code::kFailure);
   CHECK_THAT(train.err, Contains("training library") && Contains((scratch / "libmlgo_training.so").string()));
-  CHECK(mlgoWithEnvironment({libraryPath}, {"eval", "--help"}).exitCode == exit_code::kSuccess);
+  CHECK(test::runMlgoWithEnvironment({libraryPath}, {"eval", "--help"}).exitCode == exit_code::kSuccess);
 }

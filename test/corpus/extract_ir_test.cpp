@@ -73,6 +73,24 @@ TEST_CASE("extract-ir: --cmd-filter keeps matching command lines only", "[corpus
   CHECK_THROWS_AS(extractIR(options), UsageError);
 }
 
+TEST_CASE("extract-ir: --cmd-filter on a 60,000-character recorded argument", "[corpus][extract][errors]") {
+  // std::regex recursed once per character here and overflowed the stack.
+  test::ScratchDirectory scratch;
+  const fs::path object = scratch / "long.o";
+  const auto compiled = test::runProgram(test::clangPath(), {"-Oz", "-c", "-fembed-bitcode=all",
+                                                            "-DLONG=" + std::string(60000, 'a'),
+                                                            (test::testData() / "helpers.c").string(), "-o",
+                                                            object.string()});
+  REQUIRE(compiled.exitCode == 0);
+  writeFileAtomically(scratch / "objects.txt", object.string() + "\n");
+  ExtractOptions options = optionsFor(scratch / "objects.txt", scratch / "corpus");
+  options.inputType = ExtractInputType::ObjectList;
+  options.commandFilter = ".*zzz";
+  CHECK(extractIR(options).extracted() == 0);
+  options.commandFilter = "LONG=a+$";
+  CHECK(extractIR(options).extracted() == 1);
+}
+
 TEST_CASE("extract-ir: every bad input is a warning with a reason and a summary", "[corpus][extract]") {
   test::ScratchDirectory dir;
   const std::string project = test::testProject().string();

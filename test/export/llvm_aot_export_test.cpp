@@ -119,3 +119,17 @@ TEST_CASE("llvm-aot export: an existing output is refused unless replaced, no pa
   CHECK_FALSE(fs::exists(scratch / "other"));
   CHECK_FALSE(fs::exists(scratch / "other.partial"));
 }
+
+TEST_CASE("llvm-aot export: a policy path with a newline stays inside the generated comment", "[export][errors]") {
+  test::TracedTestCorpus traced;
+  const PolicyModel policy = test::randomInliningPolicy(traced, 3);
+  const std::string origin = (traced / "dir\n#error INJECTED\nint x = ").string() + "\\";
+  const fs::path exported = traced / "model";
+  exportLlvmAot(policy, origin, exported, false);
+  const std::string header = readFile(exported / kAotHeaderName), source = readFile(exported / kAotSourceName);
+  CHECK(header.find("\n#error") == std::string::npos);
+  CHECK(source.find("\n#error") == std::string::npos);
+  CHECK_THAT(source, Catch::Contains("dir\\n#error INJECTED\\nint x = \\\\\"."));
+  // It compiles: nothing of the path became code.
+  test::compileCxx({"-c", (exported / kAotSourceName).string(), "-o", (traced / "model.o").string()});
+}

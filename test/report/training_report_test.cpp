@@ -266,3 +266,32 @@ TEST_CASE("report: train-ppo writes TensorBoard events that decode against the s
     CHECK(scalars["entropy"][i].second == Approx(metrics[i]["entropy"].get<double>()).epsilon(1e-5));
   }
 }
+
+TEST_CASE("report: labels and measure names stay data in the gnuplot script (no shell command runs)",
+          "[report][errors]") {
+  test::ScratchDirectory scratch;
+  writeFileAtomically(scratch / "eval.json", R"({"modules": [{"name": "a.o", "status": "ok", "baseline": {"text": 10},
+                                                  "candidate": {"text": 9}}]})");
+  const fs::path planted = scratch / "planted";
+  ReportOptions options;
+  options.output = scratch / "report";
+  options.evaluations = {{"x'\n!touch " + planted.string() + "\n'", scratch / "eval.json"}};
+  writeTrainingReport(options);  // gnuplot runs the script
+  CHECK_FALSE(fs::exists(planted));
+  const std::string script = readFile(scratch / "report/plots.gnuplot");
+  CHECK(script.find("\n!") == std::string::npos);
+  CHECK_THAT(script, Contains("!touch " + planted.string()));  // still in the title, as text
+
+  // A measure's name in a run's metrics reaches the titles too: only a name is accepted.
+  fs::create_directories(scratch / "run");
+  writeFileAtomically(scratch / "run/metrics.jsonl",
+                      "{\"iteration\": 1, \"fitness\": {\"mean\": 0, \"best\": 0, \"worst\": 0}, "
+                      "\"policy_reward\": 0, \"size\": {\"change\": 0, \"metric\": \"x'\\n!touch " +
+                          planted.string() + "\"}, \"compiles\": 4, \"replayed\": 0, \"failed\": 0, "
+                                             "\"seconds\": {\"collect\": 1}}\n");
+  options.run = scratch / "run";
+  options.evaluations.clear();
+  CHECK_THROWS_WITH(writeTrainingReport(options), Contains("metrics.jsonl") && Contains("line 1") &&
+                                                      Contains("not a measure's name"));
+  CHECK_FALSE(fs::exists(planted));
+}

@@ -181,6 +181,13 @@ const CorpusModule &moduleNamed(const Corpus &corpus, const std::string &name) {
 
 CommandOutcome runMlgo(const std::vector<std::string> &args) { return runProgram(mlgoBinary(), args); }
 
+CommandOutcome runMlgoWithEnvironment(const std::vector<std::string> &variables, const std::vector<std::string> &args) {
+  std::vector<std::string> command = variables;
+  command.push_back(mlgoBinary());
+  command.insert(command.end(), args.begin(), args.end());
+  return runProgram("/usr/bin/env", command);
+}
+
 CommandOutcome runProgram(const std::string &program, const std::vector<std::string> &args) {
   ScratchDirectory scratch;
   const std::string out = (scratch / "stdout").string();

@@ -152,6 +152,8 @@ struct CommandOutcome {
 CommandOutcome runProgram(const std::string &program, const std::vector<std::string> &args);
 /// Runs the mlgo binary under test.
 CommandOutcome runMlgo(const std::vector<std::string> &args);
+/// The same through env(1), with extra environment variables ("NAME=value").
+CommandOutcome runMlgoWithEnvironment(const std::vector<std::string> &variables, const std::vector<std::string> &args);
 
 /// `protoc --decode=tensorboard.Event` (against mlgo's schema) of each record
 /// of a TensorBoard event file, read with the TFRecord reader (which checks

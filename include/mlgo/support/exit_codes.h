@@ -9,4 +9,5 @@ constexpr int kPartialFailure = 4;  ///< Results written, but some modules faile
 constexpr int kStopped = 5;         ///< A long run stopped early (too many failures); its last state is saved.
 constexpr int kRankLost = 6;        ///< Under mpirun: a rank died or went silent; train-ppo's last state is saved.
 constexpr int kOutputInUse = 7;     ///< Another mlgo process is writing the output directory (it is named).
+constexpr int kRunsDiffer = 8;      ///< compare-runs: the two runs differ (the first difference is named).
 }  // namespace mlgo::exit_code

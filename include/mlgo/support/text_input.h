@@ -3,7 +3,6 @@
 // they all report problems the same way (file, entry, what is wrong).
 #include <filesystem>
 #include <functional>
-#include <regex>
 #include <string>
 #include <string_view>
 
@@ -27,8 +26,5 @@ void requireFormat(const nlohmann::json &document, const std::string &file, cons
 /// Calls `visit(lineNumber, line)` for each line of `text`, trailing white
 /// space and '\r' removed; lines numbered from 1.
 void forEachLine(std::string_view text, const std::function<void(size_t, std::string_view)> &visit);
-
-/// Compiles a regex given on the command line; UsageError naming the flag.
-std::regex compileUserRegex(const std::string &flag, const std::string &pattern);
 
 }  // namespace mlgo

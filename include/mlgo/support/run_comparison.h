@@ -1,0 +1,43 @@
+#pragma once
+// Compares two runs by their manifests (run_manifest.h) and their outputs:
+// are they the same run (command, versions, flags, inputs) with the same
+// result, and if not, what is the first difference a person can act on.
+//
+// Outputs are compared by content hash; where two differ and both files are
+// at hand, JSON and JSON-lines outputs are compared value by value, leaving
+// out what measures time (keys "seconds", "*_seconds", "*per_second"), so that
+// a rerun is the same result whatever the machine's speed. TensorBoard event
+// files carry wall-clock times and repeat metrics.jsonl: they are not
+// compared.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace mlgo {
+
+struct RunDifference {
+  /// "command", "version", "flag", "input" or "output".
+  std::string kind;
+  /// One line naming what differs: the flag, the config key, the module, or
+  /// the first iteration whose output differs.
+  std::string what;
+};
+
+struct RunComparison {
+  std::vector<RunDifference> differences;  ///< most telling first
+  bool sameRun() const;                    ///< no command, version, flag or input differs
+  bool sameResult() const { return differences.empty(); }
+};
+
+/// Compares the runs whose outputs are `a` and `b` (directories, or output
+/// files with FILE.manifest.json beside them). Throws InputError naming the
+/// manifest that is missing or malformed.
+RunComparison compareRuns(const std::filesystem::path &a, const std::filesystem::path &b);
+
+/// The first place two JSON values differ, as a path ("/training/seed"), or
+/// "" when they are equal (keys that measure time are left out).
+std::string firstJsonDifference(const nlohmann::json &a, const nlohmann::json &b);
+
+}  // namespace mlgo
