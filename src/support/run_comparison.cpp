@@ -1,6 +1,7 @@
 // See run_comparison.h.
 #include "mlgo/support/run_comparison.h"
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -15,13 +16,10 @@ namespace mlgo {
 
 namespace {
 
-bool endsWith(const std::string &text, const std::string &suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-bool measuresTime(const std::string &key) {
-  return key == "seconds" || endsWith(key, "_seconds") || endsWith(key, "per_second");
-}
+/// What describes how a run went rather than what it computed: time
+/// ("seconds", "collect_seconds", "seconds_saved", "decisions_per_second")
+/// and the compile memo's statistics, which depend on what was cached.
+bool isBookkeeping(const std::string &key) { return key.find("second") != std::string::npos || key == "memo"; }
 
 /// The name an array element goes by, if it is an object that has one
 /// ("module", "name"): a difference then names the module, not an index.
@@ -140,7 +138,7 @@ void compareInputs(const json &a, const json &b, std::vector<RunDifference> &dif
 
 /// The first line of two JSON-lines files whose values differ, named by its
 /// "iteration" where it has one.
-std::string firstJsonLinesDifference(const fs::path &a, const fs::path &b) {
+std::string firstJsonLinesDifference(const fs::path &a, const fs::path &b, const PathCorrespondence &paths) {
   std::ifstream left(a), right(b);
   std::string leftLine, rightLine;
   for (size_t line = 1;; ++line) {
@@ -149,7 +147,7 @@ std::string firstJsonLinesDifference(const fs::path &a, const fs::path &b) {
     if (hasLeft != hasRight) return "line " + std::to_string(line) + " is in only one run (one run stopped earlier)";
     const json l = json::parse(leftLine, nullptr, false), r = json::parse(rightLine, nullptr, false);
     const std::string where = l.is_discarded() || r.is_discarded() ? (leftLine == rightLine ? "" : "/")
-                                                                    : firstJsonDifference(l, r);
+                                                                    : firstJsonDifference(l, r, paths);
     if (where.empty()) continue;
     const std::string at = l.is_object() && l.contains("iteration")
                                ? "iteration " + l["iteration"].dump() + " (line " + std::to_string(line) + ")"
@@ -160,16 +158,42 @@ std::string firstJsonLinesDifference(const fs::path &a, const fs::path &b) {
 
 /// Where two differing outputs differ, or "" when they differ only in what
 /// measures time.
-std::string outputDifference(const fs::path &a, const fs::path &b) {
+std::string outputDifference(const fs::path &a, const fs::path &b, const PathCorrespondence &paths) {
   std::error_code error;
   if (!fs::is_regular_file(a, error) || !fs::is_regular_file(b, error)) return "differs (content hash)";
-  if (a.extension() == ".jsonl") return firstJsonLinesDifference(a, b);
+  if (a.extension() == ".jsonl") return firstJsonLinesDifference(a, b, paths);
   if (a.extension() == ".json") {
     std::ifstream left(a), right(b);
     const json l = json::parse(left, nullptr, false), r = json::parse(right, nullptr, false);
-    if (!l.is_discarded() && !r.is_discarded()) return firstJsonDifference(l, r);
+    if (!l.is_discarded() && !r.is_discarded()) return firstJsonDifference(l, r, paths);
   }
   return "differs (content hash)";
+}
+
+/// Whether two strings name the same place in their runs: equal, or equal
+/// after a corresponding prefix.
+bool samePlace(const std::string &a, const std::string &b, const PathCorrespondence &paths) {
+  if (a == b) return true;
+  for (const auto &[first, second] : paths)
+    if (a.rfind(first, 0) == 0 && b.rfind(second, 0) == 0 && a.substr(first.size()) == b.substr(second.size()))
+      return true;
+  return false;
+}
+
+/// Each run's output and input paths, as given and absolute, paired.
+PathCorrespondence correspondingPaths(const fs::path &aRoot, const json &a, const fs::path &bRoot, const json &b) {
+  PathCorrespondence paths{{aRoot.string(), bRoot.string()},
+                           {fs::absolute(aRoot).string(), fs::absolute(bRoot).string()}};
+  for (const auto &[flag, input] : a["inputs"].items())
+    if (b["inputs"].contains(flag)) {
+      paths.emplace_back(input.value("path", ""), b["inputs"][flag].value("path", ""));
+      const json &given = a["flags"].value(flag, json()), &other = b["flags"].value(flag, json());
+      if (given.size() == 1 && other.size() == 1) paths.emplace_back(given[0], other[0]);
+    }
+  // Longest first, so that a nested path matches before its parent.
+  std::sort(paths.begin(), paths.end(), [](const auto &x, const auto &y) { return x.first.size() > y.first.size(); });
+  paths.erase(std::remove_if(paths.begin(), paths.end(), [](const auto &p) { return p.first.empty(); }), paths.end());
+  return paths;
 }
 
 bool isTensorBoardEvents(const std::string &name) {
@@ -181,7 +205,7 @@ fs::path outputFile(const fs::path &output, const std::string &name) {
 }
 
 void compareOutputs(const fs::path &aRoot, const json &a, const fs::path &bRoot, const json &b,
-                    std::vector<RunDifference> &differences) {
+                    const PathCorrespondence &paths, std::vector<RunDifference> &differences) {
   std::set<std::string> names;
   for (const auto &[name, hash] : a.items()) names.insert(name);
   for (const auto &[name, hash] : b.items()) names.insert(name);
@@ -194,7 +218,7 @@ void compareOutputs(const fs::path &aRoot, const json &a, const fs::path &bRoot,
       rest.push_back({"output", "output " + name + " only in the " + (a.contains(name) ? "first" : "second") + " run"});
       continue;
     }
-    const std::string where = outputDifference(outputFile(aRoot, name), outputFile(bRoot, name));
+    const std::string where = outputDifference(outputFile(aRoot, name), outputFile(bRoot, name), paths);
     if (where.empty()) continue;
     (fs::path(name).extension() == ".jsonl" ? progress : rest).push_back({"output", "output " + name + ": " + where});
   }
@@ -210,7 +234,8 @@ bool RunComparison::sameRun() const {
   return true;
 }
 
-std::string firstJsonDifference(const json &a, const json &b) {
+std::string firstJsonDifference(const json &a, const json &b, const PathCorrespondence &paths) {
+  if (a.is_string() && b.is_string() && samePlace(a.get<std::string>(), b.get<std::string>(), paths)) return "";
   if (a.type() != b.type()) {
     if (a.is_number() && b.is_number() && a.get<double>() == b.get<double>()) return "";
     return "/ (" + shortValue(a) + " vs " + shortValue(b) + ")";
@@ -220,9 +245,9 @@ std::string firstJsonDifference(const json &a, const json &b) {
     for (const auto &[key, value] : a.items()) keys.insert(key);
     for (const auto &[key, value] : b.items()) keys.insert(key);
     for (const std::string &key : keys) {
-      if (measuresTime(key)) continue;
+      if (isBookkeeping(key)) continue;
       if (!a.contains(key) || !b.contains(key)) return "/" + key + " (in only one run)";
-      const std::string inner = firstJsonDifference(a[key], b[key]);
+      const std::string inner = firstJsonDifference(a[key], b[key], paths);
       if (!inner.empty()) return "/" + key + inner;
     }
     return "";
@@ -231,7 +256,7 @@ std::string firstJsonDifference(const json &a, const json &b) {
     if (a.size() != b.size())
       return "/ (" + std::to_string(a.size()) + " vs " + std::to_string(b.size()) + " elements)";
     for (size_t i = 0; i < a.size(); ++i) {
-      const std::string inner = firstJsonDifference(a[i], b[i]);
+      const std::string inner = firstJsonDifference(a[i], b[i], paths);
       if (!inner.empty()) return "/" + elementName(a[i], i) + inner;
     }
     return "";
@@ -254,7 +279,7 @@ RunComparison compareRuns(const fs::path &a, const fs::path &b) {
   dropPaths(rightFlags, right);
   compareFlags(leftFlags, rightFlags, differences);
   compareInputs(left["inputs"], right["inputs"], differences);
-  compareOutputs(a, left["outputs"], b, right["outputs"], differences);
+  compareOutputs(a, left["outputs"], b, right["outputs"], correspondingPaths(a, left, b, right), differences);
   return comparison;
 }
 

@@ -79,8 +79,10 @@ json describeInputs(const RunDescription &run, const fs::path &output) {
   return inputs;
 }
 
-json describeOutputs(const fs::path &output) {
-  if (!fs::is_directory(output)) return json{{output.filename().string(), contentHash(output)}};
+/// An output file goes by its flag's name: two runs write their files under
+/// other names.
+json describeOutputs(const fs::path &output, const std::string &outputFlag) {
+  if (!fs::is_directory(output)) return json{{outputFlag, contentHash(output)}};
   return hashFiles(filesBelow(output, {}));
 }
 
@@ -145,7 +147,7 @@ json describeRun(const RunDescription &run) {
               {"flags", flags},
               {"output_flag", run.outputFlag},
               {"inputs", describeInputs(run, output)},
-              {"outputs", describeOutputs(output)},
+              {"outputs", describeOutputs(output, run.outputFlag)},
               {"machine", describeMachine()}};
 }
 

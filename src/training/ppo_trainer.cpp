@@ -20,6 +20,7 @@
 #include "mlgo/support/parallel_for.h"
 #include "mlgo/support/text_input.h"
 #include "mlgo/trace/sampling.h"
+#include "mlgo/training/adam_state.h"
 #include "mlgo/training/collector.h"
 #include "mlgo/training/deterministic_torch.h"
 #include "mlgo/training/distributed_collection.h"
@@ -248,7 +249,7 @@ class ResumeDirectory {
     fs::remove_all(partial);
     fs::create_directories(partial);
     torch::save(network, (partial / "network.pt").string());
-    torch::save(optimizer, (partial / "optimizer.pt").string());
+    saveAdamState(optimizer, partial / "optimizer.pt");
     policy.save(partial / "policy");
     writeFileAtomically(partial / "state.json", json{{"iteration", state.iteration},
                                                      {"kl_beta", state.klBeta},
@@ -546,7 +547,7 @@ class PPORun {
         RewardBaselines::fromJson(saved.value("segment_baselines", json::object()), settings_.decay, settings_.delta);
     segments_.modulesKnown = saved.value("segment_defaults_known", std::set<std::string>());
     loadTorchArchive(network_, resume_.directory() / "network.pt");
-    loadTorchArchive(*optimizer_, resume_.directory() / "optimizer.pt");
+    loadAdamState(*optimizer_, resume_.directory() / "optimizer.pt");
   }
 
   void warmStart() {

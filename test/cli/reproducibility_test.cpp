@@ -90,7 +90,9 @@ TEST_CASE("reproducibility: train-bc, train-ppo and train-es train byte-identica
   requireSameRunsAndPolicies(es, "policy/policy.json");
 }
 
-TEST_CASE("reproducibility: compare-runs names a changed config key and a changed module", "[cli][determinism]") {
+TEST_CASE("reproducibility: compare-runs names a changed config key, a changed module, and the iteration where "
+          "the system BLAS made a run diverge",
+          "[cli][determinism]") {
   test::TracedTestCorpus traced;
   auto trainBC = [&](const std::string &output, const std::string &trace, const std::string &learningRate) {
     return test::runMlgo({"train-bc", "--trace", (traced / trace).string(), "--vocab", (traced / "vocab").string(),
@@ -103,19 +105,42 @@ TEST_CASE("reproducibility: compare-runs names a changed config key and a change
   CHECK(rate.exitCode == exit_code::kRunsDiffer);
   CHECK_THAT(rate.out, Contains("different runs: config key learning_rate: 0.001 vs 0.002 (--set)"));
 
-  // The same trace with one shard's bytes changed: the input file is named.
-  fs::copy(traced / "trace", traced / "trace-copy", fs::copy_options::recursive);
-  for (const auto &entry : fs::directory_iterator(traced / "trace-copy"))
-    if (entry.path().filename() == "baselines.json") {
-      auto baselines = nlohmann::json::parse(readFile(entry.path()));
-      writeFileAtomically(entry.path(), baselines.dump(1) + "\n");  // same values, other bytes
-    }
-  REQUIRE(trainBC("other-trace", "trace-copy", "0.001").exitCode == exit_code::kSuccess);
-  const auto trace = test::runMlgo({"compare-runs", (traced / "base").string(), (traced / "other-trace").string()});
-  CHECK(trace.exitCode == exit_code::kRunsDiffer);
-  CHECK_THAT(trace.out, Contains("different runs: file baselines.json differs in input --trace"));
+  // One module of a corpus changed (its bitcode replaced by another
+  // module's): eval's manifest beside its JSON names the module's file.
+  fs::copy(traced / "corpus", traced / "corpus-copy", fs::copy_options::recursive);
+  fs::copy_file(traced / "corpus/recursion.o.bc", traced / "corpus-copy/helpers.o.bc",
+                fs::copy_options::overwrite_existing);
+  for (const char *corpus : {"corpus", "corpus-copy"})
+    REQUIRE(test::runMlgo({"eval", "--corpus", (traced / corpus).string(), "--json",
+                           (traced / (std::string(corpus) + ".json")).string()})
+                .exitCode == exit_code::kSuccess);
+  const auto module = test::runMlgo(
+      {"compare-runs", (traced / "corpus.json").string(), (traced / "corpus-copy.json").string()});
+  CHECK(module.exitCode == exit_code::kRunsDiffer);
+  CHECK_THAT(module.out, Contains("different runs: file helpers.o.bc differs in input --corpus") &&
+                             Contains("also: output --json: /modules/helpers.o/"));
 
   const auto json = test::runMlgo({"compare-runs", "--json", (traced / "base").string(), (traced / "base").string()});
   CHECK(json.exitCode == exit_code::kSuccess);
   CHECK(nlohmann::json::parse(json.out)["same_result"] == true);
+
+  // The control: with the system's OpenBLAS put back in front of mlgo's
+  // routines (LD_PRELOAD comes first in the loader's order), two kernels
+  // train two policies, and compare-runs names the first report that differs.
+  const std::string openblas = "/usr/lib/x86_64-linux-gnu/libopenblas.so.0";
+  REQUIRE(fs::exists(openblas));
+  auto trainWithSystemBlas = [&](const std::string &output, const std::string &kernel) {
+    return test::runMlgoWithEnvironment(
+        {"LD_PRELOAD=" + openblas, "OPENBLAS_CORETYPE=" + kernel},
+        {"train-bc", "--trace", (traced / "trace").string(), "--vocab", (traced / "vocab").string(), "--output",
+         (traced / output).string(), "--set", "iterations=300", "--set", "report_every=100"});
+  };
+  REQUIRE(trainWithSystemBlas("system-prescott", "Prescott").exitCode == exit_code::kSuccess);
+  REQUIRE(trainWithSystemBlas("system-other", cpuHas("avx2") ? "Haswell" : "Nehalem").exitCode ==
+          exit_code::kSuccess);
+  const auto diverged =
+      test::runMlgo({"compare-runs", (traced / "system-prescott").string(), (traced / "system-other").string()});
+  CHECK(diverged.exitCode == exit_code::kRunsDiffer);
+  CHECK_THAT(diverged.out, Contains("same run, different result: output metrics.jsonl: iteration 100 (line 1)") &&
+                               Contains("also: output policy/model.json: /layers/"));
 }

@@ -5,10 +5,10 @@
 //
 // Outputs are compared by content hash; where two differ and both files are
 // at hand, JSON and JSON-lines outputs are compared value by value, leaving
-// out what measures time (keys "seconds", "*_seconds", "*per_second"), so that
-// a rerun is the same result whatever the machine's speed. TensorBoard event
-// files carry wall-clock times and repeat metrics.jsonl: they are not
-// compared.
+// out what measures time (every key that contains "second") and the compile
+// memo's statistics ("memo"), so that a rerun is the same result whatever the
+// machine's speed. TensorBoard event files carry wall-clock times and repeat
+// metrics.jsonl: they are not compared.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -36,8 +36,15 @@ struct RunComparison {
 /// manifest that is missing or malformed.
 RunComparison compareRuns(const std::filesystem::path &a, const std::filesystem::path &b);
 
+/// Paths that stand for each other in two runs (the first run's input or
+/// output path, the second run's): an output that records where its inputs
+/// were is the same result wherever they were.
+using PathCorrespondence = std::vector<std::pair<std::string, std::string>>;
+
 /// The first place two JSON values differ, as a path ("/training/seed"), or
-/// "" when they are equal (keys that measure time are left out).
-std::string firstJsonDifference(const nlohmann::json &a, const nlohmann::json &b);
+/// "" when they are equal (time and memo keys are left out; strings that
+/// differ only in corresponding path prefixes are equal).
+std::string firstJsonDifference(const nlohmann::json &a, const nlohmann::json &b,
+                                const PathCorrespondence &paths = {});
 
 }  // namespace mlgo
