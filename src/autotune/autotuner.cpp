@@ -446,7 +446,7 @@ json autotuneReportToJson(const AutotuneReport &report, const SearchSpace &space
           {"modules", modules}};
 }
 
-std::map<std::string, std::string> readPassLists(const fs::path &bestJson) {
+std::map<std::string, std::string> readPassLists(const fs::path &bestJson, const SearchSpace &space) {
   const json best = readJsonFile(bestJson);
   const std::string format = best.is_object() ? best.value("format", "") : "";
   if ((format != "mlgo-autotune" && format != "mlgo-predicted-passes") || !best.contains("modules") ||
@@ -463,7 +463,12 @@ std::map<std::string, std::string> readPassLists(const fs::path &bestJson) {
     if (!module["pipeline"].is_string())
       throw InputError(describeInputProblem(bestJson.string(), where + ".pipeline", "not a string"));
     const std::string pipeline = module["pipeline"].get<std::string>();
-    if (pipeline != "-Oz") lists[module["name"].get<std::string>()] = pipeline;
+    if (pipeline == "-Oz") continue;
+    if (!module.contains("passes") || !module["passes"].is_array() ||
+        !std::all_of(module["passes"].begin(), module["passes"].end(), [](const json &p) { return p.is_string(); }))
+      throw InputError(describeInputProblem(bestJson.string(), where + ".passes", "not a list of pass names"));
+    lists[module["name"].get<std::string>()] = space.checkedPipeline(
+        module["passes"].get<std::vector<std::string>>(), pipeline, bestJson.string(), where);
   }
   return lists;
 }

@@ -125,7 +125,7 @@ json Coreset::toJson() const {
 
 void Coreset::write(const fs::path &file) const { writeFileAtomically(file, toJson().dump(2) + "\n"); }
 
-Coreset Coreset::fromJson(const json &document, const std::string &file) {
+Coreset Coreset::fromJson(const json &document, const std::string &file, const SearchSpace &space) {
   requireFormat(document, file, kFormat, kVersion, "a coreset", "select it again with this mlgo's select-coreset");
   Coreset coreset;
   try {
@@ -149,6 +149,7 @@ Coreset Coreset::fromJson(const json &document, const std::string &file) {
       list.modulesBest = entry.at("modules_best").get<size_t>();
       if (list.passes.empty() || list.pipeline.empty())
         throw InputError(describeInputProblem(file, "lists[" + std::to_string(i) + "]", "an empty list"));
+      list.pipeline = space.checkedPipeline(list.passes, list.pipeline, file, "lists[" + std::to_string(i) + "]");
       coreset.lists.push_back(std::move(list));
     }
   } catch (const json::exception &e) {
@@ -158,7 +159,9 @@ Coreset Coreset::fromJson(const json &document, const std::string &file) {
   return coreset;
 }
 
-Coreset Coreset::read(const fs::path &file) { return fromJson(readJsonFile(file), file.string()); }
+Coreset Coreset::read(const fs::path &file, const SearchSpace &space) {
+  return fromJson(readJsonFile(file), file.string(), space);
+}
 
 std::vector<std::vector<double>> coresetGains(const SweepTable &table, const Coreset &coreset, bool allowUngated) {
   std::vector<size_t> columns;

@@ -17,6 +17,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 std::string bitcodeToText(const fs::path &bitcode) {
+  requireRegularFile(bitcode);
   auto buffer = llvm::MemoryBuffer::getFile(bitcode.string());
   if (!buffer) throw InputError(describeInputProblem(bitcode.string(), "", buffer.getError().message()));
   llvm::LLVMContext context;

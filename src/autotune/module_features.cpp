@@ -12,6 +12,7 @@
 
 #include <algorithm>
 
+#include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 
 namespace mlgo::autotune {
@@ -104,6 +105,7 @@ std::vector<double> moduleFeatures(llvm::Module &module, bool cxx) {
 
 std::vector<double> moduleFeatures(const CorpusModule &module) {
   if (!module.loadError.empty()) throw InputError(describeInputProblem(module.name, "", module.loadError));
+  requireRegularFile(module.bitcodePath);
   auto buffer = llvm::MemoryBuffer::getFile(module.bitcodePath.string());
   if (!buffer)
     throw InputError(describeInputProblem(module.bitcodePath.string(), "", buffer.getError().message()));

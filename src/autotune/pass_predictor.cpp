@@ -104,7 +104,7 @@ DenseLayer layerFromJson(const json &entry, const std::string &file, size_t inde
 
 }  // namespace
 
-PassPredictor PassPredictor::load(const fs::path &requested) {
+PassPredictor PassPredictor::load(const fs::path &requested, const SearchSpace &space) {
   const fs::path directory = existingDirectory(requested).empty() ? requested : existingDirectory(requested);
   const fs::path metadataFile = directory / kMetadataFile, weightsFile = directory / kWeightsFile;
   const std::string file = metadataFile.string();
@@ -127,7 +127,7 @@ PassPredictor PassPredictor::load(const fs::path &requested) {
   if (mean.size() != names.size() || deviation.size() != names.size() ||
       std::any_of(deviation.begin(), deviation.end(), [](float d) { return !(d > 0); }))
     throw InputError(describeInputProblem(file, "input_mean", "not one mean and one positive deviation per feature"));
-  Coreset coreset = Coreset::fromJson(metadata.value("coreset", json()), file + ": coreset");
+  Coreset coreset = Coreset::fromJson(metadata.value("coreset", json()), file + ": coreset", space);
   const json weights = readPart(weightsFile);
   std::vector<DenseLayer> layers;
   for (size_t l = 0; l < weights.value("layers", json::array()).size(); ++l)

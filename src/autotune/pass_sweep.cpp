@@ -338,4 +338,6 @@ SweepSummary sweepPassLists(const Corpus &corpus, const CompilerDriver &driver, 
   return summary;
 }
 
+std::vector<std::string> sweepDirectoryEntries() { return {SweepTable::kFile, kJournal, kGateWorkDirectory}; }
+
 }  // namespace mlgo::autotune

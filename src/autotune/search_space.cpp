@@ -73,6 +73,21 @@ std::string SearchSpace::pipeline(const std::vector<int> &list) const {
   return text;
 }
 
+std::string SearchSpace::checkedPipeline(const std::vector<std::string> &elements, const std::string &stored,
+                                         const std::string &file, const std::string &entry) const {
+  std::vector<int> list;
+  for (const std::string &element : elements) {
+    const int index = find(element);
+    if (index < 0) throw InputError(describeInputProblem(file, entry, "'" + element + "' is not a pass of the search space"));
+    list.push_back(index);
+  }
+  const std::string rendered = pipeline(list);
+  if (stored != rendered)
+    throw InputError(describeInputProblem(file, entry + ".pipeline",
+                                          "\"" + stored + "\" is not the pipeline of its passes (\"" + rendered + "\")"));
+  return rendered;
+}
+
 std::string SearchSpace::describe(const std::vector<int> &list) const {
   std::string text;
   for (int pass : list) text += (text.empty() ? "" : " ") + passes_.at(pass).element;

@@ -71,7 +71,7 @@ int runAutotune(const AutotuneFlags &flags) {
   if (predicted) {
     const std::filesystem::path directory =
         flags.predictor.empty() ? autotune::defaultPredictorDirectory() : std::filesystem::path(flags.predictor);
-    predictor = autotune::PassPredictor::load(directory);
+    predictor = autotune::PassPredictor::load(directory, space);
     options.search.predictor = &*predictor;
     options.search.predictorLists =
         autotune::predictedLists(*predictor, space, (directory / autotune::PassPredictor::kMetadataFile).string());

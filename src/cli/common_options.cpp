@@ -1,7 +1,12 @@
 #include "common_options.h"
 
+#include "mlgo/autotune/pass_predictor.h"
+#include "mlgo/autotune/pass_sweep.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/errors.h"
+#include "mlgo/trace/explore.h"
+#include "mlgo/trace/trace_format.h"
+#include "mlgo/training/training_run_entries.h"
 
 #include <spdlog/spdlog.h>
 
@@ -82,10 +87,24 @@ DriverOptions toDriverOptions(const DriverFlags &flags) {
   return options;
 }
 
+namespace {
+
+/// What each command's runs write into their output: what --force may remove.
+std::vector<std::string> entriesWrittenBy(const std::string &command) {
+  if (command == "default-trace") return trace::traceDirectoryEntries();
+  if (command == "explore") return exploreDirectoryEntries();
+  if (command == "train-bc" || command == "train-ppo" || command == "train-es") return trainingRunEntries();
+  if (command == "sweep-passes") return autotune::sweepDirectoryEntries();
+  if (command == "train-pass-predictor") return autotune::PassPredictor::directoryEntries();
+  return {};
+}
+
+}  // namespace
+
 std::optional<OutputDirectoryLock> claimOutput(const std::string &directory, const std::string &command,
                                                ExistingOutput existing, const std::string &howToContinue) {
   if (!runCluster().isLeader()) return std::nullopt;
-  return OutputDirectoryLock::claim(directory, command, existing, howToContinue);
+  return OutputDirectoryLock::claim(directory, command, existing, howToContinue, entriesWrittenBy(command));
 }
 
 PolicyModel loadInliningPolicy(const std::string &directory) {

@@ -49,7 +49,8 @@ int runEval(const EvalFlags &flags) {
   }
   if (!options.passPipeline.empty()) CompilerDriver::validatePassPipeline(options.passPipeline);
   if (!flags.passLists.empty()) {
-    options.modulePipelines = autotune::readPassLists(flags.passLists);
+    options.modulePipelines =
+        autotune::readPassLists(flags.passLists, autotune::SearchSpace::load(autotune::defaultSearchSpaceFile()));
     options.modulePipelinesDescription = flags.passLists;
     for (const auto &[module, pipeline] : options.modulePipelines) {
       try {

@@ -28,7 +28,8 @@ struct PredictFlags {
 int runPredict(const PredictFlags &flags) {
   const std::filesystem::path directory =
       flags.predictor.empty() ? autotune::defaultPredictorDirectory() : std::filesystem::path(flags.predictor);
-  const autotune::PassPredictor predictor = autotune::PassPredictor::load(directory);
+  const autotune::PassPredictor predictor =
+      autotune::PassPredictor::load(directory, autotune::SearchSpace::load(autotune::defaultSearchSpaceFile()));
   const Corpus corpus = Corpus::load(flags.corpus);
   std::vector<const CorpusModule *> modules;
   for (const std::string &name : flags.modules) {

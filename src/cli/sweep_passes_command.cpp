@@ -43,7 +43,7 @@ int runSweep(const SweepFlags &flags) {
   std::unique_ptr<IsolatedCompiler> workers;
   options.compile = candidateCompile(flags.passLists, flags.corpus, flags.driver, driverOptions, workers);
   Cluster &cluster = runCluster();
-  const std::string gateWork = (std::filesystem::path(flags.output) / "gate-work").string();
+  const std::string gateWork = (std::filesystem::path(flags.output) / autotune::kGateWorkDirectory).string();
   const std::unique_ptr<autotune::CorrectnessGate> gate =
       cluster.isLeader() ? makeGate(flags.passLists, gateWork, flags.driver.threads) : nullptr;
   options.gate = gate.get();

@@ -37,8 +37,9 @@ int runTrainPredictor(const TrainPredictorFlags &flags) {
     throw UsageError("train-pass-predictor needs --sweep and --output");
   const autotune::SweepTable table = autotune::SweepTable::read(flags.sweep);
   options.table = &table;
-  options.coreset = autotune::Coreset::read(flags.coreset.empty() ? autotune::defaultCoresetFile()
-                                                                  : std::filesystem::path(flags.coreset));
+  options.coreset = autotune::Coreset::read(
+      flags.coreset.empty() ? autotune::defaultCoresetFile() : std::filesystem::path(flags.coreset),
+      autotune::SearchSpace::load(autotune::defaultSearchSpaceFile()));
   options.allowUngated = flags.allowUngated;
   options.seed = flags.seed;
   options.onMetrics = [](const nlohmann::json &m) {

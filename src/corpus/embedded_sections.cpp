@@ -3,12 +3,15 @@
 #include <llvm/Object/ObjectFile.h>
 #include <llvm/Support/MemoryBuffer.h>
 
+#include "mlgo/support/atomic_file.h"
+
 namespace mlgo {
 
 const char *embeddedStatusName(EmbeddedModule::Status status) {
   switch (status) {
     case EmbeddedModule::Status::Ok: return "ok";
     case EmbeddedModule::Status::MissingFile: return "missing object file";
+    case EmbeddedModule::Status::NotRegularFile: return "not a regular file";
     case EmbeddedModule::Status::NotAnObject: return "not an object file";
     case EmbeddedModule::Status::NoEmbeddedBitcode: return "no embedded bitcode";
     case EmbeddedModule::Status::NoEmbeddedCommand: return "no embedded command line";
@@ -18,6 +21,12 @@ const char *embeddedStatusName(EmbeddedModule::Status status) {
 
 EmbeddedModule readEmbeddedModule(const std::filesystem::path &object) {
   EmbeddedModule result;
+  if (const std::string problem = regularFileProblem(object); !problem.empty()) {
+    result.status = std::filesystem::exists(object) ? EmbeddedModule::Status::NotRegularFile
+                                                    : EmbeddedModule::Status::MissingFile;
+    result.detail = problem;
+    return result;
+  }
   auto buffer = llvm::MemoryBuffer::getFile(object.string(), /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
   if (!buffer) {

@@ -27,6 +27,7 @@
 #include "mlgo/driver/crash_guard.h"
 #include "mlgo/driver/llvm_runtime.h"
 #include "mlgo/driver/object_sizes.h"
+#include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/parallel_for.h"
 #include "analysis_managers.h"
@@ -209,7 +210,8 @@ bool hooksAffectOptimization(const PipelineHooks &hooks) {
 /// pipeline. Empty when the module cannot be read (never memoized).
 std::string inputMemoKey(const CompileRequest &request) {
   const CorpusModule &module = *request.module;
-  if (!module.loadError.empty()) return {};
+  if (!module.loadError.empty() || !regularFileProblem(module.bitcodePath).empty()) return {};
+  if (!module.thinltoIndexPath.empty() && !regularFileProblem(module.thinltoIndexPath).empty()) return {};
   auto buffer = llvm::MemoryBuffer::getFile(module.bitcodePath.string(), /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
   if (!buffer) return {};
@@ -291,6 +293,10 @@ void compileContained(const CompileRequest &request, const FaultInjection &fault
     return fail(FailureKind::InvalidInput,
                 "its -mllvm options differ from the set applied to this process (LLVM keeps them process-wide)");
 
+  for (const std::filesystem::path &input : {module.bitcodePath, module.thinltoIndexPath})
+    if (!input.empty())
+      if (const std::string problem = regularFileProblem(input); !problem.empty())
+        return fail(FailureKind::InvalidInput, input.string() + ": " + problem);
   auto buffer = llvm::MemoryBuffer::getFile(module.bitcodePath.string(), /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
   if (!buffer) return fail(FailureKind::InvalidInput, "cannot read " + module.bitcodePath.string() + ": " +

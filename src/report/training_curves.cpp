@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/fmt/fmt.h>
 
+#include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/text_input.h"
 #include "mlgo/training/metrics_keys.h"
@@ -236,6 +237,7 @@ TrainingCurves esCurves(const std::vector<ESRecord> &records, const std::string 
 }  // namespace
 
 TrainingCurves readTrainingCurves(const fs::path &file) {
+  if (fs::exists(file)) requireRegularFile(file);
   std::ifstream in(file);
   if (!in) throw InputError(file.string() + ": cannot open (is --run a train-ppo or train-es output directory?)");
   std::vector<PPORecord> ppo;

@@ -68,7 +68,28 @@ std::filesystem::path existingDirectory(const std::filesystem::path &target) {
   return {};
 }
 
+std::string regularFileProblem(const std::filesystem::path &path) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  const fs::file_status status = fs::status(path, error);
+  switch (status.type()) {
+    case fs::file_type::regular: return "";
+    case fs::file_type::not_found: return "missing";
+    case fs::file_type::directory: return "a directory, not a file";
+    case fs::file_type::fifo: return "a named pipe, not a regular file (never read: it could block the run)";
+    case fs::file_type::character:
+    case fs::file_type::block: return "a device, not a regular file (never read)";
+    default: return error ? "cannot be read: " + error.message() : "not a regular file";
+  }
+}
+
+void requireRegularFile(const std::filesystem::path &path) {
+  const std::string problem = regularFileProblem(path);
+  if (!problem.empty()) throw InputError(describeInputProblem(path.string(), "", problem));
+}
+
 std::string readFile(const std::filesystem::path &path) {
+  requireRegularFile(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(describeInputProblem(path.string(), "", "cannot open file"));
   std::ostringstream buffer;

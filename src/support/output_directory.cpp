@@ -5,6 +5,7 @@
 #include <cstring>
 #include <ctime>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -34,9 +35,34 @@ std::string readHolder(int fd) {
   return text.empty() ? "another mlgo process" : text;
 }
 
-void emptyDirectory(const fs::path &directory) {
-  for (const fs::directory_entry &entry : fs::directory_iterator(directory))
-    if (entry.path().filename() != OutputDirectoryLock::kLockFile) fs::remove_all(entry.path());
+/// What every run writes into its output, whatever the command: its
+/// manifest, TensorBoard event files, and the temporary files of atomic
+/// writes (LLVM's writeToOutput: NAME.temp-stream-XXXXXX).
+const std::vector<std::string> kEveryRunsEntries{"manifest.json", "events.out.tfevents.*", "*.temp-stream-*"};
+
+bool matchesAny(const std::string &name, const std::vector<std::string> &patterns) {
+  for (const std::string &pattern : patterns)
+    if (::fnmatch(pattern.c_str(), name.c_str(), FNM_PERIOD) == 0) return true;
+  return false;
+}
+
+/// --force: removes an earlier run's files, after checking that the
+/// directory holds nothing else (a user's file, another command's output,
+/// the working directory).
+void removeEarlierRun(const fs::path &directory, const std::string &command,
+                      const std::vector<std::string> &ownEntries) {
+  if (ownEntries.empty()) throw std::logic_error("--force for " + command + " without the names its runs write");
+  std::vector<fs::path> earlier;
+  for (const fs::directory_entry &entry : fs::directory_iterator(directory)) {
+    const std::string name = entry.path().filename().string();
+    if (name == OutputDirectoryLock::kLockFile) continue;
+    if (!matchesAny(name, ownEntries) && !matchesAny(name, kEveryRunsEntries))
+      throw UsageError(directory.string() + " holds " + name + ", which no mlgo " + command +
+                       " run writes: --force removes only an earlier run's files; move " + name +
+                       " away or choose another output (nothing was removed)");
+    earlier.push_back(entry.path());
+  }
+  for (const fs::path &path : earlier) fs::remove_all(path);
 }
 
 }  // namespace
@@ -49,7 +75,8 @@ bool holdsOutput(const fs::path &directory) {
 }
 
 OutputDirectoryLock OutputDirectoryLock::claim(const fs::path &directory, const std::string &command,
-                                               ExistingOutput existing, const std::string &howToContinue) {
+                                               ExistingOutput existing, const std::string &howToContinue,
+                                               const std::vector<std::string> &ownEntries) {
   std::error_code error;
   fs::create_directories(directory, error);
   if (!fs::is_directory(directory))
@@ -75,7 +102,7 @@ OutputDirectoryLock OutputDirectoryLock::claim(const fs::path &directory, const 
     throw UsageError(directory.string() + " already holds the output of an earlier run; " +
                      (howToContinue.empty() ? std::string("pass --force to replace it") : howToContinue) +
                      ", or choose another output");
-  if (existing == ExistingOutput::Replace) emptyDirectory(directory);
+  if (existing == ExistingOutput::Replace) removeEarlierRun(directory, command, ownEntries);
   const std::string holder = holderDescription(command) + "\n";
   if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, holder.data(), holder.size(), 0) < 0)
     throw UsageError(lockPath.string() + ": cannot write the output lock: " + std::strerror(errno));

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "mlgo/support/atomic_file.h"
 #include "mlgo/support/crc32c.h"
 #include "mlgo/support/errors.h"
 
@@ -65,6 +66,7 @@ void RecordWriter::close() {
 }
 
 RecordReader::RecordReader(const std::filesystem::path &path) : path_(path) {
+  requireRegularFile(path);
   file_ = std::fopen(path.c_str(), "rb");
   if (!file_)
     throw InputError(describeInputProblem(path.string(), "", std::string("cannot open: ") + std::strerror(errno)));

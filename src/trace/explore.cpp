@@ -344,6 +344,7 @@ ExploredModule exploreModule(const CompilerDriver &driver, const CorpusModule &m
 namespace {
 
 constexpr const char *kJournal = ".explore-journal";
+constexpr const char *kExplorationFile = "exploration.json";
 
 json settingsJson(const ExploreOptions &options, const Problem &problem) {
   const ExploreBaseline *baseline = options.settings.baseline;
@@ -501,7 +502,7 @@ ExploreSummary runExplore(const Corpus &corpus, const CompilerDriver &driver, co
     module.best.position = slot;
     writer.submit(slot, trace::encodeModule(module.best));
   }
-  writeFileAtomically(options.output / "exploration.json",
+  writeFileAtomically(options.output / kExplorationFile,
                       json{{"settings", settingsRecord}, {"modules", figures}}.dump(1) + "\n");
   json description = header;
   description.update(json{{"policy", "explored"},
@@ -524,6 +525,12 @@ ExploreSummary runExplore(const Corpus &corpus, const CompilerDriver &driver, co
   if (journal) journal->remove();
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return summary;
+}
+
+std::vector<std::string> exploreDirectoryEntries() {
+  std::vector<std::string> entries = trace::traceDirectoryEntries();
+  entries.insert(entries.end(), {kExplorationFile, kJournal});
+  return entries;
 }
 
 }  // namespace mlgo

@@ -47,7 +47,7 @@ TEST_CASE("autotune: never worse than -Oz, within budget, same at any thread cou
   // eval --pass-lists compiles each module with its list: the sizes found.
   writeFileAtomically(scratch / "best.json", json.dump());
   EvalOptions evalOptions;
-  evalOptions.modulePipelines = readPassLists(scratch / "best.json");
+  evalOptions.modulePipelines = readPassLists(scratch / "best.json", space);
   CHECK(evalOptions.modulePipelines.size() == improved);
   const EvalReport eval = evaluateCorpus(corpus, CompilerDriver(test::driverThreads(2)), evalOptions);
   for (size_t i = 0; i < corpus.modules.size(); ++i) {
@@ -224,9 +224,23 @@ TEST_CASE("autotune: a rejected list's culprit is isolated and runners-up that b
 TEST_CASE("autotune: best.json that is not one is refused naming the entry", "[autotune][errors]") {
   test::ScratchDirectory scratch;
   writeFileAtomically(scratch / "a.json", R"({"format":"other"})");
-  CHECK_THROWS_WITH(readPassLists(scratch / "a.json"), Catch::Contains("neither a best.json of mlgo autotune"));
+  const SearchSpace space = SearchSpace::load(defaultSearchSpaceFile());
+  CHECK_THROWS_WITH(readPassLists(scratch / "a.json", space), Catch::Contains("neither a best.json of mlgo autotune"));
   writeFileAtomically(scratch / "b.json", R"({"format":"mlgo-autotune","modules":[{"name":"x.o","pipeline":3}]})");
-  CHECK_THROWS_WITH(readPassLists(scratch / "b.json"), Catch::Contains("modules[0].pipeline"));
+  CHECK_THROWS_WITH(readPassLists(scratch / "b.json", space), Catch::Contains("modules[0].pipeline"));
+  // Lists are data: passes outside the search space (dot-cfg writes files,
+  // view-cfg starts a viewer), and a pipeline that is not its passes', are
+  // refused; what runs is rendered by mlgo from the passes.
+  writeFileAtomically(scratch / "c.json", R"json({"format":"mlgo-autotune","modules":[
+      {"name":"x.o","passes":["dot-cfg"],"pipeline":"function(dot-cfg)"}]})json");
+  CHECK_THROWS_WITH(readPassLists(scratch / "c.json", space),
+                    Catch::Contains("c.json: modules[0]") && Catch::Contains("'dot-cfg' is not a pass"));
+  writeFileAtomically(scratch / "d.json", R"json({"format":"mlgo-autotune","modules":[
+      {"name":"x.o","passes":["mergefunc"],"pipeline":"module(mergefunc),function(view-cfg)"}]})json");
+  CHECK_THROWS_WITH(readPassLists(scratch / "d.json", space), Catch::Contains("is not the pipeline of its passes"));
+  writeFileAtomically(scratch / "e.json", R"json({"format":"mlgo-autotune","modules":[
+      {"name":"x.o","pipeline":"function(view-cfg)"}]})json");
+  CHECK_THROWS_WITH(readPassLists(scratch / "e.json", space), Catch::Contains("modules[0].passes"));
 }
 
 TEST_CASE("autotune: a module with nothing under the metric counts as unchanged in best.json", "[autotune]") {

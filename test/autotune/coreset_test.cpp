@@ -15,12 +15,21 @@ namespace {
 
 constexpr double kNever = -std::numeric_limits<double>::infinity();
 
+/// mlgo's search space: coreset files hold only its passes.
+const SearchSpace &searchSpace() {
+  static const SearchSpace space = SearchSpace::load(defaultSearchSpaceFile());
+  return space;
+}
+
+/// The pipeline of the search space's pass `index`: list `index` of tableOf.
+std::string listPipeline(int index) { return searchSpace().pipeline({index}); }
+
 /// A sweep of `sizes` (modules x lists, sizes of .text; -Oz = 100 each) with
 /// every list passing the gate.
 SweepTable tableOf(const std::vector<std::vector<uint64_t>> &sizes, const std::vector<bool> &cxx = {}) {
   SweepTable table;
   for (size_t l = 0; l < sizes.front().size(); ++l)
-    table.lists.push_back({{"pass" + std::to_string(l)}, "function(pass" + std::to_string(l) + ")",
+    table.lists.push_back({{searchSpace().passes().at(l).element}, listPipeline(int(l)),
                            GateVerdict{true, "", "", false}});
   for (size_t m = 0; m < sizes.size(); ++m) {
     SweptModule module;
@@ -70,7 +79,7 @@ TEST_CASE("coreset: built from a sweep, gate verdicts and failed compiles respec
 
   const Coreset coreset = buildCoreset(table, SizeMetric::Text, 5, false);
   REQUIRE(coreset.lists.size() == 1);  // list 0 covers all three; list 1 adds nothing over it
-  CHECK(coreset.lists[0].pipeline == "function(pass0)");
+  CHECK(coreset.lists[0].pipeline == listPipeline(0));
   CHECK(coreset.lists[0].modulesBest == 3);
   CHECK(coreset.lists[0].addedGain == Approx(2 * std::log(100.0 / 90) + std::log(100.0 / 99)));
   CHECK(coreset.oracleGeomeanChange == Approx(std::exp(-coreset.lists[0].addedGain / 3) - 1));
@@ -81,14 +90,14 @@ TEST_CASE("coreset: built from a sweep, gate verdicts and failed compiles respec
   second.lists[1].gate = table.lists[1].gate;
   const Coreset withCOnly = buildCoreset(second, SizeMetric::Text, 5, false);
   REQUIRE(withCOnly.lists.size() == 2);
-  CHECK(withCOnly.lists[0].pipeline == "function(pass1)");
+  CHECK(withCOnly.lists[0].pipeline == listPipeline(1));
   CHECK(withCOnly.lists[0].cOnly);
   CHECK_FALSE(withCOnly.lists[0].usableFor(true));
-  CHECK(withCOnly.lists[1].pipeline == "function(pass0)");
+  CHECK(withCOnly.lists[1].pipeline == listPipeline(0));
 
   test::ScratchDirectory scratch;
   withCOnly.write(scratch / "coreset.json");
-  const Coreset read = Coreset::read(scratch / "coreset.json");
+  const Coreset read = Coreset::read(scratch / "coreset.json", searchSpace());
   CHECK(read.toJson() == withCOnly.toJson());
   const std::vector<std::vector<double>> gains = coresetGains(second, read, false);
   CHECK(gains[2][0] == kNever);  // the C-only list on the C++ module
@@ -104,14 +113,26 @@ TEST_CASE("coreset: bad files are named with what is wrong", "[autotune][coreset
   nlohmann::json document = buildCoreset(table, SizeMetric::Text, 1, false).toJson();
   document["version"] = 2;
   writeFileAtomically(scratch / "v2.json", document.dump());
-  CHECK_THROWS_WITH(Coreset::read(scratch / "v2.json"),
+  CHECK_THROWS_WITH(Coreset::read(scratch / "v2.json", searchSpace()),
                     Catch::Contains("v2.json: version: a coreset of version 2; this mlgo reads version 1"));
   document["version"] = 1;
   document["lists"][0]["languages"] = {"fortran"};
   writeFileAtomically(scratch / "lang.json", document.dump());
-  CHECK_THROWS_WITH(Coreset::read(scratch / "lang.json"), Catch::Contains("lists[0].languages"));
+  CHECK_THROWS_WITH(Coreset::read(scratch / "lang.json", searchSpace()), Catch::Contains("lists[0].languages"));
   writeFileAtomically(scratch / "other.json", R"({"format": "mlgo-autotune"})");
-  CHECK_THROWS_AS(Coreset::read(scratch / "other.json"), InputError);
+  CHECK_THROWS_AS(Coreset::read(scratch / "other.json", searchSpace()), InputError);
+  // Passes outside the search space, or a pipeline other than its passes'
+  // (a list is data: mlgo renders what runs), are refused by name.
+  document = buildCoreset(table, SizeMetric::Text, 1, false).toJson();
+  document["lists"][0]["passes"] = {"view-cfg"};
+  writeFileAtomically(scratch / "unknown.json", document.dump());
+  CHECK_THROWS_WITH(Coreset::read(scratch / "unknown.json", searchSpace()),
+                    Catch::Contains("unknown.json: lists[0]") && Catch::Contains("'view-cfg' is not a pass"));
+  document = buildCoreset(table, SizeMetric::Text, 1, false).toJson();
+  document["lists"][0]["pipeline"] = "module(load=/tmp/x.so)";
+  writeFileAtomically(scratch / "pipeline.json", document.dump());
+  CHECK_THROWS_WITH(Coreset::read(scratch / "pipeline.json", searchSpace()),
+                    Catch::Contains("lists[0].pipeline") && Catch::Contains("is not the pipeline of its passes"));
   // A sweep that lacks a coreset list cannot train for it.
   Coreset coreset = buildCoreset(table, SizeMetric::Text, 1, false);
   coreset.lists[0].pipeline = "function(elsewhere)";

@@ -64,12 +64,12 @@ TEST_CASE("pass predictor: save and load give the same predictor, other files ar
   predictor.training = {{"trainer", "by hand"}};
   predictor.save(scratch / "p");
   CHECK(!fs::exists(scratch / "p.partial"));
-  const PassPredictor loaded = PassPredictor::load(scratch / "p");
+  const SearchSpace space = SearchSpace::load(defaultSearchSpaceFile());
+  const PassPredictor loaded = PassPredictor::load(scratch / "p", space);
   std::vector<double> features(moduleFeatureNames().size(), 7.0);
   CHECK(loaded.scores(features) == predictor.scores(features));
   CHECK(loaded.coreset().toJson() == predictor.coreset().toJson());
   CHECK(loaded.training["trainer"] == "by hand");
-  const SearchSpace space = SearchSpace::load(defaultSearchSpaceFile());
   const std::vector<std::vector<int>> lists = predictedLists(loaded, space, "p");
   REQUIRE(lists.size() == 3);
   CHECK(space.pipeline(lists[2]) == "default<Oz>,mergefunc");
@@ -79,21 +79,22 @@ TEST_CASE("pass predictor: save and load give the same predictor, other files ar
   nlohmann::json changed = nlohmann::json::parse(original);
   changed["version"] = 2;
   writeFileAtomically(metadata, changed.dump());
-  CHECK_THROWS_WITH(PassPredictor::load(scratch / "p"),
+  CHECK_THROWS_WITH(PassPredictor::load(scratch / "p", space),
                     Catch::Contains("predictor.json: version: a predictor of version 2; this mlgo reads version 1"));
   changed = nlohmann::json::parse(original);
   changed["feature_names"][0] = "op.something_else";
   writeFileAtomically(metadata, changed.dump());
-  CHECK_THROWS_WITH(PassPredictor::load(scratch / "p"), Catch::Contains("feature_names"));
+  CHECK_THROWS_WITH(PassPredictor::load(scratch / "p", space), Catch::Contains("feature_names"));
   changed = nlohmann::json::parse(original);
   changed["coreset"]["lists"].erase(0);
   writeFileAtomically(metadata, changed.dump());
-  CHECK_THROWS_WITH(PassPredictor::load(scratch / "p"), Catch::Contains("one score per coreset list"));
+  CHECK_THROWS_WITH(PassPredictor::load(scratch / "p", space), Catch::Contains("one score per coreset list"));
   changed = nlohmann::json::parse(original);
   changed["coreset"]["lists"][1]["passes"] = {"no-such-pass"};
   writeFileAtomically(metadata, changed.dump());
-  CHECK_THROWS_WITH(predictedLists(PassPredictor::load(scratch / "p"), space, "p"),
-                    Catch::Contains("'no-such-pass' is not a pass"));
+  CHECK_THROWS_WITH(PassPredictor::load(scratch / "p", space),
+                    Catch::Contains("coreset: lists[1]") && Catch::Contains("'no-such-pass' is not a pass"));
+  writeFileAtomically(metadata, original);
   fs::remove(scratch / "p" / PassPredictor::kWeightsFile);
-  CHECK_THROWS_WITH(PassPredictor::load(scratch / "p"), Catch::Contains("model.json: missing"));
+  CHECK_THROWS_WITH(PassPredictor::load(scratch / "p", space), Catch::Contains("model.json: missing"));
 }

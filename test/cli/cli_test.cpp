@@ -196,8 +196,43 @@ TEST_CASE("cli: one writer per output directory, and no mixed runs", "[cli][outp
   for (const auto &entry : fs::directory_iterator(trace))
     if (entry.path().extension() == ".mlgotrace") ++shards;
   CHECK(shards == 2);
+  // A file no default-trace writes: --force refuses the directory and keeps it.
+  writeFileAtomically(trace / "thesis.txt", "mine");
+  auto foreign =
+      test::runMlgo({"default-trace", "--corpus", corpus, "--output", trace.string(), "--shards", "2", "--force"});
+  CHECK(foreign.exitCode == exit_code::kUsage);
+  CHECK_THAT(foreign.err, Contains("thesis.txt") && Contains("nothing was removed"));
+  CHECK(readFile(trace / "thesis.txt") == "mine");
+  CHECK(fs::exists(trace / "trace_description.json"));
+  fs::remove(trace / "thesis.txt");
   auto vocab = test::runMlgo({"gen-vocab", "--trace", trace.string(), "--output-dir", (scratch / "vocab").string()});
   CHECK(vocab.exitCode == exit_code::kSuccess);
+}
+
+TEST_CASE("cli: train-bc --force replaces its own earlier run and nothing else, not even in the working directory",
+          "[cli][training][output]") {
+  test::TracedTestCorpus traced;
+  auto trainBC = [&](const fs::path &output) {
+    return test::runMlgo({"train-bc", "--trace", (traced / "trace").string(), "--vocab", (traced / "vocab").string(),
+                          "--output", output.string(), "--set", "iterations=20", "--set", "report_every=10",
+                          "--set", "checkpoint_every=10", "--force"});
+  };
+  REQUIRE(trainBC(traced / "bc").exitCode == exit_code::kSuccess);
+  REQUIRE(trainBC(traced / "bc").exitCode == exit_code::kSuccess);  // its own files: replaced
+  writeFileAtomically(traced / "bc/thesis.txt", "mine");
+  fs::create_directories(traced / "bc/notes");
+  const auto refused = trainBC(traced / "bc");
+  CHECK(refused.exitCode == exit_code::kUsage);
+  CHECK(readFile(traced / "bc/thesis.txt") == "mine");
+  CHECK(fs::exists(traced / "bc/notes"));
+  CHECK(fs::exists(traced / "bc/policy/policy.json"));
+  // --output . in a directory holding a project: refused, nothing removed.
+  const auto here = test::runProgram("/bin/sh", {"-c", "cd '" + traced.scratch.path().string() + "' && '" +
+                                                           test::mlgoBinary() + "' train-bc --trace trace --vocab vocab "
+                                                           "--output . --force --set iterations=20"});
+  CHECK(here.exitCode == exit_code::kUsage);
+  CHECK(fs::exists(traced / "corpus/corpus_description.json"));
+  CHECK(fs::exists(traced / "bc/thesis.txt"));
 }
 
 TEST_CASE("cli: eval with --cache-dir reuses every compile of an identical run, same results", "[cli][memo]") {

@@ -2,6 +2,7 @@
 
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/exit_codes.h"
+#include "mlgo/support/run_comparison.h"
 #include "support/test_environment.h"
 
 using namespace mlgo;
@@ -18,7 +19,8 @@ std::vector<std::string> exploreArguments(const std::string &corpus, const fs::p
 std::map<std::string, std::string> traceFiles(const fs::path &directory) {
   std::map<std::string, std::string> files;
   for (const auto &entry : fs::directory_iterator(directory))
-    if (entry.is_regular_file() && entry.path().filename() != ".mlgo-lock")
+    if (entry.is_regular_file() && entry.path().filename() != ".mlgo-lock" &&
+        entry.path().filename() != "manifest.json")  // names its run's flags (--resume); compared below
       files[entry.path().filename().string()] = readFile(entry.path());
   return files;
 }
@@ -64,6 +66,7 @@ TEST_CASE("cli explore: a run killed with -9 and resumed equals an uninterrupted
   REQUIRE(resumed.exitCode == exit_code::kSuccess);
   CHECK_THAT(resumed.out, !Contains("(0 from an earlier run)"));
   CHECK(traceFiles(scratch / "killed") == traceFiles(scratch / "whole"));
+  CHECK(compareRuns(scratch / "killed", scratch / "whole").sameResult());
   CHECK(!fs::exists(journal));
 }
 

@@ -44,7 +44,8 @@ test::CommandOutcome runMpi(int ranks, const std::vector<std::string> &mlgoArgs)
 std::vector<fs::path> filesUnder(const fs::path &directory) {
   std::vector<fs::path> files;
   for (const auto &entry : fs::recursive_directory_iterator(directory))
-    if (entry.is_regular_file()) files.push_back(fs::relative(entry.path(), directory));
+    if (entry.is_regular_file() && entry.path().filename() != "manifest.json")  // names the machine
+      files.push_back(fs::relative(entry.path(), directory));
   std::sort(files.begin(), files.end());
   return files;
 }

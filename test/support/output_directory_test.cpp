@@ -38,9 +38,41 @@ TEST_CASE("output directory: an earlier run's files need --resume or --force", "
   CHECK(fs::exists(output / "checkpoints/iteration-100/policy.json"));  // refused: nothing touched
   CHECK_NOTHROW(OutputDirectoryLock::claim(output, "train-ppo", ExistingOutput::Resume));
   CHECK(fs::exists(output / "checkpoints/iteration-100/policy.json"));
-  CHECK_NOTHROW(OutputDirectoryLock::claim(output, "train-ppo", ExistingOutput::Replace));
+  CHECK_NOTHROW(OutputDirectoryLock::claim(output, "train-ppo", ExistingOutput::Replace, "", {"checkpoints"}));
   CHECK_FALSE(holdsOutput(output));
   CHECK_NOTHROW(OutputDirectoryLock::claim(output, "train-ppo", ExistingOutput::Refuse));  // empty again
+}
+
+TEST_CASE("output directory: --force removes an earlier run's files only, and refuses a directory holding "
+          "anything else",
+          "[support][output][security]") {
+  test::ScratchDirectory scratch;
+  const fs::path output = scratch / "out";
+  const std::vector<std::string> own{"policy", "metrics.jsonl", "*.mlgotrace"};
+  for (const char *file : {"policy/policy.json", "metrics.jsonl", "a-00000-of-00001.mlgotrace", "manifest.json",
+                           "events.out.tfevents.1.host.2.0", "config.json.temp-stream-a1b2c3"})
+    writeFileAtomically(output / file, "earlier run");
+  writeFileAtomically(output / "thesis.txt", "mine");
+  fs::create_directories(output / "notes");
+  const std::string refused = test::messageOf<UsageError>(
+      [&] { OutputDirectoryLock::claim(output, "train-bc", ExistingOutput::Replace, "", own); });
+  CHECK_THAT(refused, Contains(output.string()) && Contains("no mlgo train-bc run writes") &&
+                          Contains("nothing was removed"));
+  CHECK((refused.find("thesis.txt") != std::string::npos || refused.find("notes") != std::string::npos));
+  CHECK(readFile(output / "thesis.txt") == "mine");
+  CHECK(fs::exists(output / "policy/policy.json"));  // refused: nothing removed
+  CHECK(fs::exists(output / "metrics.jsonl"));
+
+  fs::remove(output / "thesis.txt");
+  fs::remove(output / "notes");
+  CHECK_NOTHROW(OutputDirectoryLock::claim(output, "train-bc", ExistingOutput::Replace, "", own));
+  CHECK_FALSE(holdsOutput(output));
+
+  // The working directory, say: what no run of the command writes is never removed.
+  writeFileAtomically(scratch / "work/CMakeLists.txt", "project(x)");
+  CHECK_THROWS_AS(OutputDirectoryLock::claim(scratch / "work", "train-bc", ExistingOutput::Replace, "", own),
+                  UsageError);
+  CHECK(fs::exists(scratch / "work/CMakeLists.txt"));
 }
 
 TEST_CASE("output directory: a planted link is not followed for the lock", "[support][output][security]") {

@@ -37,7 +37,8 @@ int main(int argc, char **argv) {
   const mlgo::CompileSession session(argv[1], options);
   const mlgo::Corpus &corpus = session.corpus();
   const mlgo::CompilerDriver &driver = session.driver();
-  const std::map<std::string, std::string> lists = mlgo::autotune::readPassLists(argv[2]);
+  const std::map<std::string, std::string> lists = mlgo::autotune::readPassLists(
+      argv[2], mlgo::autotune::SearchSpace::load(mlgo::autotune::defaultSearchSpaceFile()));
   std::vector<std::string> pipelines;
   for (const mlgo::CorpusModule &module : corpus.modules) {
     auto found = lists.find(module.name);

@@ -104,6 +104,6 @@ nlohmann::json autotuneReportToJson(const AutotuneReport &report, const SearchSp
 /// Module name -> opt pipeline, read from a best.json (only modules whose list
 /// is not -Oz) or from `predict-passes --json` (each module's first-ranked
 /// list). Throws InputError naming the file and entry.
-std::map<std::string, std::string> readPassLists(const std::filesystem::path &bestJson);
+std::map<std::string, std::string> readPassLists(const std::filesystem::path &bestJson, const SearchSpace &space);
 
 }  // namespace mlgo::autotune

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mlgo/autotune/pass_sweep.h"
+#include "mlgo/autotune/search_space.h"
 #include "mlgo/driver/compile_result.h"
 
 namespace mlgo::autotune {
@@ -49,8 +50,9 @@ struct Coreset {
   void write(const std::filesystem::path &file) const;
   /// Throws InputError naming the file and what is wrong (another format or
   /// version, a malformed list).
-  static Coreset fromJson(const nlohmann::json &document, const std::string &file);
-  static Coreset read(const std::filesystem::path &file);
+  /// Every list's passes must be passes of `space` (SearchSpace::checkedPipeline).
+  static Coreset fromJson(const nlohmann::json &document, const std::string &file, const SearchSpace &space);
+  static Coreset read(const std::filesystem::path &file, const SearchSpace &space);
 };
 
 /// Greedy maximum coverage. `gains[m][l]` is what list l gains on module m

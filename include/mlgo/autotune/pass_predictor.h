@@ -30,6 +30,8 @@ class PassPredictor {
   static constexpr int kVersion = 1;
   static constexpr const char *kMetadataFile = "predictor.json";
   static constexpr const char *kWeightsFile = "model.json";
+  /// What train-pass-predictor writes into its output: what --force may remove.
+  static std::vector<std::string> directoryEntries() { return {kMetadataFile, kWeightsFile}; }
 
   PassPredictor(Coreset coreset, std::vector<std::string> featureNames, std::vector<float> mean,
                 std::vector<float> deviation, std::vector<DenseLayer> layers);
@@ -54,7 +56,8 @@ class PassPredictor {
   /// Loads a predictor directory. Throws InputError naming the file and what
   /// is wrong: another format or version, features other than this mlgo
   /// computes, layers that do not fit.
-  static PassPredictor load(const std::filesystem::path &directory);
+  /// Its coreset's lists must be passes of `space` (SearchSpace::checkedPipeline).
+  static PassPredictor load(const std::filesystem::path &directory, const SearchSpace &space);
 
  private:
   Coreset coreset_;

@@ -92,6 +92,14 @@ struct SweepSummary {
 
 /// Sweeps and writes OUTPUT/sweep.json (rank 0; the other ranks return an
 /// empty summary).
+/// Where the correctness gate compiles and runs its programs during a sweep,
+/// inside the sweep's output.
+inline constexpr const char *kGateWorkDirectory = "gate-work";
+
+/// What sweep-passes writes into its output (glob patterns of top-level
+/// names): sweep.json and, while it runs, its journal and the gate's work.
+std::vector<std::string> sweepDirectoryEntries();
+
 SweepSummary sweepPassLists(const Corpus &corpus, const CompilerDriver &driver, SweepOptions options,
                             Cluster &cluster);
 

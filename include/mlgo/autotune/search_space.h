@@ -34,6 +34,14 @@ class SearchSpace {
   /// Element names joined by spaces, for people ("default<Oz> mergefunc").
   std::string describe(const std::vector<int> &list) const;
 
+  /// A pass list read from a file (best.json, a coreset, a predictor) is
+  /// untrusted data: its elements must be passes of this space, and the
+  /// pipeline mlgo runs is the one it renders from them, never the file's
+  /// own text. `stored`, the file's pipeline text, must agree with that
+  /// rendering. Throws InputError naming `file`, `entry` and the element.
+  std::string checkedPipeline(const std::vector<std::string> &elements, const std::string &stored,
+                              const std::string &file, const std::string &entry) const;
+
  private:
   std::vector<PassElement> all_;
   std::vector<PassElement> passes_;

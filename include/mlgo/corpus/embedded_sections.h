@@ -8,7 +8,7 @@
 namespace mlgo {
 
 struct EmbeddedModule {
-  enum class Status { Ok, MissingFile, NotAnObject, NoEmbeddedBitcode, NoEmbeddedCommand };
+  enum class Status { Ok, MissingFile, NotRegularFile, NotAnObject, NoEmbeddedBitcode, NoEmbeddedCommand };
   Status status = Status::Ok;
   std::string detail;  ///< why, for anything but Ok
   std::string bitcode;

@@ -30,4 +30,12 @@ std::filesystem::path existingDirectory(const std::filesystem::path &target);
 /// Reads a whole file. Throws InputError naming the path when it cannot.
 std::string readFile(const std::filesystem::path &path);
 
+/// Why `path` is not a regular file ("" when it is): inputs are read only
+/// from regular files, so that a named pipe or a device (/dev/zero) in a
+/// corpus or given as a flag can never hang or exhaust a run. Links are
+/// followed.
+std::string regularFileProblem(const std::filesystem::path &path);
+/// InputError naming the file when regularFileProblem has a reason.
+void requireRegularFile(const std::filesystem::path &path);
+
 }  // namespace mlgo

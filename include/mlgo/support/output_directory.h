@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace mlgo {
 
@@ -21,7 +22,7 @@ enum class ExistingOutput {
   Keep,     ///< write over what is there (outputs replaced file by file)
   Refuse,   ///< UsageError: the user must pass --resume or --force
   Resume,   ///< continue the run the directory holds
-  Replace,  ///< --force: remove everything in it first
+  Replace,  ///< --force: remove an earlier run's files first (and refuse anyone else's)
 };
 
 class OutputDirectoryLock {
@@ -33,9 +34,15 @@ class OutputDirectoryLock {
   /// "train-ppo"). Throws OutputInUse naming the holder (command, pid, host,
   /// start time) when another process has it, and UsageError for an existing
   /// directory that holds files when `existing` is Refuse (`howToContinue`
-  /// completes that message). With Replace, empties the directory once locked.
+  /// completes that message). With Replace, removes what the command's runs
+  /// write there, `ownEntries` (glob patterns of top-level names, as
+  /// fnmatch(3) reads them) and what every run writes (its manifest,
+  /// TensorBoard events, atomic writes' temporary files); a directory that
+  /// holds anything else is refused with a UsageError naming it, and nothing
+  /// is removed.
   static OutputDirectoryLock claim(const std::filesystem::path &directory, const std::string &command,
-                                   ExistingOutput existing, const std::string &howToContinue = "");
+                                   ExistingOutput existing, const std::string &howToContinue = "",
+                                   const std::vector<std::string> &ownEntries = {});
 
   OutputDirectoryLock(OutputDirectoryLock &&other) noexcept;
   OutputDirectoryLock &operator=(OutputDirectoryLock &&other) = delete;

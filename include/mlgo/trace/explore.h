@@ -52,6 +52,10 @@ struct ExploreSettings {
 /// one, else "text" (the object's .text bytes).
 std::string exploreMetric(const Problem &problem);
 
+/// What explore writes into its output (glob patterns of top-level names):
+/// a trace, exploration.json and, while it runs, its journal.
+std::vector<std::string> exploreDirectoryEntries();
+
 /// One module's exploration. Values are of exploreMetric().
 struct ExploredModule {
   CompileResult failure;  ///< the default compile when it failed (then nothing else is set)

@@ -31,6 +31,12 @@ inline constexpr const char *kDescriptionFile = "trace_description.json";
 inline constexpr const char *kBaselinesFile = "baselines.json";
 inline constexpr const char *kShardSuffix = ".mlgotrace";
 
+/// What a trace directory's writer puts in it (glob patterns of top-level
+/// names): what `--force` may remove.
+inline std::vector<std::string> traceDirectoryEntries() {
+  return {"*.mlgotrace", "*.mlgotrace.partial", kDescriptionFile, kBaselinesFile};
+}
+
 /// The decisions of one module. Features are stored flat, decision-major,
 /// featureCount int64 words a decision (DecisionSpec: the tensors' bytes).
 struct ModuleTrace {
