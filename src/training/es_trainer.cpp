@@ -151,6 +151,14 @@ void EvolutionStrategy::restore(const json &state) {
   steps_ = state.at("steps").get<int64_t>();
   if (firstMoment_.size() != theta_.size() || secondMoment_.size() != theta_.size())
     throw std::invalid_argument("the saved optimizer state does not fit the network");
+  // A damaged state must not train on: an infinite weight or a negative
+  // second moment gives a policy of NaNs.
+  for (size_t i = 0; i < theta_.size(); ++i)
+    if (!std::isfinite(theta_[i]) || !std::isfinite(firstMoment_[i]) || !std::isfinite(secondMoment_[i]) ||
+        secondMoment_[i] < 0)
+      throw std::invalid_argument("weight " + std::to_string(i) +
+                                  ": not a finite weight with finite moments and a second moment >= 0");
+  if (steps_ < 1) throw std::invalid_argument("steps: a saved state has taken at least one step");
 }
 
 namespace {
@@ -239,6 +247,11 @@ class ESRun {
         throw InputError(describeInputProblem(statePath().string(), "strategy", e.what()));
       }
       objective_->restoreDefaults(saved["baselines"]);
+      // Every iteration takes one step: a state that disagrees was edited.
+      if (!saved["iteration"].is_number_integer() || saved["iteration"].get<int64_t>() != strategy_->steps())
+        throw InputError(describeInputProblem(statePath().string(), "iteration",
+                                              saved["iteration"].dump() + " is not the number of steps taken (" +
+                                                  std::to_string(strategy_->steps()) + ")"));
       const int64_t done = saved["iteration"].get<int64_t>();
       truncateMetrics(metricsPath(), done);
       return done + 1;

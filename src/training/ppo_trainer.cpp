@@ -541,10 +541,12 @@ class PPORun {
     state_.iteration = saved["iteration"].get<int64_t>();
     state_.klBeta = saved["kl_beta"].get<double>();
     state_.badIterationsInARow = saved["bad_iterations_in_a_row"].get<int64_t>();
-    baselines_ = RewardBaselines::fromJson(saved["baselines"], settings_.decay, settings_.delta);
+    const std::string stateFile = (resume_.directory() / "state.json").string();
+    baselines_ = RewardBaselines::fromJson(saved["baselines"], settings_.decay, settings_.delta, stateFile, "baselines");
     // Runs saved before rewards per segment have neither key.
     segments_.baselines =
-        RewardBaselines::fromJson(saved.value("segment_baselines", json::object()), settings_.decay, settings_.delta);
+        RewardBaselines::fromJson(saved.value("segment_baselines", json::object()), settings_.decay, settings_.delta,
+                                  stateFile, "segment_baselines");
     segments_.modulesKnown = saved.value("segment_defaults_known", std::set<std::string>());
     loadTorchArchive(network_, resume_.directory() / "network.pt");
     loadAdamState(*optimizer_, resume_.directory() / "optimizer.pt");

@@ -46,10 +46,19 @@ nlohmann::json RewardBaselines::toJson() const {
   return modules;
 }
 
-RewardBaselines RewardBaselines::fromJson(const nlohmann::json &json, double decay, double delta) {
+RewardBaselines RewardBaselines::fromJson(const nlohmann::json &json, double decay, double delta,
+                                          const std::string &file, const std::string &entry) {
+  if (!json.is_object()) throw InputError(describeInputProblem(file, entry, "not an object of module baselines"));
   RewardBaselines baselines(decay, delta);
-  for (const auto &[name, entry] : json.items())
-    baselines.entries_[name] = {entry.at("default").get<double>(), entry.at("moving_average").get<double>()};
+  for (const auto &[name, value] : json.items()) {
+    auto number = [&](const char *key) {
+      if (!value.is_object() || !value.contains(key) || !value[key].is_number() ||
+          !std::isfinite(value[key].get<double>()))
+        throw InputError(describeInputProblem(file, entry + "." + name, std::string("no finite number \"") + key + "\""));
+      return value[key].get<double>();
+    };
+    baselines.entries_[name] = {number("default"), number("moving_average")};
+  }
   return baselines;
 }
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <functional>
 
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/atomic_file.h"
@@ -125,4 +126,31 @@ TEST_CASE("train-es: writes its run, the same for any thread count, and resumes 
   ESOptions otherConfig = corpus.options("resumed", 1, {"iterations=4", "sigma=0.5"});
   otherConfig.resume = true;
   CHECK_THROWS_AS(trainES(otherConfig), UsageError);
+}
+
+TEST_CASE("train-es: a damaged resume state is an input error naming the entry, and trains nothing",
+          "[training][es][errors]") {
+  ESCorpus corpus;
+  trainES(corpus.options("run", 1, {"iterations=2"}));
+  const fs::path state = corpus.scratch / "run/resume/state.json";
+  const std::string original = readFile(state);
+  const std::string policy = readFile(corpus.scratch / "run/policy/model.json");
+  auto resumeWith = [&](const std::function<void(nlohmann::json &)> &damage) {
+    nlohmann::json saved = nlohmann::json::parse(original);
+    damage(saved);
+    writeFileAtomically(state, saved.dump());
+    ESOptions options = corpus.options("run", 1, {"iterations=4"});
+    options.resume = true;
+    return test::messageOf<InputError>([&] { trainES(options); });
+  };
+  CHECK_THAT(resumeWith([](nlohmann::json &s) { s["strategy"]["theta"][0] = 1e39; }),
+             Catch::Contains("state.json: strategy") && Catch::Contains("weight 0: not a finite weight"));
+  CHECK_THAT(resumeWith([](nlohmann::json &s) { s["strategy"]["second_moment"][3] = -1.0; }),
+             Catch::Contains("weight 3") && Catch::Contains("second moment >= 0"));
+  CHECK_THAT(resumeWith([](nlohmann::json &s) { s["iteration"] = -2; }),
+             Catch::Contains("state.json: iteration: -2 is not the number of steps taken (2)"));
+  CHECK_THAT(resumeWith([](nlohmann::json &s) { s["iteration"] = 999; }),
+             Catch::Contains("999 is not the number of steps taken"));
+  CHECK_THAT(resumeWith([](nlohmann::json &s) { s["iteration"] = "two"; }), Catch::Contains("iteration"));
+  CHECK(readFile(corpus.scratch / "run/policy/model.json") == policy);  // nothing trained on
 }

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "mlgo/support/errors.h"
 #include "mlgo/training/reward.h"
 
 using namespace mlgo;
@@ -33,10 +34,18 @@ TEST_CASE("reward: moving-average baselines, hand-computed", "[training][rl]") {
 
   // The JSON form round-trips exactly (resume depends on it).
   baselines.addDefault("n", 1.0 / 3.0);
-  RewardBaselines loaded = RewardBaselines::fromJson(nlohmann::json::parse(baselines.toJson().dump()), 0.8, 0.01);
+  RewardBaselines loaded = RewardBaselines::fromJson(nlohmann::json::parse(baselines.toJson().dump()), 0.8, 0.01,
+                                                     "state.json", "baselines");
   CHECK(loaded.at("m").movingAverage == baselines.at("m").movingAverage);
   CHECK(loaded.at("n").defaultSize == baselines.at("n").defaultSize);
   CHECK(loaded.size() == 2);
+
+  // A resume state edited by hand: named, not a raw JSON type error.
+  nlohmann::json damaged = baselines.toJson();
+  damaged["m"] = 7;
+  CHECK_THROWS_WITH(RewardBaselines::fromJson(damaged, 0.8, 0.01, "state.json", "baselines"),
+                    Catch::Contains("state.json: baselines.m: no finite number \"default\""));
+  CHECK_THROWS_AS(RewardBaselines::fromJson(nlohmann::json(3), 0.8, 0.01, "state.json", "baselines"), InputError);
 }
 
 TEST_CASE("reward: per segment, each decision gets its function's reward against that function's baseline",

@@ -9,7 +9,8 @@
 //  - computes the BLAS routines LibTorch calls for these networks itself
 //    (deterministic_blas.cpp: libmlgo_training.so defines them, and the
 //    dynamic linker binds LibTorch's calls to the first definition, which is
-//    ours), in one fixed order with no fused multiply-add, and
+//    ours), in one fixed order with no fused multiply-add (as fast as
+//    OpenBLAS on these shapes: BENCHMARKS.md), and
 //  - pins ATen's kernels to its portable ("default") build by setting
 //    ATEN_CPU_CAPABILITY when the library loads, before any kernel is chosen.
 // Include only from training code: it pulls in torch.

@@ -66,8 +66,13 @@ class EvolutionStrategy {
   void step(int64_t iteration, const std::vector<double> &fitness);
 
   const std::vector<float> &weights() const { return theta_; }
+  /// Steps taken: one per iteration.
+  int64_t steps() const { return steps_; }
   /// Exact round trip of theta and the optimizer's state.
   nlohmann::json state() const;
+  /// Throws std::invalid_argument for a state that does not fit the network,
+  /// or holds a weight or moment that is not finite, a negative second
+  /// moment, or no step.
   void restore(const nlohmann::json &state);
 
  private:

@@ -49,7 +49,10 @@ class RewardBaselines {
   size_t size() const { return entries_.size(); }
   /// Exact round trip (doubles are written with 17 significant digits).
   nlohmann::json toJson() const;
-  static RewardBaselines fromJson(const nlohmann::json &json, double decay, double delta);
+  /// Throws InputError naming `file` and `entry` (and the module) when an
+  /// entry is not an object of two finite numbers.
+  static RewardBaselines fromJson(const nlohmann::json &json, double decay, double delta, const std::string &file,
+                                  const std::string &entry);
 
  private:
   double decay_, delta_;
