@@ -1,5 +1,9 @@
 #include "common_options.h"
 
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
 #include "mlgo/autotune/pass_predictor.h"
 #include "mlgo/autotune/pass_sweep.h"
 #include "mlgo/problems/problem.h"
@@ -23,16 +27,32 @@ Cluster &runCluster() {
 
 void setRunCluster(Cluster *cluster) { currentCluster = cluster; }
 
-CLI::Validator wholeNumber(uint64_t minimum) {
+CLI::Validator wholeNumber(uint64_t minimum, uint64_t maximum) {
+  const bool bounded = maximum != std::numeric_limits<uint64_t>::max();
   return CLI::Validator(
-      [minimum](std::string &text) -> std::string {
+      [minimum, maximum, bounded](std::string &text) -> std::string {
         const bool digits = !text.empty() && text.size() <= 19 &&
                             text.find_first_not_of("0123456789") == std::string::npos;
-        if (!digits || std::stoull(text) < minimum)
-          return "expected a whole number of at least " + std::to_string(minimum) + ", got \"" + text + "\"";
+        if (!digits || std::stoull(text) < minimum || std::stoull(text) > maximum)
+          return "expected a whole number of at least " + std::to_string(minimum) +
+                 (bounded ? " and at most " + std::to_string(maximum) : std::string()) + ", got \"" + text + "\"";
         return "";
       },
-      minimum == 0 ? "UINT" : "UINT>=" + std::to_string(minimum));
+      (minimum == 0 ? std::string("UINT") : "UINT>=" + std::to_string(minimum)) +
+          (bounded ? "<=" + std::to_string(maximum) : std::string()));
+}
+
+CLI::Validator finiteSeconds(bool zeroAllowed) {
+  return CLI::Validator(
+      [zeroAllowed](std::string &text) -> std::string {
+        char *end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !std::isfinite(value) || value < 0 || (!zeroAllowed && value == 0))
+          return std::string("expected a finite number of seconds") + (zeroAllowed ? " (0 or more)" : " above 0") +
+                 ", got \"" + text + "\"";
+        return "";
+      },
+      zeroAllowed ? "SECONDS>=0" : "SECONDS>0");
 }
 
 void addDriverFlags(CLI::App &command, DriverFlags &flags) {
@@ -43,7 +63,7 @@ void addDriverFlags(CLI::App &command, DriverFlags &flags) {
       .add_option("--timeout", flags.timeoutSeconds,
                   "Seconds one module may compile before it is skipped (0: no limit)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(finiteSeconds(true));
   command.add_flag("--no-memo", flags.noMemo, "Compile everything, even what this run compiled before");
   command.add_option("--memo-mb", flags.memoMegabytes, "Memory bound of the compile memo, in MB (0: no memory memo)")
       ->capture_default_str()

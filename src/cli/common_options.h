@@ -2,6 +2,8 @@
 // Options several subcommands share, spelled the same everywhere.
 #include <optional>
 
+#include <limits>
+
 #include <CLI/CLI.hpp>
 
 #include "mlgo/distributed/cluster.h"
@@ -30,8 +32,15 @@ void setRunCluster(Cluster *cluster);
 
 /// For options held in unsigned integers: CLI11 would turn "-5" into a huge
 /// count (a budget that runs until killed), so the text must be digits only,
-/// at least `minimum`.
-CLI::Validator wholeNumber(uint64_t minimum = 0);
+/// at least `minimum` and at most `maximum` (a count that sizes files or
+/// memory has a bound).
+/// At most this many trace shards: each is a file open while tracing.
+inline constexpr uint64_t kMaxTraceShards = 1024;
+
+CLI::Validator wholeNumber(uint64_t minimum = 0, uint64_t maximum = std::numeric_limits<uint64_t>::max());
+/// A finite number of seconds, at least 0 (or above 0): NaN and infinity are
+/// refused.
+CLI::Validator finiteSeconds(bool zeroAllowed);
 
 /// --threads, --timeout, the memo's flags and the hidden --inject-fault.
 void addDriverFlags(CLI::App &command, DriverFlags &flags);

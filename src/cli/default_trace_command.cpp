@@ -73,7 +73,7 @@ void addDefaultTraceCommand(CLI::App *command, CommandRunner &runner) {
       ->check(wholeNumber());
   command->add_option("--shards", flags->shards, "Number of trace files (fixed so files never depend on --threads)")
       ->capture_default_str()
-      ->check(wholeNumber(1));
+      ->check(wholeNumber(1, kMaxTraceShards));
   command->add_flag("--force", flags->force, "Replace what an earlier run left in --output");
   addDriverFlags(*command, flags->driver);
   command->callback([flags, &runner] { runner = [flags] { return runDefaultTraceCommand(*flags); }; });

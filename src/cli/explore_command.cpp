@@ -96,7 +96,7 @@ void addExploreCommand(CLI::App *command, CommandRunner &runner) {
       ->check(wholeNumber(2));
   command->add_option("--shards", flags->shards, "Number of trace files (fixed so files never depend on --threads)")
       ->capture_default_str()
-      ->check(wholeNumber(1));
+      ->check(wholeNumber(1, kMaxTraceShards));
   CLI::Option *resume = command->add_flag("--resume", flags->resume, "Finish an interrupted exploration in --output");
   command->add_flag("--force", flags->force, "Replace what an earlier run left in --output")->excludes(resume);
   addDriverFlags(*command, flags->driver);

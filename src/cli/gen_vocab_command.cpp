@@ -32,7 +32,7 @@ void addGenVocabCommand(CLI::App *command, CommandRunner &runner) {
   command->add_option("--output-dir", options->outputDirectory, "Vocab directory to write")->required();
   command->add_option("--num-buckets", options->numBuckets, "Boundaries per feature")
       ->capture_default_str()
-      ->check(wholeNumber(1));
+      ->check(wholeNumber(1, 100000));  // ml-compiler-opt uses 1000
   command->add_option("--sampling-fraction", options->samplingFraction, "Share of decisions used, in (0, 1]")
       ->capture_default_str();
   command->add_option("--seed", options->seed, "Seed of the decision sampling")

@@ -83,7 +83,7 @@ int main(int argc, char **argv) {
   double rankTimeout = 120;
   app.add_option("--rank-timeout", rankTimeout,
                  "Under mpirun: seconds a rank may stay silent (no result, no heartbeat) before the run ends")
-      ->check(CLI::PositiveNumber)
+      ->check(mlgo::cli::finiteSeconds(false))
       ->capture_default_str();
 
   mlgo::cli::CommandRunner runner;

@@ -74,8 +74,8 @@ void addSweepPassesCommand(CLI::App *command, CommandRunner &runner) {
                    "(search-space elements separated by spaces)")
       ->required();
   command->add_option("--output", flags->output, "Directory for sweep.json")->required();
-  command->add_flag("--resume", flags->resume, "Finish an interrupted sweep in --output");
-  command->add_flag("--force", flags->force, "Replace what an earlier run left in --output");
+  CLI::Option *resume = command->add_flag("--resume", flags->resume, "Finish an interrupted sweep in --output");
+  command->add_flag("--force", flags->force, "Replace what an earlier run left in --output")->excludes(resume);
   addPassListFlags(*command, flags->passLists);
   addDriverFlags(*command, flags->driver);
   command->callback([flags, &runner] { runner = [flags] { return runSweep(*flags); }; });

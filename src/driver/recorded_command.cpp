@@ -55,6 +55,11 @@ constexpr const char *kFileOptions[] = {
     "-coverage-data-file=", "-stack-usage-file", "-fverify-debuginfo-preserve-export=", "-save-temps=",
     "-mlink-bitcode-file", "-mlink-builtin-bitcode", "-opt-record-file", "-stats-file=", "-ftime-trace=",
     "-fprofile-list=", "-ivfsoverlay", "-load", "-plugin", "-add-plugin", "-fpass-plugin=",
+    // Read while compiling IR too (clang embeds or applies their contents);
+    // eval --check-fidelity's clang-19 -cc1 would open them.
+    "-fembed-offload-object=", "-fcuda-include-gpubinary", "-fsanitize-ignorelist=",
+    "-fsanitize-system-ignorelist=", "-fsanitize-coverage-allowlist=", "-fsanitize-coverage-ignorelist=",
+    "-fxray-always-instrument=", "-fxray-never-instrument=", "-fxray-attr-list=",
 };
 
 /// The first argument that names such an option (in any spelling clang

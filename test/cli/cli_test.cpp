@@ -286,3 +286,27 @@ TEST_CASE("cli: train-bc --warmstart fine-tunes a policy, and a network of anoth
   CHECK_THAT(otherShape.err, Contains("hidden_layers") && Contains("[8]"));
   CHECK_FALSE(fs::exists(traced / "x/policy"));
 }
+
+TEST_CASE("cli: counts and seconds out of range are usage errors, before anything is written", "[cli][errors]") {
+  test::TracedTestCorpus traced;
+  const std::string corpus = (traced / "corpus").string();
+  auto usage = [](const std::vector<std::string> &args, const std::string &named) {
+    const auto outcome = test::runMlgo(args);
+    INFO(outcome.err);
+    CHECK(outcome.exitCode == exit_code::kUsage);
+    CHECK_THAT(outcome.err, Contains(named));
+  };
+  for (const char *seconds : {"nan", "inf", "-1"})
+    usage({"eval", "--corpus", corpus, "--timeout", seconds}, "--timeout");
+  usage({"--rank-timeout", "nan", "eval", "--corpus", corpus}, "--rank-timeout");
+  usage({"--rank-timeout", "0", "eval", "--corpus", corpus}, "--rank-timeout");
+  usage({"default-trace", "--corpus", corpus, "--output", (traced / "t").string(), "--shards", "4294967295"},
+        "at most 1024");
+  CHECK_FALSE(fs::exists(traced / "t"));
+  usage({"gen-vocab", "--trace", (traced / "trace").string(), "--output-dir", (traced / "v").string(),
+         "--num-buckets", "4294967295"},
+        "at most 100000");
+  usage({"sweep-passes", "--corpus", corpus, "--lists", (traced / "l.txt").string(), "--output",
+         (traced / "s").string(), "--resume", "--force"},
+        "--force");
+}

@@ -201,6 +201,15 @@ TEST_CASE("driver: recorded command lines that load code or touch files are refu
       {"-add-plugin", {"-add-plugin", "evil"}},
       {"-fprofile-instrument-use-path", {"-fprofile-instrument-use-path=/etc/passwd"}},
       {"-split-dwarf-output", {"-split-dwarf-output", "/tmp/out.dwo"}},
+      {"-fembed-offload-object", {"-fembed-offload-object=/etc/passwd"}},
+      {"-fcuda-include-gpubinary", {"-fcuda-include-gpubinary", "/etc/passwd"}},
+      {"-fsanitize-ignorelist", {"-fsanitize-ignorelist=/etc/passwd"}},
+      {"-fsanitize-system-ignorelist", {"-fsanitize-system-ignorelist=/etc/passwd"}},
+      {"-fsanitize-coverage-allowlist", {"-fsanitize-coverage-allowlist=/etc/passwd"}},
+      {"-fsanitize-coverage-ignorelist", {"-fsanitize-coverage-ignorelist=/etc/passwd"}},
+      {"-fxray-always-instrument", {"-fxray-always-instrument=/etc/passwd"}},
+      {"-fxray-never-instrument", {"-fxray-never-instrument=/etc/passwd"}},
+      {"-fxray-attr-list", {"-fxray-attr-list=/etc/passwd"}},
   };
   const fs::path dir = scratch / "hostile";
   std::vector<std::string> names;
