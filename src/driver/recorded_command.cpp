@@ -1,5 +1,7 @@
 #include "recorded_command.h"
 
+#include <algorithm>
+
 #include <clang/Basic/DiagnosticOptions.h>
 #include <clang/Driver/Options.h>
 #include <llvm/Option/ArgList.h>
@@ -127,6 +129,15 @@ const std::vector<std::string> &RecordedCommand::backendOptions() const {
 std::unique_ptr<RecordedCommand> RecordedCommand::parse(const std::vector<std::string> &recorded,
                                                         const std::string &bitcodePath, bool thinltoModule,
                                                         std::string &error) {
+  // An empty or made-up command line would compile with clang's defaults
+  // (another optimization level, another target), which is not what the
+  // module's build did: a module without its cc1 command is a failed module.
+  if (recorded.empty() || recorded.front() != "-cc1" ||
+      std::find(recorded.begin(), recorded.end(), "-triple") == recorded.end()) {
+    error = "the recorded command line is not clang's cc1 command (it starts with -cc1 and names the -triple): "
+            "the module cannot be compiled as its build did";
+    return nullptr;
+  }
   std::unique_ptr<RecordedCommand> command(new RecordedCommand());
   command->diagnosticStream_ = std::make_unique<llvm::raw_string_ostream>(command->diagnosticText_);
 

@@ -171,7 +171,7 @@ TEST_CASE("driver: bad modules fail alone with a reason", "[driver][errors]") {
   test::writeModule(dir, "unverified.o", invalidModuleBitcode(), commandLine);
   test::writeModule(dir, "bad_asm.o", readFile(test::testProject() / "bad_asm.bc"), commandLine);
   test::writeModule(dir, "unknown_flag.o", readFile(test::testProject() / "bad_asm.bc"),
-                    {"-cc1", "-no-such-flag-for-clang", "-Oz"});
+                    {"-cc1", "-triple", "x86_64-pc-linux-gnu", "-no-such-flag-for-clang", "-Oz"});
   writeCorpusDescription(dir, {"garbage.o", "unverified.o", "bad_asm.o", "unknown_flag.o", "missing.o"}, false);
   Corpus corpus = Corpus::load(dir);
   CompilerDriver driver({});
@@ -229,6 +229,32 @@ TEST_CASE("driver: recorded command lines that load code or touch files are refu
     CHECK_THAT(result.message, Contains("refused"));
   }
   CHECK_FALSE(fs::exists("/tmp/out.dwo"));
+}
+
+TEST_CASE("driver: a module whose command line is empty or not clang's cc1 command fails", "[driver][errors]") {
+  test::ScratchDirectory scratch;
+  Corpus extracted = test::extractTestCorpus(scratch / "corpus");
+  const CorpusModule &tables = test::moduleNamed(extracted, "tables.o");
+  const std::string bitcode = readFile(tables.bitcodePath);
+  const std::vector<std::vector<std::string>> commandLines = {
+      {}, {"hello", "world"}, {"-cc1", "-Oz"}, {"-Oz", "-triple", "x86_64-pc-linux-gnu"}};
+  const fs::path dir = scratch / "bad-commands";
+  std::vector<std::string> names;
+  for (size_t i = 0; i < commandLines.size(); ++i) {
+    names.push_back("m" + std::to_string(i) + ".o");
+    test::writeModule(dir, names.back(), bitcode, commandLines[i]);
+  }
+  writeCorpusDescription(dir, names, false);
+  Corpus corpus = Corpus::load(dir);
+  CompilerDriver driver({});
+  for (size_t i = 0; i < commandLines.size(); ++i) {
+    INFO(i);
+    const CompileResult result = driver.compile({&corpus.modules[i], "", {}});
+    CHECK(result.failure == FailureKind::InvalidInput);
+    CHECK_THAT(result.message, Contains("not clang's cc1 command"));
+  }
+  // Its own command line compiles it.
+  CHECK(driver.compile({&tables, "", {}}).ok());
 }
 
 TEST_CASE("driver: a profile path is refused before anything opens it", "[driver][security]") {
