@@ -332,7 +332,8 @@ SweepSummary sweepPassLists(const Corpus &corpus, const CompilerDriver &driver, 
       summary.listsCxxLinkOnly += list.gate->cxxLinkOnly;
     }
   summary.swept = table.modules.size();
-  writeFileAtomically(options.output / SweepTable::kFile, table.toJson().dump(1) + "\n");
+  // A sweep of no module is nothing usable: an earlier sweep.json stays.
+  if (summary.swept > 0) writeFileAtomically(options.output / SweepTable::kFile, table.toJson().dump(1) + "\n");
   if (journal) journal->remove();
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return summary;

@@ -102,6 +102,12 @@ int runAutotune(const AutotuneFlags &flags) {
   std::error_code ignored;
   std::filesystem::remove_all(gateWork, ignored);
   const nlohmann::json json = autotune::autotuneReportToJson(report, space, options);
+  if (json["summary"]["tuned"].get<size_t>() == 0) {
+    // Nothing usable: an earlier run's best.json stays as it was.
+    for (const autotune::ModuleTuning &tuning : report.modules) spdlog::error("{}: {}", tuning.name, tuning.failure);
+    spdlog::error("every module failed; nothing was written to {}", flags.output);
+    return exit_code::kFailure;
+  }
   writeFileAtomically(std::filesystem::path(flags.output) / "best.json", json.dump(2) + "\n");
   if (!flags.dataset.empty()) autotune::writeDataset(report, corpus, space, options, flags.dataset);
 

@@ -60,6 +60,10 @@ int runSweep(const SweepFlags &flags) {
               autotune::SweepTable::kFile, summary.seconds);
   logMemoStats(driverOptions);
   logLostWorkers(workers);
+  if (summary.swept == 0) {
+    spdlog::error("every module failed; nothing was written to {}", flags.output);
+    return exit_code::kFailure;
+  }
   return summary.swept == summary.modules ? exit_code::kSuccess : exit_code::kPartialFailure;
 }
 

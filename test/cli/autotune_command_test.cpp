@@ -103,3 +103,28 @@ TEST_CASE("cli autotune: worker processes give the in-process result and survive
   }
   CHECK(tuned == 6);
 }
+
+TEST_CASE("cli autotune and sweep-passes: every module failing is exit 1, and the earlier results stay",
+          "[cli][autotune][errors]") {
+  test::ScratchDirectory scratch;
+  const Corpus good = test::extractTestCorpus(scratch / "good");
+  // Two modules whose bitcode is not bitcode: every compile fails.
+  const std::string corpus = (scratch / "broken").string();
+  for (const char *name : {"a.o", "b.o"})
+    test::writeModule(corpus, name, "not bitcode", test::moduleNamed(good, "helpers.o").commandLine);
+  writeCorpusDescription(corpus, {"a.o", "b.o"}, false);
+  writeFileAtomically(scratch / "tuned/best.json", "earlier");
+  writeFileAtomically(scratch / "pool.txt", "default<Oz> mergefunc\n");
+
+  const auto tuned = test::runMlgo({"autotune", "--corpus", corpus, "--output", (scratch / "tuned").string(),
+                                    "--budget", "4", "--no-gate"});
+  CHECK(tuned.exitCode == exit_code::kFailure);
+  CHECK_THAT(tuned.err, Catch::Contains("every module failed") && Catch::Contains("a.o"));
+  CHECK(readFile(scratch / "tuned/best.json") == "earlier");
+
+  const auto swept = test::runMlgo({"sweep-passes", "--corpus", corpus, "--lists", (scratch / "pool.txt").string(),
+                                    "--output", (scratch / "swept").string(), "--no-gate"});
+  CHECK(swept.exitCode == exit_code::kFailure);
+  CHECK_THAT(swept.err, Catch::Contains("every module failed"));
+  CHECK_FALSE(fs::exists(scratch / "swept/sweep.json"));
+}
