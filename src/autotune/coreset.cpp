@@ -153,7 +153,7 @@ Coreset Coreset::fromJson(const json &document, const std::string &file, const S
       coreset.lists.push_back(std::move(list));
     }
   } catch (const json::exception &e) {
-    throw InputError(describeInputProblem(file, "", std::string("malformed coreset: ") + e.what()));
+    throw InputError(describeInputProblem(file, "", "malformed coreset: " + jsonErrorText(e)));
   }
   if (coreset.lists.empty()) throw InputError(describeInputProblem(file, "lists", "holds no list"));
   return coreset;

@@ -212,7 +212,7 @@ SweepTable SweepTable::read(const fs::path &path) {
     for (const json &failed : document.at("failed_modules"))
       table.failedModules.emplace_back(failed.at("name").get<std::string>(), failed.at("failure").get<std::string>());
   } catch (const json::exception &e) {
-    throw InputError(describeInputProblem(name, "", std::string("malformed sweep: ") + e.what()));
+    throw InputError(describeInputProblem(name, "", "malformed sweep: " + jsonErrorText(e)));
   }
   return table;
 }

@@ -7,6 +7,7 @@
 
 #include "mlgo/policy/policy_directory.h"
 #include "mlgo/support/errors.h"
+#include "mlgo/support/text_input.h"
 
 namespace mlgo {
 
@@ -232,7 +233,7 @@ PositionPolicy PositionPolicy::fromJson(const json &metadata, const json &layers
     widths = network.at("hidden_layers").get<std::vector<size_t>>();
     activation = parseActivation(network.at("activation").get<std::string>());
   } catch (const std::exception &e) {
-    throw fail("network", std::string("hidden_layers or activation missing or malformed: ") + e.what());
+    throw fail("network", "hidden_layers or activation missing or malformed: " + jsonErrorText(e));
   }
   widths.push_back(1);
   std::vector<DenseLayer> layers = DenseNetwork::layersFromJson(layersJson, weightsPath, layout.width(), widths);

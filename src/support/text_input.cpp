@@ -62,6 +62,17 @@ class JsonPathTracker {
 
 }  // namespace
 
+std::string jsonErrorText(const std::exception &error) {
+  std::string text = error.what();
+  if (text.rfind("[json.exception.", 0) == 0 && text.find("] ") != std::string::npos)
+    text = text.substr(text.find("] ") + 2);
+  if (const size_t echo = text.find("; last read: "); echo != std::string::npos) {
+    const size_t expected = text.find("; expected ", echo);
+    text = text.substr(0, echo) + (expected == std::string::npos ? "" : text.substr(expected));
+  }
+  return text;
+}
+
 nlohmann::json parseJsonText(std::string_view text, const std::string &where) {
   JsonPathTracker tracker;
   try {
@@ -72,7 +83,7 @@ nlohmann::json parseJsonText(std::string_view text, const std::string &where) {
   } catch (const nlohmann::json::exception &e) {
     // Syntax errors and numbers out of range (1e400) alike: the parser's own
     // text says what and at which byte; the tracker says in which entry.
-    throw InputError(describeInputProblem(where, tracker.path(), std::string("malformed JSON: ") + e.what()));
+    throw InputError(describeInputProblem(where, tracker.path(), "malformed JSON: " + jsonErrorText(e)));
   }
 }
 

@@ -88,7 +88,7 @@ void TraceReader::forEachModule(const std::function<void(const ModuleTrace &)> &
         cursor.next = decodeModule(*record, spec_);
       } catch (const ByteReader::DecodeError &e) {
         throw InputError(describeInputProblem(cursor.path.string(), "offset " + std::to_string(offset),
-                                              std::string("malformed module record: ") + e.what()));
+                                              "malformed module record: " + jsonErrorText(e)));
       }
     } catch (const InputError &e) {
       if (!firstError) firstError = e;

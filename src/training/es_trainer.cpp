@@ -244,7 +244,7 @@ class ESRun {
       try {
         strategy_->restore(saved["strategy"]);
       } catch (const std::exception &e) {
-        throw InputError(describeInputProblem(statePath().string(), "strategy", e.what()));
+        throw InputError(describeInputProblem(statePath().string(), "strategy", jsonErrorText(e)));
       }
       objective_->restoreDefaults(saved["baselines"]);
       // Every iteration takes one step: a state that disagrees was edited.

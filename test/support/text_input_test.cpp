@@ -22,3 +22,12 @@ TEST_CASE("json input: errors name the file and the entry, numbers out of range 
   CHECK_THROWS_WITH(readJsonFile(dir / "big.json"), Contains("big.json") && Contains("[0]"));
   CHECK_THROWS_WITH(readJsonFile(dir / "absent.json"), Contains("absent.json"));
 }
+
+TEST_CASE("json input: a syntax error reads as text for a person, without the library's tag or an echo of the input",
+          "[support][errors]") {
+  const std::string message =
+      test::messageOf<InputError>([] { parseJsonText("{\"key\": \"value, \"secret\": 1}", "config.json"); });
+  CHECK_THAT(message, Contains("config.json") && Contains("malformed JSON: parse error at line 1"));
+  CHECK(message.find("[json.exception") == std::string::npos);
+  CHECK(message.find("last read") == std::string::npos);
+}

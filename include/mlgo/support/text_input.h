@@ -23,6 +23,11 @@ nlohmann::json parseJsonText(std::string_view text, const std::string &where);
 void requireFormat(const nlohmann::json &document, const std::string &file, const std::string &format, int version,
                    const std::string &what, const std::string &hint = "");
 
+/// What a JSON library error says, for a person: without the library's
+/// "[json.exception.parse_error.101]" tag and the "last read: ..." echo of
+/// the input.
+std::string jsonErrorText(const std::exception &error);
+
 /// Calls `visit(lineNumber, line)` for each line of `text`, trailing white
 /// space and '\r' removed; lines numbered from 1.
 void forEachLine(std::string_view text, const std::function<void(size_t, std::string_view)> &visit);
