@@ -169,8 +169,9 @@ std::vector<std::vector<double>> coresetGains(const SweepTable &table, const Cor
     size_t column = 0;
     while (column < table.lists.size() && table.lists[column].pipeline != list.pipeline) ++column;
     if (column == table.lists.size())
-      throw InputError("the sweep did not compile the coreset's list " + list.pipeline +
-                       "; sweep the coreset (sweep-passes --lists CORESET) first");
+      throw InputError(describeInputProblem(table.file.empty() ? "the sweep" : table.file, "lists",
+                                            "no column for the coreset's list " + list.pipeline +
+                                                "; sweep the coreset (sweep-passes --lists CORESET) first"));
     columns.push_back(column);
   }
   const std::vector<std::vector<double>> all = gainMatrix(table, coreset.metric, allowUngated);

@@ -96,6 +96,12 @@ DenseLayer layerFromJson(const json &entry, const std::string &file, size_t inde
                      entry.at("weights").get<std::vector<float>>(), entry.at("bias").get<std::vector<float>>()};
     if (layer.weights.size() != layer.inputs * layer.outputs || layer.bias.size() != layer.outputs)
       throw InputError(describeInputProblem(file, where, "weights or bias of the wrong size"));
+    // 1e39 reads as an infinite float: a predictor that ranks by NaN.
+    auto finite = [](const std::vector<float> &values) {
+      return std::all_of(values.begin(), values.end(), [](float v) { return std::isfinite(v); });
+    };
+    if (!finite(layer.weights) || !finite(layer.bias))
+      throw InputError(describeInputProblem(file, where, "a weight or bias that is not a finite float"));
     return layer;
   } catch (const json::exception &) {
     throw InputError(describeInputProblem(file, where, "missing or of the wrong type"));
@@ -125,8 +131,10 @@ PassPredictor PassPredictor::load(const fs::path &requested, const SearchSpace &
                                           "trained on " + std::to_string(names.size()) + " features other than the " +
                                               std::to_string(moduleFeatureNames().size()) + " this mlgo computes"));
   if (mean.size() != names.size() || deviation.size() != names.size() ||
-      std::any_of(deviation.begin(), deviation.end(), [](float d) { return !(d > 0); }))
-    throw InputError(describeInputProblem(file, "input_mean", "not one mean and one positive deviation per feature"));
+      std::any_of(deviation.begin(), deviation.end(), [](float d) { return !(d > 0) || !std::isfinite(d); }) ||
+      std::any_of(mean.begin(), mean.end(), [](float m) { return !std::isfinite(m); }))
+    throw InputError(
+        describeInputProblem(file, "input_mean", "not one finite mean and one finite positive deviation per feature"));
   Coreset coreset = Coreset::fromJson(metadata.value("coreset", json()), file + ": coreset", space);
   const json weights = readPart(weightsFile);
   std::vector<DenseLayer> layers;

@@ -178,6 +178,7 @@ SweepTable SweepTable::read(const fs::path &path) {
   const json document = readJsonFile(file);
   requireFormat(document, name, kFormat, kVersion, "a sweep", "sweep again with this mlgo's sweep-passes");
   SweepTable table;
+  table.file = name;
   try {
     for (size_t l = 0; l < document.at("lists").size(); ++l) {
       const json &list = document["lists"][l];

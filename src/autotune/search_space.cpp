@@ -78,13 +78,14 @@ std::string SearchSpace::checkedPipeline(const std::vector<std::string> &element
   std::vector<int> list;
   for (const std::string &element : elements) {
     const int index = find(element);
-    if (index < 0) throw InputError(describeInputProblem(file, entry, "'" + element + "' is not a pass of the search space"));
+    if (index < 0)
+      throw InputError(describeInputProblem(file, entry, "'" + element + "' is not a pass of the search space"));
     list.push_back(index);
   }
   const std::string rendered = pipeline(list);
   if (stored != rendered)
-    throw InputError(describeInputProblem(file, entry + ".pipeline",
-                                          "\"" + stored + "\" is not the pipeline of its passes (\"" + rendered + "\")"));
+    throw InputError(describeInputProblem(
+        file, entry + ".pipeline", "\"" + stored + "\" is not the pipeline of its passes (\"" + rendered + "\")"));
   return rendered;
 }
 

@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "common_options.h"
 #include "mlgo/autotune/coreset.h"
+#include "mlgo/support/errors.h"
 #include "mlgo/support/exit_codes.h"
 
 namespace mlgo::cli {
@@ -22,6 +23,13 @@ int runSelectCoreset(const CoresetFlags &flags) {
   const autotune::SweepTable table = autotune::SweepTable::read(flags.sweep);
   const autotune::Coreset coreset =
       autotune::buildCoreset(table, *parseSizeMetric(flags.metric), flags.size, flags.allowUngated);
+  if (coreset.lists.empty())
+    throw InputError(describeInputProblem(
+        table.file, "",
+        "no list of it is usable to gain over -Oz (" + std::to_string(table.modules.size()) + " modules, " +
+            std::to_string(table.lists.size()) + " lists" +
+            (flags.allowUngated ? ")" : "; lists the gate never checked need --allow-ungated)") +
+            ": nothing was written"));
   coreset.write(flags.output);
   std::printf("%zu lists of %zu chosen over %zu modules; geomean %s vs -Oz with each module's best: coreset %+.2f%%, "
               "whole pool %+.2f%%; %s\n",

@@ -39,7 +39,8 @@ json loadManifest(const fs::path &output) {
   const fs::path path = manifestPath(output);
   std::error_code error;
   if (!fs::is_regular_file(path, error))
-    throw InputError(describeInputProblem(path.string(), "", "no run manifest (was this written by mlgo 0.1 or later?)"));
+    throw InputError(
+        describeInputProblem(path.string(), "", "no run manifest (was this written by mlgo 0.1 or later?)"));
   std::ifstream in(path);
   json manifest = json::parse(in, nullptr, false);
   if (manifest.is_discarded() || !manifest.is_object() || manifest.value("format", "") != "mlgo-run-manifest")

@@ -74,7 +74,8 @@ json describeInputs(const RunDescription &run, const fs::path &output) {
     if (fs::is_regular_file(path, error))
       inputs[flag] = describeInputFile(path);
     else if (fs::is_directory(path, error))
-      inputs[flag] = json{{"path", fs::absolute(path).string()}, {"files", hashFiles(filesBelow(path, {fs::weakly_canonical(output)}))}};
+      inputs[flag] = json{{"path", fs::absolute(path).string()},
+                          {"files", hashFiles(filesBelow(path, {fs::weakly_canonical(output)}))}};
   }
   return inputs;
 }

@@ -542,7 +542,8 @@ class PPORun {
     state_.klBeta = saved["kl_beta"].get<double>();
     state_.badIterationsInARow = saved["bad_iterations_in_a_row"].get<int64_t>();
     const std::string stateFile = (resume_.directory() / "state.json").string();
-    baselines_ = RewardBaselines::fromJson(saved["baselines"], settings_.decay, settings_.delta, stateFile, "baselines");
+    baselines_ =
+        RewardBaselines::fromJson(saved["baselines"], settings_.decay, settings_.delta, stateFile, "baselines");
     // Runs saved before rewards per segment have neither key.
     segments_.baselines =
         RewardBaselines::fromJson(saved.value("segment_baselines", json::object()), settings_.decay, settings_.delta,

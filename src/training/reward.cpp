@@ -54,7 +54,8 @@ RewardBaselines RewardBaselines::fromJson(const nlohmann::json &json, double dec
     auto number = [&](const char *key) {
       if (!value.is_object() || !value.contains(key) || !value[key].is_number() ||
           !std::isfinite(value[key].get<double>()))
-        throw InputError(describeInputProblem(file, entry + "." + name, std::string("no finite number \"") + key + "\""));
+        throw InputError(
+            describeInputProblem(file, entry + "." + name, std::string("no finite number \"") + key + "\""));
       return value[key].get<double>();
     };
     baselines.entries_[name] = {number("default"), number("moving_average")};

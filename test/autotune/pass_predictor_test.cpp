@@ -94,7 +94,20 @@ TEST_CASE("pass predictor: save and load give the same predictor, other files ar
   writeFileAtomically(metadata, changed.dump());
   CHECK_THROWS_WITH(PassPredictor::load(scratch / "p", space),
                     Catch::Contains("coreset: lists[1]") && Catch::Contains("'no-such-pass' is not a pass"));
+  changed = nlohmann::json::parse(original);
+  changed["input_mean"][0] = 1e39;  // an infinite float
+  writeFileAtomically(metadata, changed.dump());
+  CHECK_THROWS_WITH(PassPredictor::load(scratch / "p", space), Catch::Contains("input_mean") &&
+                                                                    Catch::Contains("finite mean"));
   writeFileAtomically(metadata, original);
+  const fs::path weights = scratch / "p" / PassPredictor::kWeightsFile;
+  const std::string originalWeights = readFile(weights);
+  nlohmann::json changedWeights = nlohmann::json::parse(originalWeights);
+  changedWeights["layers"][0]["weights"][0] = -1e39;
+  writeFileAtomically(weights, changedWeights.dump());
+  CHECK_THROWS_WITH(PassPredictor::load(scratch / "p", space),
+                    Catch::Contains("model.json: layers[0]") && Catch::Contains("not a finite float"));
+  writeFileAtomically(weights, originalWeights);
   fs::remove(scratch / "p" / PassPredictor::kWeightsFile);
   CHECK_THROWS_WITH(PassPredictor::load(scratch / "p", space), Catch::Contains("model.json: missing"));
 }

@@ -227,9 +227,9 @@ TEST_CASE("cli: train-bc --force replaces its own earlier run and nothing else, 
   CHECK(fs::exists(traced / "bc/notes"));
   CHECK(fs::exists(traced / "bc/policy/policy.json"));
   // --output . in a directory holding a project: refused, nothing removed.
-  const auto here = test::runProgram("/bin/sh", {"-c", "cd '" + traced.scratch.path().string() + "' && '" +
-                                                           test::mlgoBinary() + "' train-bc --trace trace --vocab vocab "
-                                                           "--output . --force --set iterations=20"});
+  const std::string command = "cd '" + traced.scratch.path().string() + "' && '" + test::mlgoBinary() +
+                              "' train-bc --trace trace --vocab vocab --output . --force --set iterations=20";
+  const auto here = test::runProgram("/bin/sh", {"-c", command});
   CHECK(here.exitCode == exit_code::kUsage);
   CHECK(fs::exists(traced / "corpus/corpus_description.json"));
   CHECK(fs::exists(traced / "bc/thesis.txt"));

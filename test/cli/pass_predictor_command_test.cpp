@@ -105,3 +105,19 @@ TEST_CASE("cli pass prediction: sweep, coreset, train, predict, eval --pass-list
                                                "--predictor", predictor})
             .exitCode == exit_code::kUsage);  // --predictor without the predicted strategy
 }
+
+TEST_CASE("cli select-coreset: a sweep with no usable list writes nothing and names the sweep", "[cli][predictor]") {
+  test::ScratchDirectory scratch;
+  const std::string corpus = (scratch / "corpus").string();
+  test::extractTestCorpus(corpus);
+  writeFileAtomically(scratch / "pool.txt", "default<Oz> mergefunc\nmem2reg\n");
+  const auto swept = test::runMlgo({"sweep-passes", "--corpus", corpus, "--lists", (scratch / "pool.txt").string(),
+                                    "--output", (scratch / "sweep").string(), "--no-gate"});
+  REQUIRE(swept.exitCode == exit_code::kSuccess);
+  // Ungated lists are usable only when asked for.
+  const std::string coreset = (scratch / "coreset.json").string();
+  const auto refused = test::runMlgo({"select-coreset", "--sweep", (scratch / "sweep").string(), "--output", coreset});
+  CHECK(refused.exitCode == exit_code::kBadInput);
+  CHECK_THAT(refused.err, Contains("sweep.json") && Contains("--allow-ungated") && Contains("nothing was written"));
+  CHECK_FALSE(fs::exists(coreset));
+}

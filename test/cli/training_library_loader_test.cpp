@@ -43,7 +43,8 @@ TEST_CASE("training library: a missing libmlgo_training.so is a clear error for 
     fs::copy_file(build / library, scratch / library);
   const std::string libraryPath = "LD_LIBRARY_PATH=" + scratch.path().string();
 
-  const auto train = test::runMlgoWithEnvironment({libraryPath}, {"train-bc", "--trace", "t", "--vocab", "v", "--output", "o"});
+  const auto train =
+      test::runMlgoWithEnvironment({libraryPath}, {"train-bc", "--trace", "t", "--vocab", "v", "--output", "o"});
   CHECK(train.exitCode == exit_code::kFailure);
   CHECK_THAT(train.err, Contains("training library") && Contains((scratch / "libmlgo_training.so").string()));
   CHECK(test::runMlgoWithEnvironment({libraryPath}, {"eval", "--help"}).exitCode == exit_code::kSuccess);

@@ -29,15 +29,15 @@ FakeRun writeRun(const test::ScratchDirectory &scratch, const std::string &name,
   FakeRun run{scratch / (name + "-corpus"), scratch / (name + "-config.json"), scratch / name};
   fs::create_directories(run.corpus);
   for (const char *module : {"a.bc", "b.bc", "c.bc"})
-    writeFileAtomically(run.corpus / module, std::string("bitcode of ") + module + (changedModule == module ? "!" : ""));
+    writeFileAtomically(run.corpus / module,
+                        std::string("bitcode of ") + module + (changedModule == module ? "!" : ""));
   writeFileAtomically(run.config, config);
   fs::create_directories(run.output / "policy");
   std::string metrics;
   for (int iteration = 1; iteration <= 5; ++iteration) {
     const double loss = divergeAt > 0 && iteration >= divergeAt ? 2.0 / iteration : 1.0 / iteration;
-    metrics += nlohmann::json{{"iteration", iteration}, {"loss", loss}, {"seconds", 0.1 * iteration + divergeAt + name.size()}}
-                   .dump() +
-               "\n";
+    const double seconds = 0.1 * iteration + divergeAt + double(name.size());
+    metrics += nlohmann::json{{"iteration", iteration}, {"loss", loss}, {"seconds", seconds}}.dump() + "\n";
   }
   writeFileAtomically(run.output / "metrics.jsonl", metrics);
   writeFileAtomically(run.output / "policy/policy.json", divergeAt > 0 ? R"({"w": [1, 2]})" : R"({"w": [1, 3]})");
@@ -54,7 +54,8 @@ FakeRun writeRun(const test::ScratchDirectory &scratch, const std::string &name,
 
 }  // namespace
 
-TEST_CASE("run manifest: inputs and outputs hashed, input paths and thread counts not compared", "[support][manifest]") {
+TEST_CASE("run manifest: inputs and outputs hashed, input paths and thread counts not compared",
+          "[support][manifest]") {
   test::ScratchDirectory scratch;
   const FakeRun first = writeRun(scratch, "first", 0), second = writeRun(scratch, "second", 0);
   const auto manifest = nlohmann::json::parse(readFile(first.output / "manifest.json"));
@@ -112,8 +113,8 @@ TEST_CASE("run comparison: first JSON difference, leaving out what measures time
   CHECK(firstJsonDifference(json{{"a", 1}, {"seconds", 2}}, json{{"a", 1}, {"seconds", 3}}) == "");
   CHECK(firstJsonDifference(json{{"collect_seconds", 1.5}}, json{{"collect_seconds", 9}}) == "");
   CHECK(firstJsonDifference(json{{"a", {1, 2}}}, json{{"a", {1, 5}}}) == "/a/1 (2 vs 5)");
-  CHECK(firstJsonDifference(json::parse(R"({"modules": [{"module": "x.o", "text": 1}, {"module": "y.o", "text": 2}]})"),
-                            json::parse(R"({"modules": [{"module": "x.o", "text": 1}, {"module": "y.o", "text": 3}]})")) ==
-        "/modules/y.o/text (2 vs 3)");
+  const json before = json::parse(R"({"modules": [{"module": "x.o", "text": 1}, {"module": "y.o", "text": 2}]})");
+  const json after = json::parse(R"({"modules": [{"module": "x.o", "text": 1}, {"module": "y.o", "text": 3}]})");
+  CHECK(firstJsonDifference(before, after) == "/modules/y.o/text (2 vs 3)");
   CHECK(firstJsonDifference(json{{"a", 1}}, json{{"b", 1}}) == "/a (in only one run)");
 }

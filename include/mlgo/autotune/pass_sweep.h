@@ -56,6 +56,7 @@ struct SweepTable {
   std::vector<std::string> featureNames;
   std::vector<SweptModule> modules;  ///< those whose -Oz compile succeeded
   std::vector<std::pair<std::string, std::string>> failedModules;  ///< name, why
+  std::string file;  ///< the sweep.json it was read from ("" for one made in memory), for messages
 
   /// Whether list `l` may be used on module `m`: it compiled there and its
   /// gate verdict accepts it for the module's language (an ungated list is
