@@ -2,6 +2,8 @@
 #include <iostream>
 #include <memory>
 
+#include <spdlog/spdlog.h>
+
 #include "commands.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/exit_codes.h"
@@ -34,7 +36,10 @@ int runTraceInfo(const TraceInfoFlags &flags) {
     std::cout << trace::traceStatsToJson(reader, stats).dump(2) << "\n";
   else
     std::cout << trace::traceStatsToText(reader, stats);
-  return stats.error.empty() ? exit_code::kSuccess : exit_code::kBadInput;
+  if (stats.error.empty()) return exit_code::kSuccess;
+  // The counts up to the damage are the result (stdout); the damage is an error.
+  spdlog::error("{}", stats.error);
+  return exit_code::kBadInput;
 }
 
 }  // namespace

@@ -310,3 +310,19 @@ TEST_CASE("cli: counts and seconds out of range are usage errors, before anythin
          (traced / "s").string(), "--resume", "--force"},
         "--force");
 }
+
+TEST_CASE("cli: trace-info on a truncated shard exits 3 and says why on stderr", "[cli][errors]") {
+  test::TracedTestCorpus traced;
+  std::string shard;
+  size_t largest = 0;
+  for (const auto &entry : fs::directory_iterator(traced / "trace"))
+    if (entry.path().extension() == ".mlgotrace" && fs::file_size(entry.path()) > largest) {
+      largest = fs::file_size(entry.path());
+      shard = entry.path().string();
+    }
+  REQUIRE(largest > 10);
+  fs::resize_file(shard, largest / 2);
+  const auto info = test::runMlgo({"trace-info", (traced / "trace").string()});
+  CHECK(info.exitCode == exit_code::kBadInput);
+  CHECK_THAT(info.err, Contains(fs::path(shard).filename().string()));
+}
