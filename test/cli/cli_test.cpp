@@ -326,3 +326,15 @@ TEST_CASE("cli: trace-info on a truncated shard exits 3 and says why on stderr",
   CHECK(info.exitCode == exit_code::kBadInput);
   CHECK_THAT(info.err, Contains(fs::path(shard).filename().string()));
 }
+
+TEST_CASE("cli: a file where a directory belongs is exit 3 naming the path, not a raw file system error",
+          "[cli][errors]") {
+  test::ScratchDirectory scratch;
+  test::extractTestCorpus(scratch / "corpus");
+  writeFileAtomically(scratch / "a-file", "not a directory");
+  const auto eval = test::runMlgo({"eval", "--corpus", (scratch / "corpus").string(), "--cache-dir",
+                                   (scratch / "a-file" / "cache").string()});
+  CHECK(eval.exitCode == exit_code::kBadInput);
+  CHECK_THAT(eval.err, Contains((scratch / "a-file").string()));
+  CHECK(eval.err.find("filesystem error") == std::string::npos);
+}
