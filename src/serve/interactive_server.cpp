@@ -8,6 +8,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -215,7 +216,10 @@ class Session {
       report_.problem = "the compiler closed the channel before sending a header";
       return;
     }
-    if (!complete) throw InputError(describeInputProblem(source, "header", "cut short: no end of line"));
+    if (!complete) {
+      report_.problem = "the compiler closed the channel in the middle of the header (did it crash?)";
+      return;
+    }
     const LogHeader header = parseLogHeader(line, source);
     const TensorSpecification advice = policy_.connect(header, source);
     if (advice.elementCount() != 1 || advice.type == "float" || advice.type == "double")
@@ -262,6 +266,48 @@ class Session {
   trace::ModuleTrace trace_;
 };
 
+/// One server per channel: a second one would open the same pipes, split
+/// compilations between the two and remove pipes the first still serves.
+/// BASE.lock is locked while serving (the kernel releases it when the process
+/// ends, kill -9 included) and removed when the server returns.
+class ChannelLock {
+ public:
+  explicit ChannelLock(const fs::path &base) : path_(base.string() + ".lock") {
+    for (;;) {
+      // O_NOFOLLOW: a planted link must not make the server lock or remove another file.
+      fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+      if (fd_ < 0)
+        throw UsageError("cannot create channel " + base.string() + ": cannot open its lock " + path_.string() +
+                         ": " + std::strerror(errno));
+      if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+        const int lockError = errno;
+        ::close(fd_);
+        if (lockError == EWOULDBLOCK)
+          throw UsageError("channel " + base.string() + " is already served by another mlgo serve (it holds " +
+                           path_.string() + "); stop that server or choose another --channel");
+        throw UsageError("cannot lock channel " + base.string() + ": " + std::strerror(lockError));
+      }
+      // A server that was returning may have removed the file between our
+      // open and our lock: then the lock is on a file nobody else will see.
+      struct stat held, named;
+      if (::fstat(fd_, &held) == 0 && ::lstat(path_.c_str(), &named) == 0 && held.st_ino == named.st_ino &&
+          held.st_dev == named.st_dev)
+        return;
+      ::close(fd_);
+    }
+  }
+  ChannelLock(const ChannelLock &) = delete;
+  ChannelLock &operator=(const ChannelLock &) = delete;
+  ~ChannelLock() {
+    ::unlink(path_.c_str());
+    ::close(fd_);
+  }
+
+ private:
+  fs::path path_;
+  int fd_ = -1;
+};
+
 /// Removes the pipes the server created, whatever way it returns.
 class CreatedPipes {
  public:
@@ -280,6 +326,7 @@ class CreatedPipes {
 ServeSummary serveChannel(ChannelPolicy &policy, const ServeOptions &options) {
   const fs::path toCompilerPath = options.channelBase.string() + ".in";
   const fs::path fromCompilerPath = options.channelBase.string() + ".out";
+  const ChannelLock served(options.channelBase);
   CreatedPipes created;
   if (ensurePipe(toCompilerPath)) created.add(toCompilerPath);
   if (ensurePipe(fromCompilerPath)) created.add(fromCompilerPath);

@@ -184,6 +184,75 @@ TEST_CASE("serve: a compiler dying mid-observation ends its session only", "[ser
   CHECK(answer == (served.model->decide(features.data()) ? 1 : 0));
 }
 
+TEST_CASE("serve: a compiler cut off in the middle of its header ends its session only", "[serve]") {
+  test::TracedTestCorpus traced;
+  ServedPolicy served(test::randomInliningPolicy(traced, 4));
+  serve::ServeOptions options;
+  options.channelBase = traced / "channel";
+  options.maxSessions = 2;
+  std::vector<serve::SessionReport> sessions;
+  std::atomic<size_t> finished{0};
+  options.onSession = [&](const serve::SessionReport &session) {
+    sessions.push_back(session);
+    ++finished;
+  };
+  std::future<serve::ServeSummary> server = startServer(*served.policy, options);
+  while (!fs::exists(traced / "channel.out")) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const std::string header = inliningHeader();
+  {
+    FakeCompiler cut(options.channelBase);
+    cut.send(header.substr(0, header.size() / 2));
+  }
+  while (finished == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  std::vector<int64_t> features(inlining::featureCount(), 1);
+  int64_t answer = -1;
+  {
+    FakeCompiler healthy(options.channelBase);
+    healthy.send(header + "{\"context\":\"m\"}\n" + observation(0, features));
+    answer = healthy.receiveDecision();
+  }
+  const serve::ServeSummary summary = server.get();
+  CHECK(summary.sessions == 2);
+  CHECK(summary.incompleteSessions == 1);
+  REQUIRE(sessions.size() == 2);
+  CHECK_THAT(sessions[0].problem, Catch::Contains("middle of the header"));
+  CHECK(sessions[1].problem.empty());
+  CHECK(answer == (served.model->decide(features.data()) ? 1 : 0));
+}
+
+TEST_CASE("serve: a second server on a served channel is refused and leaves the first one working", "[serve][errors]") {
+  test::TracedTestCorpus traced;
+  ServedPolicy served(test::randomInliningPolicy(traced, 4));
+  serve::ServeOptions options;
+  options.channelBase = traced / "channel";
+  options.maxSessions = 1;
+  std::future<serve::ServeSummary> first = startServer(*served.policy, options);
+  while (!fs::exists(traced / "channel.out")) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+
+  CHECK_THROWS_WITH(inlining::serveInlining(*served.policy, options),
+                    Catch::Contains("channel " + options.channelBase.string() + " is already served"));
+  CHECK(fs::is_fifo(traced / "channel.in"));
+  CHECK(fs::is_fifo(traced / "channel.out"));
+
+  std::vector<int64_t> features(inlining::featureCount(), 2);
+  int64_t answer = -1;
+  {
+    FakeCompiler compiler(options.channelBase);
+    compiler.send(inliningHeader() + "{\"context\":\"m\"}\n" + observation(0, features));
+    answer = compiler.receiveDecision();
+  }
+  const serve::ServeSummary summary = first.get();
+  CHECK(summary.sessions == 1);
+  CHECK(summary.decisions == 1);
+  CHECK(answer == (served.model->decide(features.data()) ? 1 : 0));
+  // Released when the server returns: the channel can be served again.
+  CHECK_FALSE(fs::exists(traced / "channel.lock"));
+  options.maxSessions = 0;
+  std::atomic<bool> stop{true};
+  options.stop = &stop;
+  CHECK(inlining::serveInlining(*served.policy, options).sessions == 0);
+}
+
 TEST_CASE("serve: malformed headers and other feature sets are refused clearly", "[serve][errors]") {
   test::TracedTestCorpus traced;
   ServedPolicy served(test::randomInliningPolicy(traced, 4));

@@ -16,6 +16,8 @@
 // for the next session instead of mixing its messages into this one (only one
 // that opens the channel in the microseconds between the two would join it).
 // Builds that compile in parallel give each job its own channel (and server).
+// A channel has one server: it holds BASE.lock while serving, and a second
+// server on the same BASE is refused.
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
@@ -34,7 +36,8 @@ struct SessionReport {
   uint64_t decisions = 0;
   uint64_t nonzero = 0;  ///< decisions answered with an action other than 0 (inlining: inlined)
   /// Empty when the compiler closed the channel between two observations (it
-  /// finished); otherwise what went wrong (e.g. it died mid-observation).
+  /// finished); otherwise what went wrong (e.g. it died mid-header or
+  /// mid-observation).
   std::string problem;
 };
 
@@ -58,8 +61,8 @@ struct ServeSummary {
 
 /// Serves `policy` on the channel until maxSessions or *stop. Creates missing
 /// pipes (and removes the ones it created when it returns).
-/// Throws UsageError when the channel cannot be created or is not made of
-/// named pipes, InputError when a compiler sends a malformed header or a
+/// Throws UsageError when the channel cannot be created, is not made of
+/// named pipes or is served by another server, InputError when a compiler sends a malformed header or a
 /// feature set that is not the policy's.
 ServeSummary serveChannel(ChannelPolicy &policy, const ServeOptions &options);
 
