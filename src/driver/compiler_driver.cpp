@@ -208,8 +208,10 @@ bool hooksAffectOptimization(const PipelineHooks &hooks) {
 /// ThinLTO index), the recorded command line, the -mllvm options applied to
 /// the process (they decide whether the module compiles) and the requested
 /// pipeline. Empty when the module cannot be read (never memoized).
-std::string inputMemoKey(const CompileRequest &request) {
-  const CorpusModule &module = *request.module;
+/// The module's bitcode (and index) hash, then its command line's: what
+/// every key that depends on the module starts with. Empty when a file
+/// cannot be read.
+std::string moduleInputKey(const CorpusModule &module) {
   if (!module.loadError.empty() || !regularFileProblem(module.bitcodePath).empty()) return {};
   if (!module.thinltoIndexPath.empty() && !regularFileProblem(module.thinltoIndexPath).empty()) return {};
   auto buffer = llvm::MemoryBuffer::getFile(module.bitcodePath.string(), /*IsText=*/false,
@@ -222,8 +224,14 @@ std::string inputMemoKey(const CompileRequest &request) {
     if (!index) return {};
     indexHash = CompileMemo::hash((*index)->getBuffer());
   }
-  return CompileMemo::versionTag() + "\n" + CompileMemo::hash((*buffer)->getBuffer()) + indexHash + "\n" +
-         CompileMemo::hash(joinedCommandLine(module.commandLine)) + "\n" +
+  return CompileMemo::hash((*buffer)->getBuffer()) + indexHash + "\n" +
+         CompileMemo::hash(joinedCommandLine(module.commandLine));
+}
+
+std::string inputMemoKey(const CompileRequest &request) {
+  const std::string module = moduleInputKey(*request.module);
+  if (module.empty()) return {};
+  return CompileMemo::versionTag() + "\n" + module + "\n" +
          CompileMemo::hash(joinedCommandLine(appliedBackendOptions())) + "\n" + request.passPipeline + "\n";
 }
 
@@ -429,6 +437,11 @@ std::string CompilerDriver::requestMemoKey(const CompileRequest &request) {
   }
   const std::string input = inputMemoKey(request);
   return input.empty() ? std::string() : "request\n" + input + hookKeys;
+}
+
+std::string CompilerDriver::moduleFingerprint(const CorpusModule &module) {
+  const std::string key = moduleInputKey(module);
+  return key.empty() ? std::string() : CompileMemo::hash(key);
 }
 
 static uint64_t decisionsTaken(const PipelineHooks &hooks) {

@@ -166,6 +166,7 @@ DefaultTraceSummary runDefaultTrace(const Corpus &corpus, const CompilerDriver &
   }
 
   json sizes = json::object();
+  json fingerprints = json::object();
   json measured = json::object();
   json failures = json::array();
   for (size_t slot = 0; slot < sampled.size(); ++slot) {
@@ -176,6 +177,7 @@ DefaultTraceSummary runDefaultTrace(const Corpus &corpus, const CompilerDriver &
       ++summary.traced;
       summary.decisions += decisionCounts[slot];
       sizes[module.name] = result.sizes.text;
+      fingerprints[module.name] = CompilerDriver::moduleFingerprint(module);
       for (const auto &[name, value] : measures[slot]) measured[name][module.name] = value;
     } else {
       summary.failures.push_back({module.name, result.failure, result.message});
@@ -197,7 +199,7 @@ DefaultTraceSummary runDefaultTrace(const Corpus &corpus, const CompilerDriver &
                           {"decisions", summary.decisions},
                           {"record_bytes", summary.recordBytes},
                           {"mlgo_version", MLGO_VERSION}});
-  json baselines{{"metric", "text"}, {"policy", "default"}, {"sizes", sizes}};
+  json baselines{{"metric", "text"}, {"policy", "default"}, {"sizes", sizes}, {"fingerprints", fingerprints}};
   if (!measured.empty()) baselines["measures"] = measured;
   summary.traceBytes = writer->finish(description, baselines);
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -474,7 +474,7 @@ ExploreSummary runExplore(const Corpus &corpus, const CompilerDriver &driver, co
 
   const json header = trace::traceHeader(problem.name(), problem.decisionSpec());
   trace::TraceWriter writer(options.output, problem.name(), header, options.shards);
-  json sizes = json::object(), defaultValues = json::object(), figures = json::array(), failures = json::array();
+  json sizes = json::object(), fingerprints = json::object(), defaultValues = json::object(), figures = json::array(), failures = json::array();
   uint64_t decisions = 0;
   for (size_t slot = 0; slot < explored.size(); ++slot) {
     ExploredModule &module = explored[slot];
@@ -497,6 +497,7 @@ ExploreSummary runExplore(const Corpus &corpus, const CompilerDriver &driver, co
     summary.bestValue += module.bestValue;
     decisions += module.best.decisions();
     sizes[name] = module.defaultText;
+    fingerprints[name] = CompilerDriver::moduleFingerprint(corpus.modules[slot]);
     defaultValues[name] = module.defaultValue;
     figures.push_back(moduleFigures(name, metric, module));
     module.best.position = slot;
@@ -519,7 +520,7 @@ ExploreSummary runExplore(const Corpus &corpus, const CompilerDriver &driver, co
                           {metric + "_explored", metricValue(metric, summary.bestValue)},
                           {"mlgo_version", MLGO_VERSION}});
   // As a default trace's: the default's sizes, and its measure where that is what was minimized.
-  json baselines{{"metric", "text"}, {"policy", "default"}, {"sizes", sizes}};
+  json baselines{{"metric", "text"}, {"policy", "default"}, {"sizes", sizes}, {"fingerprints", fingerprints}};
   if (metric != "text") baselines["measures"] = json{{metric, defaultValues}};
   writer.finish(description, baselines);
   if (journal) journal->remove();

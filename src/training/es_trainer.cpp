@@ -256,6 +256,7 @@ class ESRun {
       truncateMetrics(metricsPath(), done);
       return done + 1;
     }
+    if (!options_.baselines.empty()) checkBaselinesFit(options_.baselines, problem_, corpus_);
     objective_->readBaselines(options_.baselines);
     writeFileAtomically(options_.output / "config.json", options_.config.dump(2) + "\n");
     writeFileAtomically(metricsPath(), "");

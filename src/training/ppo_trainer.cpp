@@ -563,7 +563,10 @@ class PPORun {
       network_->linears().back()->weight.div_(temperature);
       network_->linears().back()->bias.div_(temperature);
     }
-    if (options_.baselines) rewardMeasure_.readTraceDefaults(*options_.baselines, baselines_);
+    if (options_.baselines) {
+      checkBaselinesFit(*options_.baselines, problem_, corpus_);
+      rewardMeasure_.readTraceDefaults(*options_.baselines, baselines_);
+    }
   }
 
   void openOutputs() {

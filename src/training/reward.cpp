@@ -8,9 +8,13 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "mlgo/corpus/corpus.h"
+#include "mlgo/driver/compiler_driver.h"
+#include "mlgo/problems/problem.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/text_input.h"
+#include "mlgo/trace/trace_format.h"
 #include "mlgo/training/metrics_keys.h"
 #include "mlgo/vocab/quantiles.h"
 
@@ -112,8 +116,77 @@ RewardDistribution summarizeRewards(std::vector<double> rewards) {
   return distribution;
 }
 
+namespace {
+
+std::filesystem::path baselinesFile(const std::filesystem::path &given) {
+  return std::filesystem::is_directory(given) ? given / trace::kBaselinesFile : given;
+}
+
+/// Whether the file records any module's value: an empty one (a served
+/// trace's) fits every corpus.
+bool recordsModules(const nlohmann::json &file) {
+  if (file.contains("sizes") && file["sizes"].is_object() && !file["sizes"].empty()) return true;
+  if (!file.contains("measures") || !file["measures"].is_object()) return false;
+  for (const auto &[measure, values] : file["measures"].items())
+    if (values.is_object() && !values.empty()) return true;
+  return false;
+}
+
+void checkFingerprints(const std::string &where, const nlohmann::json &fingerprints, const Corpus &corpus) {
+  if (!fingerprints.is_object()) throw InputError(describeInputProblem(where, "fingerprints", "not an object"));
+  for (const CorpusModule &module : corpus.modules) {
+    auto recorded = fingerprints.find(module.name);
+    if (recorded == fingerprints.end()) continue;
+    if (!recorded->is_string())
+      throw InputError(describeInputProblem(where, "fingerprints." + module.name, "not a string"));
+    const std::string current = CompilerDriver::moduleFingerprint(module);
+    if (!current.empty() && *recorded != current)
+      throw InputError(describeInputProblem(
+          where, "fingerprints." + module.name,
+          "measured on another build of " + module.name + " than the one in " + corpus.directory.string() +
+              " (its bitcode or command line differ, e.g. another -O level): trace this corpus with "
+              "mlgo default-trace and pass that trace"));
+  }
+}
+
+void checkRecordedCorpus(const std::filesystem::path &descriptionPath, const nlohmann::json &description,
+                         const Corpus &corpus) {
+  const std::string recorded = description.value("corpus", "");
+  std::error_code ignored;
+  if (!recorded.empty() && std::filesystem::weakly_canonical(recorded, ignored) ==
+                               std::filesystem::weakly_canonical(corpus.directory, ignored))
+    return;
+  throw InputError(describeInputProblem(
+      descriptionPath.string(), "corpus",
+      "the baselines were measured on \"" + recorded + "\", not on " + corpus.directory.string() +
+          ", and this trace predates module fingerprints, so mlgo cannot tell whether the modules agree: trace " +
+          corpus.directory.string() + " with mlgo default-trace and pass that trace"));
+}
+
+}  // namespace
+
+void checkBaselinesFit(const std::filesystem::path &given, const Problem &problem, const Corpus &corpus) {
+  const std::filesystem::path path = baselinesFile(given);
+  const nlohmann::json file = readJsonFile(path);
+  if (!file.is_object()) throw InputError(describeInputProblem(path.string(), "", "not a JSON object"));
+  const std::filesystem::path descriptionPath = path.parent_path() / trace::kDescriptionFile;
+  std::optional<nlohmann::json> description;
+  if (std::filesystem::exists(descriptionPath)) {
+    description = readJsonFile(descriptionPath);
+    const std::string traced = description->is_object() ? description->value("problem", "") : "";
+    if (traced != problem.name())
+      throw InputError(describeInputProblem(descriptionPath.string(), "problem",
+                                            "the baselines are the default's for \"" + traced +
+                                                "\", not for " + problem.name()));
+  }
+  if (file.contains("fingerprints"))
+    checkFingerprints(path.string(), file["fingerprints"], corpus);
+  else if (description && recordsModules(file))
+    checkRecordedCorpus(descriptionPath, *description, corpus);
+}
+
 void readTraceBaselines(const std::filesystem::path &given, SizeMetric metric, RewardBaselines &baselines) {
-  const std::filesystem::path path = std::filesystem::is_directory(given) ? given / "baselines.json" : given;
+  const std::filesystem::path path = baselinesFile(given);
   const nlohmann::json file = readJsonFile(path);
   const std::string recorded = file.value("metric", "");
   if (recorded != sizeMetricName(metric))
@@ -130,7 +203,7 @@ void readTraceBaselines(const std::filesystem::path &given, SizeMetric metric, R
 }
 
 void readTraceMeasures(const std::filesystem::path &given, const std::string &measure, RewardBaselines &baselines) {
-  const std::filesystem::path path = std::filesystem::is_directory(given) ? given / "baselines.json" : given;
+  const std::filesystem::path path = baselinesFile(given);
   const nlohmann::json file = readJsonFile(path);
   const std::string entry = "measures." + measure;
   if (!file.contains("measures") || !file["measures"].is_object() || !file["measures"].contains(measure) ||

@@ -1,7 +1,12 @@
 #include <catch2/catch.hpp>
 
+#include "mlgo/corpus/corpus.h"
+#include "mlgo/problems/problem.h"
+#include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
+#include "mlgo/support/text_input.h"
 #include "mlgo/training/reward.h"
+#include "support/test_environment.h"
 
 using namespace mlgo;
 
@@ -97,4 +102,52 @@ TEST_CASE("reward: distribution as numpy.percentile computes it", "[training][rl
   CHECK(d.p75 == Approx(0.775));
   CHECK(d.p90 == Approx(0.91));
   CHECK(summarizeRewards({}).count == 0);
+}
+
+TEST_CASE("reward: baselines measured on another build, corpus or problem are refused", "[training][rl][errors]") {
+  test::ScratchDirectory scratch;
+  const std::vector<std::filesystem::path> sources{test::testData() / "tables.c", test::testData() / "strings.c"};
+  const Corpus small = test::sourcesCorpus(scratch / "oz", sources, "-Oz");
+  const Corpus fast = test::sourcesCorpus(scratch / "o2", sources, "-O2");
+  test::traceCorpus(small, scratch / "oz-trace");
+  test::traceCorpus(fast, scratch / "o2-trace");
+  const Problem &inlining = findProblem("inlining");
+
+  checkBaselinesFit(scratch / "oz-trace", inlining, small);
+  checkBaselinesFit(scratch / "oz-trace" / "baselines.json", inlining, small);
+  const std::string otherBuild =
+      test::messageOf<InputError>([&] { checkBaselinesFit(scratch / "o2-trace", inlining, small); });
+  CHECK_THAT(otherBuild, Catch::Contains("o2-trace/baselines.json: fingerprints."));
+  CHECK_THAT(otherBuild, Catch::Contains("measured on another build of"));
+
+  const std::string otherProblem =
+      test::messageOf<InputError>([&] { checkBaselinesFit(scratch / "oz-trace", findProblem("regalloc"), small); });
+  CHECK_THAT(otherProblem, Catch::Contains("oz-trace/trace_description.json: problem"));
+  CHECK_THAT(otherProblem, Catch::Contains("not for regalloc"));
+
+  // A trace from before fingerprints: only the corpus it names is trusted.
+  nlohmann::json baselines = readJsonFile(scratch / "o2-trace" / "baselines.json");
+  baselines.erase("fingerprints");
+  writeFileAtomically(scratch / "o2-trace" / "baselines.json", baselines.dump());
+  checkBaselinesFit(scratch / "o2-trace", inlining, fast);
+  CHECK_THAT(test::messageOf<InputError>([&] { checkBaselinesFit(scratch / "o2-trace", inlining, small); }),
+             Catch::Contains("predates module fingerprints"));
+}
+
+TEST_CASE("train-ppo and train-es refuse --baselines from another corpus", "[training][rl][errors][cli]") {
+  test::TracedTestCorpus traced;
+  const std::vector<std::filesystem::path> sources{test::testData() / "tables.c"};
+  const Corpus fast = test::sourcesCorpus(traced / "o2", sources, "-O2");
+  test::traceCorpus(fast, traced / "o2-trace");
+  std::vector<std::string> ppo = test::trainPPOArguments(traced, "ppo", 1, 1);
+  *(std::find(ppo.begin(), ppo.end(), "--baselines") + 1) = (traced / "o2-trace").string();
+  const test::CommandOutcome refused = test::runMlgo(ppo);
+  CHECK(refused.exitCode == 3);
+  CHECK_THAT(refused.err, Catch::Contains("measured on another build of"));
+  test::randomInliningPolicy(traced, 11).save(traced / "start");
+  const test::CommandOutcome es = test::runMlgo({"train-es", "--corpus", (traced / "corpus").string(), "--warmstart",
+                                                 (traced / "start").string(), "--baselines",
+                                                 (traced / "o2-trace").string(), "--output", (traced / "es").string()});
+  CHECK(es.exitCode == 3);
+  CHECK_THAT(es.err, Catch::Contains("measured on another build of"));
 }

@@ -68,6 +68,11 @@ class CompilerDriver {
   /// pipeline, every hook's key and the versions. Empty when a hook has no
   /// key or the bitcode cannot be read (such requests are always compiled).
   static std::string requestMemoKey(const CompileRequest &request);
+  /// What identifies a module's build: a hash of its bitcode, ThinLTO index
+  /// and command line (32 hex digits). Empty when a file cannot be read.
+  /// Traces record it beside their sizes, so that sizes measured on another
+  /// build of a module (another corpus, other flags) are refused.
+  static std::string moduleFingerprint(const CorpusModule &module);
   /// `compile()` unless `memo` knows the request's result; stores what it
   /// compiles. For compiles that run elsewhere (worker processes).
   static CompileResult throughMemo(CompileMemo *memo, const CompileRequest &request,

@@ -18,6 +18,9 @@
 
 namespace mlgo {
 
+struct Corpus;
+class Problem;
+
 inline constexpr double kRewardDelta = 0.01;  ///< ml-compiler-opt's _DELTA
 
 double sizeReward(double policySize, double baselineSize, double delta = kRewardDelta);
@@ -86,6 +89,15 @@ struct RewardDistribution {
   nlohmann::json toJson() const;
 };
 RewardDistribution summarizeRewards(std::vector<double> rewards);
+
+/// Refuses baselines (`given`: a trace directory or its baselines.json) that
+/// were not measured on `corpus`'s modules for `problem`: the trace's
+/// description (beside the file) names another problem, or a module's
+/// recorded fingerprint (CompilerDriver::moduleFingerprint) differs from the
+/// corpus module of that name, e.g. the same sources built with other flags.
+/// A trace from before fingerprints must name the same corpus directory.
+/// Throws InputError naming the file and entry.
+void checkBaselinesFit(const std::filesystem::path &given, const Problem &problem, const Corpus &corpus);
 
 /// Adds the default heuristic's sizes a trace recorded (`given`: a trace
 /// directory or its baselines.json) to `baselines`. Throws InputError naming
