@@ -1,10 +1,13 @@
 #include "mlgo/corpus/thinlto_modules.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/Function.h>
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
@@ -56,31 +59,99 @@ ExtractedModuleFiles unusable(std::string problem, std::string detail) {
   return files;
 }
 
-/// An index lld writes for a module no symbol pulled into the link: no
-/// module in it, and the flag that tells a distributed backend to skip it.
-bool skippedByTheLink(const std::string &index) {
-  auto buffer = llvm::MemoryBuffer::getMemBuffer(index, "index", /*RequiresNullTerminator=*/false);
-  auto parsed = llvm::getModuleSummaryIndex(buffer->getMemBufferRef());
-  if (!parsed) {
-    llvm::consumeError(parsed.takeError());
-    return false;  // unreadable: the compile says so, naming the file
+/// The GUIDs a function of a post-import module may have in a summary: its
+/// name as a global's, or, for a local the backend promoted or internalized
+/// (renamed NAME.llvm.HASH, or made internal), the local's identifier.
+std::vector<llvm::GlobalValue::GUID> summaryGUIDs(const llvm::Function &function, llvm::StringRef sourceFile) {
+  const llvm::StringRef name = function.getName();
+  const llvm::StringRef base = name.split(".llvm.").first;
+  return {llvm::GlobalValue::getGUID(name),
+          llvm::GlobalValue::getGUID(
+              llvm::GlobalValue::getGlobalIdentifier(base, llvm::GlobalValue::InternalLinkage, sourceFile))};
+}
+
+/// Why `index` is not the index of the post-import module `bitcode`, or
+/// empty when it is. A backend's index holds every function of its own
+/// module and, from each other module, exactly the functions the backend
+/// imported (available_externally in the post-import module).
+std::string indexMismatch(const std::string &bitcode, const llvm::ModuleSummaryIndex &index) {
+  llvm::LLVMContext context;
+  auto buffer = llvm::MemoryBuffer::getMemBuffer(bitcode, "module", /*RequiresNullTerminator=*/false);
+  auto module = llvm::getLazyBitcodeModule(buffer->getMemBufferRef(), context);
+  if (!module) return "the module's bitcode is invalid: " + llvm::toString(module.takeError());
+  const llvm::StringRef sourceFile = (*module)->getSourceFileName();
+  std::vector<const llvm::Function *> own;
+  std::set<llvm::GlobalValue::GUID> imported;
+  for (const llvm::Function &function : **module) {
+    if (function.isDeclaration() || function.isIntrinsic() || function.getName().starts_with("llvm.")) continue;
+    if (function.hasAvailableExternallyLinkage())
+      for (llvm::GlobalValue::GUID guid : summaryGUIDs(function, sourceFile)) imported.insert(guid);
+    else
+      own.push_back(&function);
   }
-  return (*parsed)->skipModuleByDistributedBackend();
+  std::map<std::string, std::set<llvm::GlobalValue::GUID>> functionsByModule;
+  for (const auto &[guid, info] : index)
+    for (const auto &summary : info.SummaryList)
+      if (llvm::isa<llvm::FunctionSummary>(summary.get())) functionsByModule[summary->modulePath().str()].insert(guid);
+  auto summarized = [](const std::set<llvm::GlobalValue::GUID> &guids, const llvm::Function &function,
+                       llvm::StringRef sourceFile) {
+    for (llvm::GlobalValue::GUID guid : summaryGUIDs(function, sourceFile))
+      if (guids.count(guid)) return true;
+    return false;
+  };
+  // The module's own entry: the one that summarizes most of its functions.
+  std::string self;
+  size_t best = 0;
+  for (const auto &[path, guids] : functionsByModule) {
+    const size_t covered = std::count_if(own.begin(), own.end(), [&](const llvm::Function *function) {
+      return summarized(guids, *function, sourceFile);
+    });
+    if (covered > best) best = covered, self = path;
+  }
+  if (!own.empty() && best == 0)
+    return "another module's index: it summarizes none of the module's functions (e.g. " +
+           own.front()->getName().str() + ")";
+  for (const llvm::Function *function : own)
+    if (!summarized(functionsByModule[self], *function, sourceFile))
+      return "another module's index: its module " + self + " has no summary of the module's function " +
+             function->getName().str();
+  for (const auto &[path, guids] : functionsByModule)
+    if (path != self)
+      for (llvm::GlobalValue::GUID guid : guids)
+        if (!imported.count(guid))
+          return "another module's index: it imports a function of " + path +
+                 " (GUID " + std::to_string(guid) + ") that the module does not hold";
+  return {};
 }
 
 /// Reads the index file; sets `files.problem` when it is missing or empty
-/// (an empty index: the link did not need the module).
+/// (an empty index: the link did not need the module), or not the index of
+/// the module in `files.bitcode` (truncated, another file, another module's).
 void readIndex(const fs::path &index, ExtractedModuleFiles &files) {
-  if (!fs::is_regular_file(index)) {
+  if (!regularFileProblem(index).empty()) {
     files.problem = "ThinLTO index missing";
-    files.detail = index.string();
+    files.detail = index.string() + ": " + regularFileProblem(index);
     return;
   }
   files.index = readFile(index);
-  if (files.index.empty() || skippedByTheLink(files.index)) {
+  if (files.index.empty()) {
     files.problem = "ThinLTO index empty (the link did not need the module)";
     files.detail = index.string();
+    return;
   }
+  auto buffer = llvm::MemoryBuffer::getMemBuffer(files.index, index.string(), /*RequiresNullTerminator=*/false);
+  auto parsed = llvm::getModuleSummaryIndex(buffer->getMemBufferRef());
+  if (!parsed) {
+    files.problem = "ThinLTO index unusable";
+    files.detail = index.string() + ": not a ThinLTO index: " + llvm::toString(parsed.takeError());
+  } else if ((*parsed)->skipModuleByDistributedBackend()) {
+    files.problem = "ThinLTO index empty (the link did not need the module)";
+    files.detail = index.string();
+  } else if (const std::string mismatch = indexMismatch(files.bitcode, **parsed); !mismatch.empty()) {
+    files.problem = "ThinLTO index unusable";
+    files.detail = index.string() + ": " + mismatch;
+  }
+  if (!files.problem.empty()) files.index.clear();
 }
 
 }  // namespace

@@ -125,6 +125,53 @@ TEST_CASE("thinlto: a missing or empty index skips the module, naming the file",
   CHECK_THAT(summary.warnings[1], Contains("main.o.thinlto.bc"));
 }
 
+TEST_CASE("thinlto: truncated, foreign and swapped indexes are refused, naming the file", "[corpus][thinlto][errors]") {
+  test::ScratchDirectory scratch;
+  const test::ThinLTOTestBuild build = test::buildThinLTOTestProgram(scratch / "build");
+  const std::string mainIndex = readFile(build.local / "main.o.thinlto.bc");
+  const std::string helperIndex = readFile(build.local / "helper.o.thinlto.bc");
+  const std::string variant = GENERATE(std::string("truncated"), std::string("a link to a text file"),
+                                       std::string("helper's index for main"), std::string("main's index for helper"));
+  CAPTURE(variant);
+  std::string module = "main.o";
+  if (variant == "truncated") {
+    writeFileAtomically(build.local / "main.o.thinlto.bc", mainIndex.substr(0, mainIndex.size() / 2));
+  } else if (variant == "a link to a text file") {
+    writeFileAtomically(scratch / "secret.txt", "root:x:0:0:root:/root:/bin/bash\n");
+    fs::remove(build.local / "main.o.thinlto.bc");
+    fs::create_symlink(scratch / "secret.txt", build.local / "main.o.thinlto.bc");
+  } else if (variant == "helper's index for main") {
+    writeFileAtomically(build.local / "main.o.thinlto.bc", helperIndex);
+  } else {
+    // main's index lists every helper function (main imports them all), and main itself.
+    writeFileAtomically(build.local / "helper.o.thinlto.bc", mainIndex);
+    module = "helper.o";
+  }
+  const ExtractSummary summary = extractThinLTO(build.local, scratch / "corpus", ThinLTOBuild::Local);
+  CHECK(summary.extracted() == 1);
+  CHECK(summary.skippedByReason.at("ThinLTO index unusable") == 1);
+  REQUIRE(summary.warnings.size() == 1);
+  CHECK_THAT(summary.warnings[0], Contains(module + ".thinlto.bc: "));
+  CHECK_THAT(summary.warnings[0], Contains(variant == "truncated" || variant == "a link to a text file"
+                                               ? "not a ThinLTO index"
+                                               : "another module's index"));
+  CHECK_FALSE(fs::exists(scratch / "corpus" / (module + ".thinlto.bc")));
+  CHECK_FALSE(fs::exists(scratch / "corpus" / (module + ".bc")));
+  for (const fs::directory_entry &entry : fs::recursive_directory_iterator(scratch / "corpus"))
+    if (entry.is_regular_file()) CHECK(readFile(entry.path()).find("root:x:0:0") == std::string::npos);
+}
+
+TEST_CASE("thinlto: a distributed build's swapped index is refused", "[corpus][thinlto][errors]") {
+  test::ScratchDirectory scratch;
+  const test::ThinLTOTestBuild build = test::buildThinLTOTestProgram(scratch / "build");
+  fs::copy_file(build.distributed / "helper.o.thinlto.bc", build.distributed / "main.o.thinlto.bc",
+                fs::copy_options::overwrite_existing);
+  const ExtractSummary summary =
+      extractThinLTO(build.distributed / "compile_commands.json", scratch / "corpus", ThinLTOBuild::Distributed);
+  CHECK(summary.moduleNames == std::vector<std::string>{"helper.native.o"});
+  CHECK(summary.skippedByReason.at("ThinLTO index unusable") == 1);
+}
+
 TEST_CASE("thinlto: a corpus module without its index fails alone, naming the file", "[corpus][thinlto][errors]") {
   test::ScratchDirectory scratch;
   const test::ThinLTOTestBuild build = test::buildThinLTOTestProgram(scratch / "build");
