@@ -1,5 +1,8 @@
 #include "mlgo/corpus/compile_commands.h"
 
+#include <clang/Driver/Options.h>
+#include <llvm/Option/ArgList.h>
+#include <llvm/Option/OptTable.h>
 #include <nlohmann/json.hpp>
 
 #include "mlgo/corpus/corpus.h"
@@ -25,12 +28,15 @@ std::string moduleNameForObject(const fs::path &object, const fs::path &buildDir
 
 namespace {
 
+/// The object the compile writes, read as clang's driver reads it: `-o F`,
+/// `-oF`, `--output F` and `--output=F`, the last one winning.
 std::string findOutputArgument(const std::vector<std::string> &args) {
-  for (size_t i = 0; i + 1 < args.size(); ++i)
-    if (args[i] == "-o") return args[i + 1];
-  for (const std::string &arg : args)
-    if (arg.size() > 2 && arg.compare(0, 2, "-o") == 0) return arg.substr(2);
-  return {};
+  std::vector<const char *> driverArgs;
+  for (size_t i = 1; i < args.size(); ++i) driverArgs.push_back(args[i].c_str());
+  unsigned missingIndex = 0, missingCount = 0;
+  const llvm::opt::InputArgList parsed =
+      clang::driver::getDriverOptTable().ParseArgs(driverArgs, missingIndex, missingCount);
+  return parsed.getLastArgValue(clang::driver::options::OPT_o).str();
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "mlgo/corpus/compile_commands.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
@@ -7,6 +9,7 @@
 
 using namespace mlgo;
 using Catch::Matchers::Contains;
+namespace fs = std::filesystem;
 
 TEST_CASE("compile commands: module names mirror the object path inside the build", "[corpus]") {
   CHECK(moduleNameForObject("obj/a.o", "/build") == "obj/a.o");
@@ -32,6 +35,34 @@ TEST_CASE("compile commands: arguments, command and output forms", "[corpus]") {
   CHECK(entries[2].moduleName == "z.o");
   CHECK(entries[3].moduleName == "w.o");
   for (const auto &entry : entries) CHECK(entry.problem.empty());
+}
+
+TEST_CASE("compile commands: the object is the one clang writes, whatever the spelling of -o", "[corpus][clang]") {
+  test::ScratchDirectory dir;
+  writeFileAtomically(dir / "t.c", "int t(void) { return 1; }\n");
+  const std::string a = (dir / "a.o").string(), b = (dir / "b.o").string();
+  const std::vector<std::vector<std::string>> spellings{
+      {"-o", a, "-o", b}, {"-o", a, "--output=" + b}, {"--output=" + a, "-o" + b},
+      {"-o" + a, "--output", b}, {"--output", a, "-o", b}};
+  nlohmann::json commands = nlohmann::json::array();
+  for (const std::vector<std::string> &spelling : spellings) {
+    std::vector<std::string> arguments{"-c", (dir / "t.c").string()};
+    arguments.insert(arguments.end(), spelling.begin(), spelling.end());
+    // What clang itself writes: only the last output.
+    fs::remove(a);
+    fs::remove(b);
+    REQUIRE(test::runProgram(test::clangPath(), arguments).exitCode == 0);
+    CHECK(fs::exists(b));
+    CHECK_FALSE(fs::exists(a));
+    arguments.insert(arguments.begin(), test::clangPath());
+    commands.push_back({{"directory", dir.path().string()}, {"arguments", arguments}, {"file", "t.c"}});
+  }
+  writeFileAtomically(dir / "cc.json", commands.dump());
+  for (const ObjectEntry &entry : readCompileCommands(dir / "cc.json")) {
+    CAPTURE(entry.origin);
+    CHECK(entry.problem.empty());
+    CHECK(entry.moduleName == "b.o");
+  }
 }
 
 TEST_CASE("compile commands: unusable entries are reported, not fatal", "[corpus]") {
