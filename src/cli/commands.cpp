@@ -12,6 +12,10 @@ const std::vector<Subcommand> &subcommands() {
        addCombineCorpusCommand, false, false},
       {"eval", "Compile a corpus and compare sizes with the -Oz default",
        addEvalCommand, false, false, "--json"},
+      {"cc",
+       "Compiler launcher: build with a policy or tuned pass lists (mlgo cc [options] clang-19 ARGS...; "
+       "everything else runs the real compiler)",
+       addCcCommand, false, false},
       {"default-trace", "Record the default heuristic's decisions over a corpus",
        addDefaultTraceCommand, true, false, "--output"},
       {"explore", "Search each module's decisions around a baseline; write the best as a trace",

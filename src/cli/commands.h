@@ -29,6 +29,7 @@ const std::vector<Subcommand> &subcommands();
 void addExtractIRCommand(CLI::App *command, CommandRunner &runner);
 void addCombineCorpusCommand(CLI::App *command, CommandRunner &runner);
 void addEvalCommand(CLI::App *command, CommandRunner &runner);
+void addCcCommand(CLI::App *command, CommandRunner &runner);
 void addDefaultTraceCommand(CLI::App *command, CommandRunner &runner);
 void addExploreCommand(CLI::App *command, CommandRunner &runner);
 void addTraceInfoCommand(CLI::App *command, CommandRunner &runner);

@@ -16,6 +16,15 @@ fs::path resolve(const fs::path &given) {
   return directory;
 }
 
+std::string problemOf(const fs::path &given) {
+  const fs::path metadataPath = resolve(given) / kMetadataFile;
+  const json metadata = readFile(metadataPath);
+  checkFormat(metadata, metadataPath);
+  if (!metadata.contains("problem") || !metadata["problem"].is_string())
+    throw InputError(describeInputProblem(metadataPath.string(), "problem", "missing or not a string"));
+  return metadata["problem"].get<std::string>();
+}
+
 json readFile(const fs::path &path) {
   if (!fs::exists(path))
     throw InputError(describeInputProblem(path.string(), "", "missing: not a policy directory, or an unfinished one"));

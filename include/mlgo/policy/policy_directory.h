@@ -3,6 +3,7 @@
 // its two files, its format tag, how a given path is resolved to it, and
 // reading its JSON files with errors that name them.
 #include <filesystem>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -20,6 +21,9 @@ std::filesystem::path resolve(const std::filesystem::path &given);
 /// A policy file's JSON; InputError naming the file when it is missing
 /// ("not a policy directory, or an unfinished one") or malformed.
 nlohmann::json readFile(const std::filesystem::path &path);
+/// The problem a policy directory (`given`, resolved) decides, as its
+/// policy.json records it; InputError naming the file when it cannot say.
+std::string problemOf(const std::filesystem::path &given);
 /// InputError naming `metadataPath` unless its format and version are ours.
 void checkFormat(const nlohmann::json &metadata, const std::filesystem::path &metadataPath);
 /// Writes the two files into DIR.partial and renames it over `directory`

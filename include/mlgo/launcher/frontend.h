@@ -1,0 +1,20 @@
+#pragma once
+// clang's frontend in-process: a frontend job's source to the module clang
+// would hand its optimization pipeline (what -fembed-bitcode=all records),
+// as bitcode. Side outputs the job asks for (dependency files) are written as
+// clang writes them; diagnostics are kept, not printed.
+#include <string>
+#include <vector>
+
+namespace mlgo::launcher {
+
+struct FrontendResult {
+  bool ok = false;
+  std::string bitcode;      ///< the unoptimized module
+  std::string diagnostics;  ///< clang's warnings and errors, as clang prints them
+};
+
+/// Runs the frontend of `cc1` (the job's arguments, from "-cc1" on).
+FrontendResult runFrontend(const std::vector<std::string> &cc1);
+
+}  // namespace mlgo::launcher

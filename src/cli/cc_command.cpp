@@ -1,0 +1,131 @@
+// mlgo cc: a compiler launcher. `mlgo cc [options] COMPILER ARGS...` compiles
+// a C or C++ source to an object in-process with what it is given (a policy,
+// tuned pass lists), and runs the real compiler for everything else and for
+// every translation unit where applying fails.
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+
+#include <unistd.h>
+
+#include <spdlog/spdlog.h>
+
+#include "commands.h"
+#include "common_options.h"
+#include "mlgo/autotune/autotuner.h"
+#include "mlgo/autotune/search_space.h"
+#include "mlgo/launcher/compile_plan.h"
+#include "mlgo/launcher/launch_log.h"
+#include "mlgo/launcher/translation_unit.h"
+#include "mlgo/policy/policy_directory.h"
+#include "mlgo/problems/problem.h"
+#include "mlgo/support/errors.h"
+#include "mlgo/support/exit_codes.h"
+
+namespace mlgo::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CcFlags {
+  std::string policy;
+  std::string passLists;
+  std::string log;
+  double timeout = 600;
+  std::vector<std::string> command;  ///< the compiler and its arguments
+};
+
+/// Build systems that cannot pass flags to a launcher set these instead; a
+/// flag wins over its variable.
+void takeEnvironment(CcFlags &flags) {
+  auto fromEnvironment = [](std::string &value, const char *variable) {
+    const char *set = std::getenv(variable);
+    if (value.empty() && set && *set) value = set;
+  };
+  fromEnvironment(flags.policy, "MLGO_CC_POLICY");
+  fromEnvironment(flags.passLists, "MLGO_CC_PASS_LISTS");
+  fromEnvironment(flags.log, "MLGO_CC_LOG");
+}
+
+/// Everything the flags ask to apply, loaded and checked before compiling:
+/// a missing or malformed input stops the compile (exit code 3), never
+/// builds without it.
+launcher::Application loadApplication(const CcFlags &flags) {
+  launcher::Application application;
+  application.timeout = std::chrono::milliseconds(static_cast<int64_t>(flags.timeout * 1000));
+  if (!flags.policy.empty()) {
+    const Problem &problem = findProblem(policy_directory::problemOf(flags.policy));
+    application.policyHooks = problem.policyHooks(flags.policy);
+    application.policyDescription = flags.policy;
+  }
+  if (!flags.passLists.empty()) {
+    application.passLists =
+        autotune::readPassLists(flags.passLists, autotune::SearchSpace::load(autotune::defaultSearchSpaceFile()));
+    application.passListsDescription = flags.passLists;
+  }
+  return application;
+}
+
+/// Replaces this process by the real compiler: its exit code, output and
+/// diagnostics are the build's. Returns only when it cannot be started.
+int runRealCompiler(const CcFlags &flags, const fs::path &found) {
+  std::vector<char *> argv;
+  for (const std::string &arg : flags.command) argv.push_back(const_cast<char *>(arg.c_str()));
+  argv.push_back(nullptr);
+  spdlog::default_logger()->flush();
+  ::execv(found.c_str(), argv.data());
+  throw UsageError("cannot run the compiler " + flags.command.front() + " (" + found.string() +
+                   "): " + std::strerror(errno));
+}
+
+int runCc(CcFlags flags) {
+  if (flags.command.empty()) throw UsageError("mlgo cc: give the compiler and its arguments, e.g. mlgo cc clang-19 -c x.c");
+  takeEnvironment(flags);
+  const launcher::Application application = loadApplication(flags);
+  const std::vector<std::string> args(flags.command.begin() + 1, flags.command.end());
+  const fs::path compiler = launcher::findCompiler(flags.command.front());
+  if (compiler.empty()) throw UsageError("mlgo cc: no compiler " + flags.command.front() + " (not a file, not in PATH)");
+  if (application.empty()) return runRealCompiler(flags, compiler);
+
+  const launcher::CompilePlan plan = launcher::planCompile(flags.command.front(), args);
+  if (!plan.inProcess()) return runRealCompiler(flags, compiler);
+  const launcher::TranslationUnitOutcome outcome =
+      launcher::compileTranslationUnit(plan, application, fs::current_path());
+  if (!flags.log.empty()) launcher::appendLogLine(flags.log, launcher::logRecord(plan, application, outcome));
+  if (outcome.compiled) {
+    std::fputs(outcome.diagnostics.c_str(), stderr);
+    return exit_code::kSuccess;
+  }
+  // The real compiler prints its own diagnostics: ours are not repeated.
+  if (outcome.fallback != "clang's frontend reported errors")
+    spdlog::warn("{}: {}; compiled plainly", plan.source.string(), outcome.fallback);
+  return runRealCompiler(flags, compiler);
+}
+
+}  // namespace
+
+void addCcCommand(CLI::App *command, CommandRunner &runner) {
+  auto flags = std::make_shared<CcFlags>();
+  // Everything from the compiler on is the compiler's.
+  command->prefix_command();
+  command->add_option("--policy", flags->policy,
+                      "Trained policy directory to compile with (its problem is read from it; env MLGO_CC_POLICY)");
+  command->add_option("--pass-lists", flags->passLists,
+                      "autotune's best.json (or predict-passes --json): each translation unit gets its module's "
+                      "list, matched by object name (env MLGO_CC_PASS_LISTS)");
+  command->add_option("--log", flags->log,
+                      "Append one JSON line per translation unit: what was applied, sizes, fallbacks (env MLGO_CC_LOG)");
+  command->add_option("--timeout", flags->timeout,
+                      "Seconds one translation unit may take in-process before it is compiled plainly")
+      ->capture_default_str()
+      ->check(finiteSeconds(false));
+  command->callback([flags, command, &runner] {
+    flags->command = command->remaining();
+    runner = [flags] { return runCc(*flags); };
+  });
+}
+
+}  // namespace mlgo::cli

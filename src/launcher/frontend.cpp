@@ -1,0 +1,60 @@
+#include "mlgo/launcher/frontend.h"
+
+#include <clang/Basic/DiagnosticOptions.h>
+#include <clang/CodeGen/CodeGenAction.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/CompilerInvocation.h>
+#include <clang/Frontend/TextDiagnosticPrinter.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "mlgo/driver/llvm_runtime.h"
+
+namespace mlgo::launcher {
+
+FrontendResult runFrontend(const std::vector<std::string> &cc1) {
+  initializeLLVMTargets();
+  FrontendResult result;
+  llvm::raw_string_ostream diagnosticStream(result.diagnostics);
+  std::vector<const char *> argv;
+  for (size_t i = 1; i < cc1.size(); ++i) argv.push_back(cc1[i].c_str());
+
+  auto diagnosticOptions = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
+  auto *printer = new clang::TextDiagnosticPrinter(diagnosticStream, diagnosticOptions.get());
+  auto diagnostics = llvm::makeIntrusiveRefCnt<clang::DiagnosticsEngine>(
+      llvm::makeIntrusiveRefCnt<clang::DiagnosticIDs>(), diagnosticOptions, printer, /*ShouldOwnClient=*/true);
+  auto invocation = std::make_shared<clang::CompilerInvocation>();
+  if (!clang::CompilerInvocation::CreateFromArgs(*invocation, argv, *diagnostics, "clang") ||
+      diagnostics->hasErrorOccurred()) {
+    diagnosticStream.flush();
+    return result;
+  }
+  // The module before LLVM's pipeline: the optimization is mlgo's to run.
+  invocation->getCodeGenOpts().DisableLLVMPasses = true;
+  invocation->getFrontendOpts().DisableFree = false;
+  invocation->getCodeGenOpts().DisableFree = false;
+
+  clang::CompilerInstance instance;
+  instance.setInvocation(std::move(invocation));
+  // As cc1 does: diagnostics configured by the command's own options (-W,
+  // -w, system headers' warnings suppressed, caret and column display).
+  instance.createDiagnostics(new clang::TextDiagnosticPrinter(diagnosticStream, &instance.getDiagnosticOpts()),
+                             /*ShouldOwnClient=*/true);
+  // "N warnings generated." goes with the diagnostics, in clang's order.
+  instance.setVerboseOutputStream(diagnosticStream);
+  llvm::LLVMContext context;
+  clang::EmitLLVMOnlyAction action(&context);
+  const bool ran = instance.ExecuteAction(action);
+  std::unique_ptr<llvm::Module> module = ran ? action.takeModule() : nullptr;
+  diagnosticStream.flush();
+  if (!module || instance.getDiagnostics().hasErrorOccurred()) return result;
+  llvm::raw_string_ostream bitcode(result.bitcode);
+  llvm::WriteBitcodeToFile(*module, bitcode, /*ShouldPreserveUseListOrder=*/true);
+  bitcode.flush();
+  result.ok = true;
+  return result;
+}
+
+}  // namespace mlgo::launcher

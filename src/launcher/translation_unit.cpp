@@ -1,0 +1,121 @@
+#include "mlgo/launcher/translation_unit.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include <unistd.h>
+
+#include "mlgo/corpus/compile_commands.h"
+#include "mlgo/corpus/corpus.h"
+#include "mlgo/driver/compiler_driver.h"
+#include "mlgo/launcher/frontend.h"
+#include "mlgo/support/atomic_file.h"
+
+namespace mlgo::launcher {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Keeps the object code generation wrote.
+class ObjectCapture final : public PipelineHook {
+ public:
+  void objectEmitted(std::string_view object) override { object_.assign(object); }
+  bool affectsOptimization() const override { return false; }
+  const std::string &object() const { return object_; }
+
+ private:
+  std::string object_;
+};
+
+/// The module's bitcode in a file of its own, removed with this.
+class TemporaryBitcode {
+ public:
+  explicit TemporaryBitcode(const std::string &bitcode) {
+    const char *directory = std::getenv("TMPDIR");
+    std::string pattern = std::string(directory && *directory ? directory : "/tmp") + "/mlgo-cc-XXXXXX.bc";
+    const int fd = ::mkstemps(pattern.data(), 3);
+    if (fd < 0) return;
+    path_ = pattern;
+    size_t written = 0;
+    while (written < bitcode.size()) {
+      const ssize_t n = ::write(fd, bitcode.data() + written, bitcode.size() - written);
+      if (n <= 0) break;
+      written += size_t(n);
+    }
+    ::close(fd);
+    if (written != bitcode.size()) path_.clear();
+  }
+  ~TemporaryBitcode() {
+    std::error_code ignored;
+    if (!path_.empty()) fs::remove(path_, ignored);
+  }
+  const fs::path &path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+/// The frontend job's arguments as a corpus records them: the same cc1
+/// command without its source (the driver compiles the bitcode instead).
+std::vector<std::string> recordedCommandLine(const CompilePlan &plan) {
+  std::vector<std::string> recorded = plan.cc1;
+  auto source = std::find(recorded.rbegin(), recorded.rend(), plan.source.string());
+  if (source != recorded.rend()) recorded.erase(std::next(source).base());
+  return recorded;
+}
+
+std::string firstLine(const std::string &text) { return text.substr(0, text.find('\n')); }
+
+}  // namespace
+
+TranslationUnitOutcome compileTranslationUnit(const CompilePlan &plan, const Application &application,
+                                              const fs::path &buildDirectory) {
+  const auto start = std::chrono::steady_clock::now();
+  TranslationUnitOutcome outcome;
+  outcome.module = moduleNameForObject(plan.object, buildDirectory);
+  auto finish = [&](std::string fallback) {
+    outcome.fallback = std::move(fallback);
+    outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return outcome;
+  };
+  auto list = application.passLists.find(outcome.module);
+  if (list != application.passLists.end()) outcome.passList = list->second;
+
+  FrontendResult frontend = runFrontend(plan.cc1);
+  outcome.diagnostics = std::move(frontend.diagnostics);
+  if (!frontend.ok) return finish("clang's frontend reported errors");
+  const TemporaryBitcode bitcode(frontend.bitcode);
+  if (bitcode.path().empty()) return finish("cannot write a temporary file in $TMPDIR");
+
+  Corpus single;
+  single.directory = buildDirectory;
+  single.modules.push_back({outcome.module, bitcode.path(), recordedCommandLine(plan), {}, {}});
+  try {
+    applyCorpusBackendOptions(single);
+  } catch (const std::exception &e) {
+    return finish(firstLine(e.what()));
+  }
+  DriverOptions options;
+  options.threads = 1;
+  options.timeout = application.timeout;
+  const CompilerDriver driver(options);
+  auto capture = std::make_shared<ObjectCapture>();
+  CompileRequest request{&single.modules.front(), outcome.passList, {}};
+  if (application.policyHooks) request.hooks.push_back(application.policyHooks());
+  request.hooks.push_back(capture);
+  const CompileResult result = driver.compile(request);
+  if (!result.ok()) return finish(std::string(failureKindName(result.failure)) + ": " + firstLine(result.message));
+  if (capture->object().empty()) return finish("code generation wrote no object");
+  try {
+    writeFileAtomically(plan.object, capture->object());
+  } catch (const std::exception &e) {
+    return finish(firstLine(e.what()));
+  }
+  outcome.compiled = true;
+  outcome.sizes = result.sizes;
+  outcome.decisions = result.decisions;
+  return finish("");
+}
+
+}  // namespace mlgo::launcher
