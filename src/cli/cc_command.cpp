@@ -4,6 +4,7 @@
 // every translation unit where applying fails.
 #include <cerrno>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -21,6 +22,7 @@
 #include "mlgo/launcher/translation_unit.h"
 #include "mlgo/policy/policy_directory.h"
 #include "mlgo/problems/problem.h"
+#include "mlgo/support/data_paths.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/exit_codes.h"
 
@@ -30,11 +32,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
+/// Built and installed beside libmlgo_core.so.
+constexpr const char *kPassPluginFile = "mlgo-pass-plugin.so";
+
 struct CcFlags {
   std::string policy;
   std::string passLists;
   std::string log;
   double timeout = 600;
+  bool printPluginPath = false;
   std::vector<std::string> command;  ///< the compiler and its arguments
 };
 
@@ -82,6 +88,12 @@ int runRealCompiler(const CcFlags &flags, const fs::path &found) {
 }
 
 int runCc(CcFlags flags) {
+  if (flags.printPluginPath) {
+    const fs::path plugin = coreLibraryDirectory() / kPassPluginFile;
+    if (!fs::is_regular_file(plugin)) throw std::runtime_error("mlgo's pass plugin is missing: " + plugin.string());
+    std::printf("%s\n", plugin.c_str());
+    return exit_code::kSuccess;
+  }
   if (flags.command.empty()) throw UsageError("mlgo cc: give the compiler and its arguments, e.g. mlgo cc clang-19 -c x.c");
   takeEnvironment(flags);
   const launcher::Application application = loadApplication(flags);
@@ -118,6 +130,9 @@ void addCcCommand(CLI::App *command, CommandRunner &runner) {
                       "list, matched by object name (env MLGO_CC_PASS_LISTS)");
   command->add_option("--log", flags->log,
                       "Append one JSON line per translation unit: what was applied, sizes, fallbacks (env MLGO_CC_LOG)");
+  command->add_flag("--print-plugin-path", flags->printPluginPath,
+                    "Print the pass plugin's path: MLGO_CC_POLICY=DIR clang-19 -fpass-plugin=PATH compiles with "
+                    "the policy in DIR, no launcher needed");
   command->add_option("--timeout", flags->timeout,
                       "Seconds one translation unit may take in-process before it is compiled plainly")
       ->capture_default_str()

@@ -1,0 +1,63 @@
+// mlgo's pass plugin for a stock clang-19:
+//   MLGO_CC_POLICY=DIR clang-19 -fpass-plugin=$(mlgo cc --print-plugin-path) ...
+// compiles with the trained policy in DIR, as `mlgo cc --policy DIR` does: no
+// server, no rebuilt LLVM. Debian's clang-19 links libLLVM.so dynamically, so
+// this library (linked against the same one) shares LLVM's globals with it.
+// The policy comes from the environment because clang-19 loads
+// -fpass-plugin libraries after it parsed -mllvm options (a plugin's own
+// option would be unknown there).
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Passes/PassPlugin.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "mlgo/driver/pipeline_hook.h"
+#include "mlgo/policy/policy_directory.h"
+#include "mlgo/problems/problem.h"
+
+namespace {
+
+constexpr const char *kPolicyVariable = "MLGO_CC_POLICY";
+
+/// Ends the compile with the reason, as clang reports an error (exit code
+/// 1), not as a crash: nothing is wrong with clang.
+[[noreturn]] void stopCompile(const std::string &reason) {
+  llvm::errs() << "error: mlgo pass plugin: " << reason << "\n";
+  llvm::errs().flush();
+  std::_Exit(1);
+}
+
+/// The policy's hook, loaded once per process. A compile asked to use a
+/// policy never goes on without one.
+std::shared_ptr<mlgo::PipelineHook> policyHook() {
+  static std::shared_ptr<mlgo::PipelineHook> hook = [] {
+    const char *directory = std::getenv(kPolicyVariable);
+    if (!directory || !*directory)
+      stopCompile(std::string("set ") + kPolicyVariable + " to the policy directory to compile with");
+    try {
+      const mlgo::Problem &problem = mlgo::findProblem(mlgo::policy_directory::problemOf(directory));
+      return problem.policyHooks(directory)();
+    } catch (const std::exception &e) {
+      stopCompile(e.what());
+    }
+  }();
+  return hook;
+}
+
+void registerPolicy(llvm::PassBuilder &builder) {
+  const std::shared_ptr<mlgo::PipelineHook> hook = policyHook();
+  for (const std::shared_ptr<mlgo::PipelineHook> &processWide : mlgo::processWideHooks())
+    processWide->registerCallbacks(builder);
+  hook->registerCallbacks(builder);
+  // clang compiles one module per process, on this thread.
+  hook->beginCompile();
+}
+
+}  // namespace
+
+extern "C" LLVM_ATTRIBUTE_WEAK ::llvm::PassPluginLibraryInfo llvmGetPassPluginInfo() {
+  return {LLVM_PLUGIN_API_VERSION, "mlgo", MLGO_VERSION, registerPolicy};
+}
