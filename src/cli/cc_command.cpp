@@ -2,7 +2,9 @@
 // a C or C++ source to an object in-process with what it is given (a policy,
 // tuned pass lists), and runs the real compiler for everything else and for
 // every translation unit where applying fails.
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
@@ -61,7 +63,8 @@ void takeEnvironment(CcFlags &flags) {
 /// builds without it.
 launcher::Application loadApplication(const CcFlags &flags) {
   launcher::Application application;
-  application.timeout = std::chrono::milliseconds(static_cast<int64_t>(flags.timeout * 1000));
+  // Whole milliseconds, at least one: a positive timeout never means "none".
+  application.timeout = std::chrono::milliseconds(std::max<int64_t>(1, int64_t(std::ceil(flags.timeout * 1000))));
   if (!flags.policy.empty()) {
     const Problem &problem = findProblem(policy_directory::problemOf(flags.policy));
     application.policyHooks = problem.policyHooks(flags.policy);

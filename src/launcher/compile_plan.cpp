@@ -80,13 +80,19 @@ CompilePlan planCompile(const std::string &compiler, const std::vector<std::stri
   // directory and installation; the name as invoked, for C or C++ mode.
   std::error_code ignored;
   const std::string executable = fs::canonical(plan.compiler, ignored).string();
+  // And as its main() does, the mode and target a name like clang++ or
+  // x86_64-linux-gnu-clang implies, as arguments before the user's.
+  const clang::driver::ParsedClangName named = clang::driver::ToolChain::getTargetAndModeFromProgramName(compiler);
+  const std::string target = "--target=" + named.TargetPrefix;
   std::vector<const char *> argv{compiler.c_str()};
+  if (named.TargetIsValid) argv.push_back(target.c_str());
+  if (named.DriverMode) argv.push_back(named.DriverMode);
   for (const std::string &arg : args) argv.push_back(arg.c_str());
   llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> options(new clang::DiagnosticOptions());
   clang::DiagnosticsEngine diagnostics(new clang::DiagnosticIDs(), options.get(),
                                        new clang::IgnoringDiagConsumer(), /*ShouldOwnClient=*/true);
   clang::driver::Driver driver(executable, llvm::sys::getDefaultTargetTriple(), diagnostics);
-  driver.setTargetAndMode(clang::driver::ToolChain::getTargetAndModeFromProgramName(compiler));
+  driver.setTargetAndMode(named);
   driver.setCheckInputsExist(false);
   std::unique_ptr<clang::driver::Compilation> compilation(driver.BuildCompilation(argv));
   if (!compilation || compilation->containsError() || diagnostics.hasErrorOccurred())

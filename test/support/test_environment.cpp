@@ -188,6 +188,14 @@ CommandOutcome runMlgoWithEnvironment(const std::vector<std::string> &variables,
   return runProgram("/usr/bin/env", command);
 }
 
+CommandOutcome runIn(const fs::path &directory, const std::vector<std::string> &command,
+                     const std::vector<std::string> &variables) {
+  std::vector<std::string> args{"-c", "cd \"$0\" && exec env \"$@\"", directory.string()};
+  args.insert(args.end(), variables.begin(), variables.end());
+  args.insert(args.end(), command.begin(), command.end());
+  return runProgram("/bin/sh", args);
+}
+
 CommandOutcome runProgram(const std::string &program, const std::vector<std::string> &args) {
   ScratchDirectory scratch;
   const std::string out = (scratch / "stdout").string();

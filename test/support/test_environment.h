@@ -152,6 +152,11 @@ struct CommandOutcome {
 CommandOutcome runProgram(const std::string &program, const std::vector<std::string> &args);
 /// Runs the mlgo binary under test.
 CommandOutcome runMlgo(const std::vector<std::string> &args);
+/// Runs `command` (a program and its arguments, looked up in PATH) with
+/// `directory` as its working directory, and `variables` ("NAME=value")
+/// added to its environment.
+CommandOutcome runIn(const std::filesystem::path &directory, const std::vector<std::string> &command,
+                     const std::vector<std::string> &variables = {});
 /// The same through env(1), with extra environment variables ("NAME=value").
 CommandOutcome runMlgoWithEnvironment(const std::vector<std::string> &variables, const std::vector<std::string> &args);
 

@@ -1,0 +1,328 @@
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/text_input.h"
+#include "support/test_environment.h"
+
+using namespace mlgo;
+using Catch::Matchers::Contains;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+/// The test project's sources by the module names its corpus gives them.
+const std::vector<std::pair<std::string, std::string>> kProjectModules{
+    {"helpers.o", "helpers.c"},       {"big_callee.o", "big_callee.c"}, {"tables.o", "tables.c"},
+    {"sub/list.o", "sub/list.c"},     {"recursion.o", "recursion.c"},   {"strings.o", "strings.c"},
+    {"shapes.o", "shapes.cpp"}};
+
+std::string compilerFor(const std::string &source) {
+  return source.size() > 4 && source.substr(source.size() - 4) == ".cpp" ? "clang++-19" : "clang-19";
+}
+
+/// `mlgo cc OPTIONS COMPILER ARGS` in `directory`.
+test::CommandOutcome launch(const fs::path &directory, std::vector<std::string> options,
+                            const std::vector<std::string> &compile, const std::vector<std::string> &variables = {}) {
+  std::vector<std::string> command{test::mlgoBinary(), "cc"};
+  command.insert(command.end(), options.begin(), options.end());
+  command.insert(command.end(), compile.begin(), compile.end());
+  return test::runIn(directory, command, variables);
+}
+
+std::vector<json> logLines(const fs::path &log) {
+  std::vector<json> lines;
+  forEachLine(readFile(log), [&](size_t, std::string_view line) {
+    if (!line.empty()) lines.push_back(json::parse(line));
+  });
+  return lines;
+}
+
+/// Compiles every test-project source with -Oz to its module's object name in
+/// `build`, through mlgo cc with `options` and a log; the log's lines by module.
+std::map<std::string, json> buildTestProject(const fs::path &build, std::vector<std::string> options) {
+  fs::create_directories(build / "sub");
+  options.insert(options.end(), {"--log", (build / "cc.log").string()});
+  for (const auto &[module, source] : kProjectModules) {
+    const test::CommandOutcome built = launch(
+        build, options, {compilerFor(source), "-Oz", "-c", (test::testData() / source).string(), "-o", module});
+    INFO(built.err);
+    REQUIRE(built.exitCode == 0);
+  }
+  std::map<std::string, json> byModule;
+  for (const json &line : logLines(build / "cc.log")) byModule[line["module"]] = line;
+  return byModule;
+}
+
+/// eval --json's candidate sizes by module.
+std::map<std::string, json> evalCandidate(const std::vector<std::string> &args, const fs::path &output) {
+  std::vector<std::string> command{"eval", "--json", output.string()};
+  command.insert(command.end(), args.begin(), args.end());
+  const test::CommandOutcome evaluated = test::runMlgo(command);
+  INFO(evaluated.err);
+  REQUIRE(evaluated.exitCode == 0);
+  const json report = readJsonFile(output);
+  std::map<std::string, json> sizes;
+  for (const json &module : report["modules"]) sizes[module["name"]] = module["candidate"];
+  return sizes;
+}
+
+/// A best.json that lists a list for a module no test compiles: whatever it
+/// gets, every other unit goes through the in-process path with nothing applied.
+fs::path listsForAnotherModule(const fs::path &directory) {
+  const fs::path path = directory / "other-best.json";
+  writeFileAtomically(path, json{{"format", "mlgo-autotune"},
+                                 {"modules",
+                                  {{{"name", "elsewhere.o"},
+                                    {"passes", {"default<Oz>", "dce"}},
+                                    {"pipeline", "default<Oz>,function(dce)"}}}}}
+                                .dump());
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("mlgo cc: objects are clang-19's byte for byte, whether it runs clang or compiles in-process with nothing "
+          "to apply",
+          "[cli][launcher][clang]") {
+  test::ScratchDirectory scratch;
+  const fs::path otherLists = listsForAnotherModule(scratch.path());
+  const std::vector<std::vector<std::string>> flagSets{
+      {"-Oz"}, {"-O2"}, {"-O2", "-g"}, {"-Oz", "-fPIC"}, {"-O2", "-ffunction-sections", "-fdata-sections"},
+      {"-Oz", "-g", "-fPIC", "-DGREETING=\"hello, wide world\""}};
+  for (const std::string source : {"helpers.c", "strings.c", "shapes.cpp"})
+    for (const std::vector<std::string> &flags : flagSets) {
+      std::vector<std::string> compile{compilerFor(source)};
+      compile.insert(compile.end(), flags.begin(), flags.end());
+      compile.insert(compile.end(), {"-c", (test::testData() / source).string(), "-o", "unit.o"});
+      CAPTURE(compile);
+      REQUIRE(test::runIn(scratch.path(), compile).exitCode == 0);
+      const std::string clangObject = readFile(scratch / "unit.o");
+      fs::remove(scratch / "unit.o");
+      REQUIRE(launch(scratch.path(), {}, compile).exitCode == 0);
+      CHECK(readFile(scratch / "unit.o") == clangObject);
+      fs::remove(scratch / "unit.o");
+      const test::CommandOutcome inProcess =
+          launch(scratch.path(), {"--pass-lists", otherLists.string(), "--log", (scratch / "log").string()}, compile);
+      INFO(inProcess.err);
+      REQUIRE(inProcess.exitCode == 0);
+      CHECK(readFile(scratch / "unit.o") == clangObject);
+      const json logged = logLines(scratch / "log").back();
+      CHECK(logged["module"] == "unit.o");
+      CHECK_FALSE(logged.contains("fallback"));
+      CHECK(logged["applied"].empty());
+    }
+}
+
+TEST_CASE("mlgo cc --policy: each unit's sizes are what mlgo eval --policy measures on its corpus module",
+          "[cli][launcher][clang]") {
+  test::TracedTestCorpus traced;
+  test::randomInliningPolicy(traced, 7).save(traced / "policy");
+  const std::map<std::string, json> built = buildTestProject(traced / "build", {"--policy", (traced / "policy").string()});
+  const std::map<std::string, json> evaluated =
+      evalCandidate({"--corpus", (traced / "corpus").string(), "--policy", (traced / "policy").string()},
+                    traced / "eval.json");
+  uint64_t decisions = 0;
+  for (const auto &[module, source] : kProjectModules) {
+    CAPTURE(module);
+    REQUIRE(built.count(module));
+    const json &line = built.at(module);
+    CHECK(line["applied"]["policy"] == (traced / "policy").string());
+    CHECK(line["text"] == evaluated.at(module)["text"]);
+    CHECK(line["text_data"] == evaluated.at(module)["text+data"]);
+    decisions += line["decisions"].get<uint64_t>();
+  }
+  CHECK(decisions > 0);
+}
+
+TEST_CASE("mlgo cc --pass-lists: each unit gets its module's tuned list, sized as mlgo eval --pass-lists measures",
+          "[cli][launcher][clang]") {
+  test::TracedTestCorpus traced;
+  const test::CommandOutcome tuned =
+      test::runMlgo({"autotune", "--corpus", (traced / "corpus").string(), "--output", (traced / "tune").string(),
+                     "--budget", "20", "--no-gate", "--threads", "1"});
+  INFO(tuned.err);
+  REQUIRE(tuned.exitCode == 0);
+  const fs::path best = traced / "tune" / "best.json";
+  const std::map<std::string, json> built = buildTestProject(traced / "build", {"--pass-lists", best.string()});
+  const std::map<std::string, json> evaluated =
+      evalCandidate({"--corpus", (traced / "corpus").string(), "--pass-lists", best.string()}, traced / "eval.json");
+  size_t withList = 0;
+  for (const auto &[module, source] : kProjectModules) {
+    CAPTURE(module);
+    const json &line = built.at(module);
+    CHECK(line["text"] == evaluated.at(module)["text"]);
+    CHECK(line["text_data"] == evaluated.at(module)["text+data"]);
+    withList += line["applied"].contains("pass_list");
+  }
+  CHECK(withList > 0);
+}
+
+TEST_CASE("pass plugin: a stock clang-19 given the plugin writes mlgo cc --policy's objects", "[cli][launcher][clang]") {
+  test::TracedTestCorpus traced;
+  test::randomInliningPolicy(traced, 3).save(traced / "policy");
+  const test::CommandOutcome printed = test::runMlgo({"cc", "--print-plugin-path"});
+  REQUIRE(printed.exitCode == 0);
+  const std::string plugin = printed.out.substr(0, printed.out.find('\n'));
+  REQUIRE(fs::is_regular_file(plugin));
+  const fs::path build = traced / "build";
+  fs::create_directories(build);
+  const std::string policyVariable = "MLGO_CC_POLICY=" + (traced / "policy").string();
+  for (const std::string source : {"helpers.c", "big_callee.c", "shapes.cpp"}) {
+    CAPTURE(source);
+    const std::string path = (test::testData() / source).string();
+    REQUIRE(launch(build, {"--policy", (traced / "policy").string()},
+                   {compilerFor(source), "-Oz", "-c", path, "-o", "launched.o"})
+                .exitCode == 0);
+    const test::CommandOutcome plugged = test::runIn(
+        build, {compilerFor(source), "-Oz", "-fpass-plugin=" + plugin, "-c", path, "-o", "plugged.o"},
+        {policyVariable});
+    INFO(plugged.err);
+    REQUIRE(plugged.exitCode == 0);
+    CHECK(readFile(build / "plugged.o") == readFile(build / "launched.o"));
+  }
+  // A compile asked to use a policy never goes on without one.
+  const std::string helpers = (test::testData() / "helpers.c").string();
+  const test::CommandOutcome unset =
+      test::runIn(build, {"clang-19", "-Oz", "-fpass-plugin=" + plugin, "-c", helpers, "-o", "none.o"});
+  CHECK(unset.exitCode == 1);
+  CHECK_THAT(unset.err, Contains("set MLGO_CC_POLICY"));
+  const test::CommandOutcome missing =
+      test::runIn(build, {"clang-19", "-Oz", "-fpass-plugin=" + plugin, "-c", helpers, "-o", "none.o"},
+                  {"MLGO_CC_POLICY=" + (traced / "no-policy").string()});
+  CHECK(missing.exitCode == 1);
+  CHECK_THAT(missing.err, Contains("no-policy/policy.json"));
+  CHECK_FALSE(fs::exists(build / "none.o"));
+}
+
+TEST_CASE("mlgo cc: inputs it cannot use stop the compile naming the file, units it cannot apply to build plainly",
+          "[cli][launcher][clang][errors]") {
+  test::TracedTestCorpus traced;
+  test::randomInliningPolicy(traced, 5).save(traced / "policy");
+  const fs::path build = traced / "build";
+  fs::create_directories(build);
+  const std::string helpers = (test::testData() / "helpers.c").string();
+  const std::vector<std::string> compile{"clang-19", "-Oz", "-c", helpers, "-o", "helpers.o"};
+  REQUIRE(test::runIn(build, compile).exitCode == 0);
+  const std::string plainObject = readFile(build / "helpers.o");
+  fs::remove(build / "helpers.o");
+
+  SECTION("a missing policy, or one from the environment, is exit code 3 and no object") {
+    const test::CommandOutcome missing = launch(build, {"--policy", (traced / "nothing").string()}, compile);
+    CHECK(missing.exitCode == 3);
+    CHECK_THAT(missing.err, Contains((traced / "nothing" / "policy.json").string()));
+    const test::CommandOutcome fromEnvironment =
+        launch(build, {}, compile, {"MLGO_CC_POLICY=" + (traced / "nothing").string()});
+    CHECK(fromEnvironment.exitCode == 3);
+    CHECK_FALSE(fs::exists(build / "helpers.o"));
+  }
+  SECTION("a malformed best.json is exit code 3 naming it") {
+    writeFileAtomically(build / "best.json", "{\"format\": \"mlgo-autotune\", \"modules\": [{\"name\": 4}]}");
+    const test::CommandOutcome malformed = launch(build, {"--pass-lists", (build / "best.json").string()}, compile);
+    CHECK(malformed.exitCode == 3);
+    CHECK_THAT(malformed.err, Contains("best.json: modules[0]"));
+    CHECK_FALSE(fs::exists(build / "helpers.o"));
+  }
+  SECTION("a unit with errors gets clang's own diagnostics, once, and clang's exit code") {
+    writeFileAtomically(build / "broken.c", "int f(void) { return undeclared; }\n");
+    const std::vector<std::string> broken{"clang-19", "-c", "broken.c", "-o", "broken.o"};
+    const test::CommandOutcome byClang = test::runIn(build, broken);
+    const test::CommandOutcome launched =
+        launch(build, {"--policy", (traced / "policy").string(), "--log", (build / "log").string()}, broken);
+    CHECK(launched.exitCode == byClang.exitCode);
+    CHECK(launched.exitCode != 0);
+    CHECK(launched.err == byClang.err);
+    CHECK(logLines(build / "log").back()["fallback"] == "clang's frontend reported errors");
+  }
+  SECTION("a unit that times out, or records a flag mlgo cannot reproduce, is compiled plainly with one warning") {
+    const std::vector<std::string> options{"--policy", (traced / "policy").string(), "--log",
+                                           (build / "log").string()};
+    std::vector<std::string> timedOut = options;
+    timedOut.insert(timedOut.end(), {"--timeout", "0.000001"});
+    const test::CommandOutcome slow = launch(build, timedOut, compile);
+    CHECK(slow.exitCode == 0);
+    CHECK_THAT(slow.err, Contains(helpers + ": timeout") && Contains("compiled plainly"));
+    CHECK(readFile(build / "helpers.o") == plainObject);
+    CHECK_THAT(logLines(build / "log").back()["fallback"].get<std::string>(), Contains("timeout"));
+
+    std::vector<std::string> recording = compile;
+    recording.insert(recording.begin() + 1, "-fsave-optimization-record");
+    REQUIRE(test::runIn(build, recording).exitCode == 0);
+    const std::string recordingObject = readFile(build / "helpers.o");
+    fs::remove(build / "helpers.o");
+    const test::CommandOutcome refused = launch(build, options, recording);
+    CHECK(refused.exitCode == 0);
+    CHECK_THAT(refused.err, Contains("compiled plainly"));
+    CHECK(readFile(build / "helpers.o") == recordingObject);
+    CHECK(fs::exists(build / "helpers.opt.yaml"));
+  }
+}
+
+TEST_CASE("mlgo cc: a CMake project builds through the launcher, unchanged without options, and passes its tests "
+          "with a policy",
+          "[cli][launcher][clang]") {
+  test::TracedTestCorpus traced;
+  test::randomInliningPolicy(traced, 9).save(traced / "policy");
+  const fs::path project = test::testData() / "launcher" / "cmake";
+  auto configureAndBuild = [&](const fs::path &build, bool launcher, const std::vector<std::string> &variables) {
+    std::vector<std::string> configure{"cmake", "-S", project.string(), "-B", build.string(),
+                                       "-DCMAKE_C_COMPILER=clang-19", "-DCMAKE_CXX_COMPILER=clang++-19",
+                                       "-DCMAKE_BUILD_TYPE=MinSizeRel"};
+    if (launcher)
+      for (const char *language : {"C", "CXX"})
+        configure.push_back(std::string("-DCMAKE_") + language + "_COMPILER_LAUNCHER=" + test::mlgoBinary() + ";cc");
+    const test::CommandOutcome configured = test::runIn(traced.scratch.path(), configure, variables);
+    INFO(configured.out << configured.err);
+    REQUIRE(configured.exitCode == 0);
+    const test::CommandOutcome built =
+        test::runIn(traced.scratch.path(), {"cmake", "--build", build.string(), "-j", "2"}, variables);
+    INFO(built.out << built.err);
+    REQUIRE(built.exitCode == 0);
+  };
+  configureAndBuild(traced / "plain", false, {});
+  configureAndBuild(traced / "launched", true, {});
+  size_t objects = 0;
+  for (const fs::directory_entry &entry : fs::recursive_directory_iterator(traced / "plain"))
+    if (entry.path().extension() == ".o") {
+      const fs::path twin = traced / "launched" / fs::relative(entry.path(), traced / "plain");
+      CAPTURE(twin);
+      CHECK(readFile(twin) == readFile(entry.path()));
+      ++objects;
+    }
+  CHECK(objects == 3);
+
+  const fs::path log = traced / "policy.log";
+  configureAndBuild(traced / "policy-build", true,
+                    {"MLGO_CC_POLICY=" + (traced / "policy").string(), "MLGO_CC_LOG=" + log.string()});
+  const std::vector<json> lines = logLines(log);
+  REQUIRE(lines.size() == 3);  // one per translation unit; CMake's own checks compile nothing in-process
+  for (const json &line : lines) CHECK_FALSE(line.contains("fallback"));
+  const test::CommandOutcome tested = test::runIn(traced / "policy-build", {"ctest", "--output-on-failure"});
+  INFO(tested.out);
+  CHECK(tested.exitCode == 0);
+}
+
+TEST_CASE("mlgo cc: a make project builds with CC=\"mlgo cc clang-19\" under -j, one whole log line per unit",
+          "[cli][launcher][clang]") {
+  test::TracedTestCorpus traced;
+  test::randomInliningPolicy(traced, 13).save(traced / "policy");
+  const fs::path build = traced / "make";
+  fs::copy(test::testData() / "launcher" / "make", build);
+  const fs::path log = traced / "make.log";
+  const test::CommandOutcome made =
+      test::runIn(build, {"make", "-j2", "CC=" + test::mlgoBinary() + " cc clang-19", "check"},
+                  {"MLGO_CC_POLICY=" + (traced / "policy").string(), "MLGO_CC_LOG=" + log.string()});
+  INFO(made.out << made.err);
+  REQUIRE(made.exitCode == 0);
+  CHECK_THAT(made.out, Contains("0 failures"));
+  const std::vector<json> lines = logLines(log);
+  REQUIRE(lines.size() == 3);  // the link step runs clang and logs nothing
+  std::set<std::string> modules;
+  for (const json &line : lines) modules.insert(line["module"].get<std::string>());
+  CHECK(modules == std::set<std::string>{"main.o", "stats.o", "table.o"});
+}
