@@ -17,13 +17,10 @@
 
 #include "commands.h"
 #include "common_options.h"
-#include "mlgo/autotune/autotuner.h"
-#include "mlgo/autotune/search_space.h"
+#include "mlgo/launcher/application.h"
 #include "mlgo/launcher/compile_plan.h"
 #include "mlgo/launcher/launch_log.h"
 #include "mlgo/launcher/translation_unit.h"
-#include "mlgo/policy/policy_directory.h"
-#include "mlgo/problems/problem.h"
 #include "mlgo/support/data_paths.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/exit_codes.h"
@@ -58,24 +55,9 @@ void takeEnvironment(CcFlags &flags) {
   fromEnvironment(flags.log, "MLGO_CC_LOG");
 }
 
-/// Everything the flags ask to apply, loaded and checked before compiling:
-/// a missing or malformed input stops the compile (exit code 3), never
-/// builds without it.
-launcher::Application loadApplication(const CcFlags &flags) {
-  launcher::Application application;
-  // Whole milliseconds, at least one: a positive timeout never means "none".
-  application.timeout = std::chrono::milliseconds(std::max<int64_t>(1, int64_t(std::ceil(flags.timeout * 1000))));
-  if (!flags.policy.empty()) {
-    const Problem &problem = findProblem(policy_directory::problemOf(flags.policy));
-    application.policyHooks = problem.policyHooks(flags.policy);
-    application.policyDescription = flags.policy;
-  }
-  if (!flags.passLists.empty()) {
-    application.passLists =
-        autotune::readPassLists(flags.passLists, autotune::SearchSpace::load(autotune::defaultSearchSpaceFile()));
-    application.passListsDescription = flags.passLists;
-  }
-  return application;
+/// Whole milliseconds, at least one: a positive timeout never means "none".
+std::chrono::milliseconds timeoutOf(double seconds) {
+  return std::chrono::milliseconds(std::max<int64_t>(1, int64_t(std::ceil(seconds * 1000))));
 }
 
 /// Replaces this process by the real compiler: its exit code, output and
@@ -99,7 +81,8 @@ int runCc(CcFlags flags) {
   }
   if (flags.command.empty()) throw UsageError("mlgo cc: give the compiler and its arguments, e.g. mlgo cc clang-19 -c x.c");
   takeEnvironment(flags);
-  const launcher::Application application = loadApplication(flags);
+  const launcher::Application application =
+      launcher::loadApplication(flags.policy, flags.passLists, timeoutOf(flags.timeout));
   const std::vector<std::string> args(flags.command.begin() + 1, flags.command.end());
   const fs::path compiler = launcher::findCompiler(flags.command.front());
   if (compiler.empty()) throw UsageError("mlgo cc: no compiler " + flags.command.front() + " (not a file, not in PATH)");

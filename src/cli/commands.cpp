@@ -16,6 +16,9 @@ const std::vector<Subcommand> &subcommands() {
        "Compiler launcher: build with a policy or tuned pass lists (mlgo cc [options] clang-19 ARGS...; "
        "everything else runs the real compiler)",
        addCcCommand, false, false},
+      {"compare-builds",
+       "Build a project with clang-19 and through mlgo cc (with a policy, tuned lists); compare linked sizes and tests",
+       addCompareBuildsCommand, false, false, "--output"},
       {"default-trace", "Record the default heuristic's decisions over a corpus",
        addDefaultTraceCommand, true, false, "--output"},
       {"explore", "Search each module's decisions around a baseline; write the best as a trace",

@@ -30,6 +30,7 @@ void addExtractIRCommand(CLI::App *command, CommandRunner &runner);
 void addCombineCorpusCommand(CLI::App *command, CommandRunner &runner);
 void addEvalCommand(CLI::App *command, CommandRunner &runner);
 void addCcCommand(CLI::App *command, CommandRunner &runner);
+void addCompareBuildsCommand(CLI::App *command, CommandRunner &runner);
 void addDefaultTraceCommand(CLI::App *command, CommandRunner &runner);
 void addExploreCommand(CLI::App *command, CommandRunner &runner);
 void addTraceInfoCommand(CLI::App *command, CommandRunner &runner);

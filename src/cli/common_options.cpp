@@ -1,3 +1,4 @@
+#include "mlgo/builds/build_comparison.h"
 #include "common_options.h"
 
 #include <cmath>
@@ -116,6 +117,7 @@ std::vector<std::string> entriesWrittenBy(const std::string &command) {
   if (command == "train-bc" || command == "train-ppo" || command == "train-es") return trainingRunEntries();
   if (command == "sweep-passes") return autotune::sweepDirectoryEntries();
   if (command == "train-pass-predictor") return autotune::PassPredictor::directoryEntries();
+  if (command == "compare-builds") return builds::compareBuildsEntries();
   return {};
 }
 

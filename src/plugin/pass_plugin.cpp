@@ -12,6 +12,7 @@
 
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Passes/PassPlugin.h>
+#include <llvm/Support/Signals.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include "mlgo/driver/pipeline_hook.h"
@@ -27,6 +28,8 @@ constexpr const char *kPolicyVariable = "MLGO_CC_POLICY";
 [[noreturn]] void stopCompile(const std::string &reason) {
   llvm::errs() << "error: mlgo pass plugin: " << reason << "\n";
   llvm::errs().flush();
+  // Removes the object clang has begun to write, as its own error exits do.
+  llvm::sys::RunInterruptHandlers();
   std::_Exit(1);
 }
 

@@ -5,29 +5,14 @@
 // exactly (the frontend fails, a recorded flag cannot be reproduced, LLVM
 // crashes or times out) comes back as a fallback reason: the caller then
 // runs the real compiler, so the build gets clang's own object.
-#include <chrono>
 #include <filesystem>
-#include <functional>
-#include <map>
-#include <memory>
 #include <string>
 
 #include "mlgo/driver/compile_result.h"
-#include "mlgo/driver/pipeline_hook.h"
+#include "mlgo/launcher/application.h"
 #include "mlgo/launcher/compile_plan.h"
 
 namespace mlgo::launcher {
-
-/// What to apply to every translation unit of a build; loaded once per
-/// compiler call.
-struct Application {
-  std::string policyDescription;  ///< the policy directory; empty: none
-  std::function<std::shared_ptr<PipelineHook>()> policyHooks;
-  std::string passListsDescription;  ///< the best.json; empty: none
-  std::map<std::string, std::string> passLists;  ///< module name -> opt pipeline
-  std::chrono::milliseconds timeout{600000};
-  bool empty() const { return !policyHooks && passLists.empty(); }
-};
 
 struct TranslationUnitOutcome {
   std::string module;       ///< the object's name as extract-ir names it (relative to the build directory)

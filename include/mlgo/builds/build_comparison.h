@@ -1,0 +1,37 @@
+#pragma once
+// `mlgo compare-builds`: one project built several ways, each way's linked
+// files and object sum against the plain clang-19 build, with its build time
+// and test suite result.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mlgo/builds/build_artifacts.h"
+#include "mlgo/builds/project_build.h"
+
+namespace mlgo::builds {
+
+struct BuiltVariant {
+  BuildVariant variant;
+  BuildOutcome outcome;
+  BuildArtifacts artifacts;
+  size_t fallbacks = 0;  ///< translation units mlgo cc compiled plainly
+  size_t units = 0;      ///< translation units mlgo cc logged
+};
+
+/// The first variant is the reference every other one is compared with.
+nlohmann::json comparisonToJson(const std::vector<BuiltVariant> &variants);
+/// The table printed at the end: per linked file and variant, `.text` and
+/// `.text+data` against the reference, then per variant the linked and the
+/// object sums, build time and tests.
+std::string comparisonTable(const std::vector<BuiltVariant> &variants);
+
+/// What compare-builds writes into its output directory (fnmatch patterns):
+/// one directory per variant and the comparison.
+std::vector<std::string> compareBuildsEntries();
+
+/// Counts the units and fallbacks of a mlgo cc log (none when absent).
+void countLauncherLog(BuiltVariant &built);
+
+}  // namespace mlgo::builds

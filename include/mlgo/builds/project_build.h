@@ -1,0 +1,52 @@
+#pragma once
+// Builds a user's project one way through `mlgo cc` (or with clang-19
+// alone), with the project's own build system, then runs its test suite.
+// CMake projects build out of tree (the compiler launcher variables); make
+// and configure/make projects build in a copy of the tree with CC and CXX
+// set to the launcher.
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace mlgo::builds {
+
+enum class ProjectKind { CMake, Configure, Make };
+
+/// What the project's top directory holds: CMakeLists.txt, configure, or a
+/// Makefile. Throws InputError naming the directory when it holds none.
+ProjectKind detectProjectKind(const std::filesystem::path &project);
+const char *projectKindName(ProjectKind kind);
+
+struct BuildVariant {
+  std::string name;                    ///< e.g. "clang-19", "mlgo cc", "policy"
+  bool throughLauncher = false;        ///< compile through `mlgo cc`
+  std::vector<std::string> ccOptions;  ///< mlgo cc's options, e.g. {"--policy", DIR}
+};
+
+struct BuildSettings {
+  std::filesystem::path project;
+  std::filesystem::path mlgo;  ///< the mlgo executable the launcher runs
+  unsigned jobs = 2;
+  std::string testTarget = "check";  ///< make projects; CMake projects run ctest
+  std::chrono::minutes timeout{120};
+};
+
+enum class TestResult { Passed, Failed, None };
+const char *testResultName(TestResult result);
+
+struct BuildOutcome {
+  bool built = false;
+  double buildSeconds = 0;  ///< configure and build, tests excluded
+  TestResult tests = TestResult::None;
+  std::filesystem::path tree;  ///< where the objects and the linked files are
+  std::filesystem::path log;   ///< everything the build and the tests printed
+  std::filesystem::path ccLog;  ///< mlgo cc's per-unit log (through the launcher)
+};
+
+/// Builds `variant` into `directory` (created; must not exist yet) and runs
+/// the tests. Never throws for a failing build: `built` says.
+BuildOutcome buildProject(const BuildSettings &settings, const BuildVariant &variant,
+                          const std::filesystem::path &directory);
+
+}  // namespace mlgo::builds

@@ -1,0 +1,129 @@
+#include "mlgo/builds/build_comparison.h"
+
+#include <cstdio>
+
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/table.h"
+#include "mlgo/support/text_input.h"
+
+namespace mlgo::builds {
+
+using nlohmann::json;
+
+namespace {
+
+double change(double value, double base) { return base > 0 ? (value - base) / base : 0.0; }
+
+SectionSizes linkedSum(const BuildArtifacts &artifacts) {
+  SectionSizes sum;
+  for (const auto &[path, sizes] : artifacts.linked) {
+    sum.text += sizes.text;
+    sum.rodata += sizes.rodata;
+    sum.data += sizes.data;
+  }
+  return sum;
+}
+
+json sizesJson(const SectionSizes &sizes, const SectionSizes *reference) {
+  json out{{"text", sizes.text}, {"text+data", sizes.textPlusData()}};
+  if (reference) {
+    out["text_change"] = change(double(sizes.text), double(reference->text));
+    out["text+data_change"] = change(double(sizes.textPlusData()), double(reference->textPlusData()));
+  }
+  return out;
+}
+
+std::string secondsText(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f s", seconds);
+  return text;
+}
+
+}  // namespace
+
+std::vector<std::string> compareBuildsEntries() {
+  return {"clang-19", "mlgo-cc", "policy", "pass-lists", "comparison.json"};
+}
+
+void countLauncherLog(BuiltVariant &built) {
+  if (built.outcome.ccLog.empty() || !std::filesystem::exists(built.outcome.ccLog)) return;
+  forEachLine(readFile(built.outcome.ccLog), [&](size_t, std::string_view line) {
+    const json record = json::parse(line, nullptr, false);
+    if (record.is_discarded() || !record.is_object()) return;
+    ++built.units;
+    built.fallbacks += record.contains("fallback");
+  });
+}
+
+json comparisonToJson(const std::vector<BuiltVariant> &variants) {
+  json out{{"format", "mlgo-build-comparison"}, {"version", 1}, {"variants", json::array()}};
+  if (variants.empty()) return out;
+  const BuildArtifacts *reference = &variants.front().artifacts;
+  for (const BuiltVariant &built : variants) {
+    json linked = json::object();
+    for (const auto &[path, sizes] : built.artifacts.linked) {
+      auto base = reference->linked.find(path);
+      linked[path] = sizesJson(sizes, base == reference->linked.end() ? nullptr : &base->second);
+    }
+    const SectionSizes sum = linkedSum(built.artifacts), referenceSum = linkedSum(*reference);
+    out["variants"].push_back({{"name", built.variant.name},
+                               {"mlgo_cc_options", built.variant.ccOptions},
+                               {"through_mlgo_cc", built.variant.throughLauncher},
+                               {"built", built.outcome.built},
+                               {"build_seconds", built.outcome.buildSeconds},
+                               {"tests", testResultName(built.outcome.tests)},
+                               {"units", built.units},
+                               {"fallbacks", built.fallbacks},
+                               {"linked", linked},
+                               {"linked_sum", sizesJson(sum, &referenceSum)},
+                               {"object_count", built.artifacts.objectCount},
+                               {"objects_sum", sizesJson(built.artifacts.objects, &reference->objects)}});
+  }
+  return out;
+}
+
+std::string comparisonTable(const std::vector<BuiltVariant> &variants) {
+  if (variants.empty()) return "";
+  const BuiltVariant &reference = variants.front();
+  TextTable files({"linked file", "variant", ".text", "change", ".text+data", "change"});
+  for (const auto &[path, base] : reference.artifacts.linked) {
+    files.addRow({path, reference.variant.name, std::to_string(base.text), "", std::to_string(base.textPlusData()), ""});
+    for (size_t v = 1; v < variants.size(); ++v) {
+      auto found = variants[v].artifacts.linked.find(path);
+      if (found == variants[v].artifacts.linked.end()) {
+        files.addRow({"", variants[v].variant.name, "missing", "", "missing", ""});
+        continue;
+      }
+      const SectionSizes &sizes = found->second;
+      files.addRow({"", variants[v].variant.name, std::to_string(sizes.text), formatPercentChange(sizes.text, base.text),
+                    std::to_string(sizes.textPlusData()), formatPercentChange(sizes.textPlusData(), base.textPlusData())});
+    }
+  }
+  TextTable summary({"variant", "linked .text", "linked .text+data", "objects .text", "objects .text+data", "build",
+                     "tests", "fallbacks"});
+  const SectionSizes referenceLinked = linkedSum(reference.artifacts);
+  for (const BuiltVariant &built : variants) {
+    if (!built.outcome.built) {
+      summary.addRow({built.variant.name, "", "", "", "", "failed", "", ""});
+      continue;
+    }
+    const SectionSizes linked = linkedSum(built.artifacts);
+    const SectionSizes &objects = built.artifacts.objects;
+    const bool isReference = &built == &reference;
+    auto withChange = [&](uint64_t value, uint64_t base) {
+      return std::to_string(value) + (isReference ? "" : " (" + formatPercentChange(value, base) + ")");
+    };
+    summary.addRow({built.variant.name, withChange(linked.text, referenceLinked.text),
+                    withChange(linked.textPlusData(), referenceLinked.textPlusData()),
+                    withChange(objects.text, reference.artifacts.objects.text),
+                    withChange(objects.textPlusData(), reference.artifacts.objects.textPlusData()),
+                    secondsText(built.outcome.buildSeconds),
+                    testResultName(built.outcome.tests),
+                    built.variant.throughLauncher ? std::to_string(built.fallbacks) + " of " +
+                                                        std::to_string(built.units)
+                                                  : ""});
+  }
+  return files.render() + "\n" + summary.render();
+}
+
+}  // namespace mlgo::builds

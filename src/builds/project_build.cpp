@@ -1,0 +1,146 @@
+#include "mlgo/builds/project_build.h"
+
+#include "mlgo/support/errors.h"
+#include "mlgo/support/subprocess.h"
+
+namespace mlgo::builds {
+
+namespace fs = std::filesystem;
+
+ProjectKind detectProjectKind(const fs::path &project) {
+  if (fs::is_regular_file(project / "CMakeLists.txt")) return ProjectKind::CMake;
+  if (fs::is_regular_file(project / "configure")) return ProjectKind::Configure;
+  if (fs::is_regular_file(project / "Makefile") || fs::is_regular_file(project / "makefile") ||
+      fs::is_regular_file(project / "GNUmakefile"))
+    return ProjectKind::Make;
+  throw InputError(describeInputProblem(project.string(), "",
+                                        "not a project mlgo can build: no CMakeLists.txt, configure or Makefile"));
+}
+
+const char *projectKindName(ProjectKind kind) {
+  switch (kind) {
+    case ProjectKind::CMake: return "cmake";
+    case ProjectKind::Configure: return "configure";
+    case ProjectKind::Make: return "make";
+  }
+  return "?";
+}
+
+const char *testResultName(TestResult result) {
+  switch (result) {
+    case TestResult::Passed: return "passed";
+    case TestResult::Failed: return "failed";
+    case TestResult::None: return "none";
+  }
+  return "?";
+}
+
+namespace {
+
+/// One step of a build: `command` in `directory` with `variables` added to
+/// the environment, its output appended to the log.
+class StepRunner {
+ public:
+  StepRunner(fs::path log, std::chrono::minutes timeout) : log_(std::move(log)), timeout_(timeout) {}
+  bool run(const fs::path &directory, const std::vector<std::string> &variables,
+           const std::vector<std::string> &command) const {
+    std::vector<std::string> argv{"/bin/sh", "-c",
+                                  "log=$1; directory=$2; shift 2; echo \"+ $*\" >>\"$log\"; "
+                                  "cd \"$directory\" && exec env \"$@\" >>\"$log\" 2>&1",
+                                  "sh", log_.string(), directory.string()};
+    argv.insert(argv.end(), variables.begin(), variables.end());
+    argv.insert(argv.end(), command.begin(), command.end());
+    return runProcess(argv, timeout_).succeeded();
+  }
+
+ private:
+  fs::path log_;
+  std::chrono::minutes timeout_;
+};
+
+/// The launcher's words: mlgo cc OPTIONS (the compiler follows).
+std::vector<std::string> launcherWords(const BuildSettings &settings, const BuildVariant &variant) {
+  std::vector<std::string> words{settings.mlgo.string(), "cc"};
+  words.insert(words.end(), variant.ccOptions.begin(), variant.ccOptions.end());
+  return words;
+}
+
+std::string joined(const std::vector<std::string> &words, char separator) {
+  std::string text;
+  for (const std::string &word : words) text += (text.empty() ? "" : std::string(1, separator)) + word;
+  return text;
+}
+
+/// VARIABLE=COMMAND for a make or configure command line: the compiler, or
+/// the launcher and the compiler (make splits the value at spaces).
+std::string compilerVariable(const BuildSettings &settings, const BuildVariant &variant, const std::string &variable,
+                             const std::string &compiler) {
+  if (!variant.throughLauncher) return variable + "=" + compiler;
+  return variable + "=" + joined(launcherWords(settings, variant), ' ') + " " + compiler;
+}
+
+bool buildWithCMake(const BuildSettings &settings, const BuildVariant &variant, const fs::path &tree,
+                    const std::vector<std::string> &variables, const StepRunner &steps) {
+  std::vector<std::string> configure{"cmake", "-S", fs::absolute(settings.project).string(), "-B", tree.string(),
+                                     "-DCMAKE_C_COMPILER=clang-19", "-DCMAKE_CXX_COMPILER=clang++-19"};
+  if (variant.throughLauncher) {
+    const std::string launcher = joined(launcherWords(settings, variant), ';');  // a CMake list
+    configure.push_back("-DCMAKE_C_COMPILER_LAUNCHER=" + launcher);
+    configure.push_back("-DCMAKE_CXX_COMPILER_LAUNCHER=" + launcher);
+  }
+  return steps.run(tree.parent_path(), variables, configure) &&
+         steps.run(tree.parent_path(), variables,
+                   {"cmake", "--build", tree.string(), "-j", std::to_string(settings.jobs)});
+}
+
+bool buildWithMake(const BuildSettings &settings, const BuildVariant &variant, ProjectKind kind,
+                   const fs::path &tree, const std::vector<std::string> &variables, const StepRunner &steps) {
+  fs::copy(settings.project, tree, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  const std::string cc = compilerVariable(settings, variant, "CC", "clang-19");
+  const std::string cxx = compilerVariable(settings, variant, "CXX", "clang++-19");
+  if (kind == ProjectKind::Configure && !steps.run(tree, variables, {"./configure", cc, cxx})) return false;
+  return steps.run(tree, variables, {"make", "-j" + std::to_string(settings.jobs), cc, cxx});
+}
+
+TestResult runTests(const BuildSettings &settings, const BuildVariant &variant, ProjectKind kind,
+                    const fs::path &tree, const std::vector<std::string> &variables, const StepRunner &steps) {
+  if (kind == ProjectKind::CMake) {
+    if (!fs::exists(tree / "CTestTestfile.cmake")) return TestResult::None;
+    return steps.run(tree, variables, {"ctest", "-j", std::to_string(settings.jobs), "--output-on-failure"})
+               ? TestResult::Passed
+               : TestResult::Failed;
+  }
+  // make -q exits 2 when it has no rule for the target at all.
+  const ProcessOutcome probe =
+      runProcess({"make", "-C", tree.string(), "-q", settings.testTarget}, std::chrono::minutes(1));
+  if (probe.started && probe.exitCode == 2) return TestResult::None;
+  const std::string cc = compilerVariable(settings, variant, "CC", "clang-19");
+  const std::string cxx = compilerVariable(settings, variant, "CXX", "clang++-19");
+  return steps.run(tree, variables, {"make", "-j" + std::to_string(settings.jobs), cc, cxx, settings.testTarget})
+             ? TestResult::Passed
+             : TestResult::Failed;
+}
+
+}  // namespace
+
+BuildOutcome buildProject(const BuildSettings &settings, const BuildVariant &variant, const fs::path &directory) {
+  const ProjectKind kind = detectProjectKind(settings.project);
+  fs::create_directories(directory);
+  BuildOutcome outcome;
+  outcome.tree = fs::absolute(directory / "tree");
+  outcome.log = fs::absolute(directory / "build.log");
+  std::vector<std::string> variables;
+  if (variant.throughLauncher) {
+    outcome.ccLog = fs::absolute(directory / "cc.jsonl");
+    variables.push_back("MLGO_CC_LOG=" + outcome.ccLog.string());
+  }
+  const StepRunner steps(outcome.log, settings.timeout);
+  const auto start = std::chrono::steady_clock::now();
+  outcome.built = kind == ProjectKind::CMake ? buildWithCMake(settings, variant, outcome.tree, variables, steps)
+                                             : buildWithMake(settings, variant, kind, outcome.tree, variables, steps);
+  outcome.buildSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (outcome.built) outcome.tests = runTests(settings, variant, kind, outcome.tree, variables, steps);
+  return outcome;
+}
+
+}  // namespace mlgo::builds

@@ -1,0 +1,82 @@
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "mlgo/driver/object_sizes.h"
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/text_input.h"
+#include "support/test_environment.h"
+
+using namespace mlgo;
+using Catch::Matchers::Contains;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+TEST_CASE("compare-builds: a CMake project built plainly, through mlgo cc and with a policy, linked sizes and tests "
+          "side by side",
+          "[cli][builds][clang]") {
+  test::TracedTestCorpus traced;
+  test::randomInliningPolicy(traced, 9).save(traced / "policy");
+  const test::CommandOutcome compared =
+      test::runMlgo({"compare-builds", "--project", (test::testData() / "launcher" / "cmake").string(), "--output",
+                     (traced / "builds").string(), "--policy", (traced / "policy").string(), "--jobs", "2"});
+  INFO(compared.err);
+  REQUIRE(compared.exitCode == 0);
+  CHECK_THAT(compared.out, Contains("linked .text") && Contains("check"));
+  const json comparison = readJsonFile(traced / "builds" / "comparison.json");
+  REQUIRE(comparison["variants"].size() == 3);
+  const json &plain = comparison["variants"][0], &launched = comparison["variants"][1],
+             &policy = comparison["variants"][2];
+  CHECK(plain["name"] == "clang-19");
+  for (const json &variant : comparison["variants"]) {
+    CAPTURE(variant["name"]);
+    CHECK(variant["built"] == true);
+    CHECK(variant["tests"] == "passed");
+    CHECK(variant["object_count"] == 3);
+    REQUIRE(variant["linked"].contains("check"));
+  }
+  // Nothing to apply: the same program.
+  CHECK(launched["linked"]["check"]["text"] == plain["linked"]["check"]["text"]);
+  CHECK(launched["linked_sum"]["text+data_change"] == 0.0);
+  // The policy's build: every unit in-process, sizes measured on the linked file itself.
+  CHECK(policy["units"] == 3);
+  CHECK(policy["fallbacks"] == 0);
+  SectionSizes linked;
+  std::string error;
+  REQUIRE(measureObjectSizes(readFile(traced / "builds" / "policy" / "tree" / "check"), linked, error));
+  CHECK(policy["linked"]["check"]["text"] == linked.text);
+  CHECK(policy["linked"]["check"]["text+data"] == linked.textPlusData());
+}
+
+TEST_CASE("compare-builds: a make project, and inputs it cannot use", "[cli][builds][clang][errors]") {
+  test::TracedTestCorpus traced;
+  const test::CommandOutcome made =
+      test::runMlgo({"compare-builds", "--project", (test::testData() / "launcher" / "make").string(), "--output",
+                     (traced / "builds").string()});
+  INFO(made.err);
+  REQUIRE(made.exitCode == 0);
+  const json comparison = readJsonFile(traced / "builds" / "comparison.json");
+  REQUIRE(comparison["variants"].size() == 2);
+  for (const json &variant : comparison["variants"]) {
+    CHECK(variant["tests"] == "passed");
+    CHECK(variant["linked"].contains("program"));
+  }
+  // The source tree is never built in: each build has its copy.
+  CHECK_FALSE(fs::exists(test::testData() / "launcher" / "make" / "program"));
+
+  const test::CommandOutcome notAProject = test::runMlgo(
+      {"compare-builds", "--project", (traced / "corpus").string(), "--output", (traced / "other").string()});
+  CHECK(notAProject.exitCode == 3);
+  CHECK_THAT(notAProject.err, Contains("no CMakeLists.txt, configure or Makefile"));
+  const test::CommandOutcome missingPolicy =
+      test::runMlgo({"compare-builds", "--project", (test::testData() / "launcher" / "make").string(), "--output",
+                     (traced / "other").string(), "--policy", (traced / "nothing").string()});
+  CHECK(missingPolicy.exitCode == 3);
+  CHECK_THAT(missingPolicy.err, Contains("nothing/policy.json"));
+  CHECK_FALSE(fs::exists(traced / "other" / "comparison.json"));
+  const test::CommandOutcome again = test::runMlgo({"compare-builds", "--project",
+                                                    (test::testData() / "launcher" / "make").string(), "--output",
+                                                    (traced / "builds").string()});
+  CHECK(again.exitCode == 2);
+  CHECK_THAT(again.err, Contains("--force"));
+}
