@@ -70,6 +70,7 @@ json comparisonToJson(const std::vector<BuiltVariant> &variants) {
                                {"mlgo_cc_options", built.variant.ccOptions},
                                {"through_mlgo_cc", built.variant.throughLauncher},
                                {"built", built.outcome.built},
+                               {"configure_seconds", built.outcome.configureSeconds},
                                {"build_seconds", built.outcome.buildSeconds},
                                {"tests", testResultName(built.outcome.tests)},
                                {"units", built.units},

@@ -79,46 +79,54 @@ std::string compilerVariable(const BuildSettings &settings, const BuildVariant &
   return variable + "=" + joined(launcherWords(settings, variant), ' ') + " " + compiler;
 }
 
-bool buildWithCMake(const BuildSettings &settings, const BuildVariant &variant, const fs::path &tree,
-                    const std::vector<std::string> &variables, const StepRunner &steps) {
-  std::vector<std::string> configure{"cmake", "-S", fs::absolute(settings.project).string(), "-B", tree.string(),
-                                     "-DCMAKE_C_COMPILER=clang-19", "-DCMAKE_CXX_COMPILER=clang++-19"};
-  if (variant.throughLauncher) {
-    const std::string launcher = joined(launcherWords(settings, variant), ';');  // a CMake list
-    configure.push_back("-DCMAKE_C_COMPILER_LAUNCHER=" + launcher);
-    configure.push_back("-DCMAKE_CXX_COMPILER_LAUNCHER=" + launcher);
-  }
-  return steps.run(tree.parent_path(), variables, configure) &&
-         steps.run(tree.parent_path(), variables,
-                   {"cmake", "--build", tree.string(), "-j", std::to_string(settings.jobs)});
-}
+/// The commands that configure, build and test the project one way; empty
+/// when a step does not apply (a make project has no configure step).
+struct BuildCommands {
+  std::vector<std::string> configure, build, test;
+};
 
-bool buildWithMake(const BuildSettings &settings, const BuildVariant &variant, ProjectKind kind,
-                   const fs::path &tree, const std::vector<std::string> &variables, const StepRunner &steps) {
-  fs::copy(settings.project, tree, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+BuildCommands commandsFor(const BuildSettings &settings, const BuildVariant &variant, ProjectKind kind,
+                          const fs::path &tree) {
+  BuildCommands commands;
+  const std::string jobs = std::to_string(settings.jobs);
+  if (kind == ProjectKind::CMake) {
+    commands.configure = {"cmake", "-S", fs::absolute(settings.project).string(), "-B", tree.string(),
+                          "-DCMAKE_C_COMPILER=clang-19", "-DCMAKE_CXX_COMPILER=clang++-19"};
+    if (variant.throughLauncher) {
+      const std::string launcher = joined(launcherWords(settings, variant), ';');  // a CMake list
+      commands.configure.push_back("-DCMAKE_C_COMPILER_LAUNCHER=" + launcher);
+      commands.configure.push_back("-DCMAKE_CXX_COMPILER_LAUNCHER=" + launcher);
+    }
+    commands.configure.insert(commands.configure.end(), settings.configureArgs.begin(), settings.configureArgs.end());
+    commands.build = {"cmake", "--build", tree.string(), "-j", jobs};
+    commands.build.insert(commands.build.end(), settings.makeArgs.begin(), settings.makeArgs.end());
+    commands.test = {"ctest", "--test-dir", tree.string(), "-j", jobs, "--output-on-failure"};
+    return commands;
+  }
   const std::string cc = compilerVariable(settings, variant, "CC", "clang-19");
   const std::string cxx = compilerVariable(settings, variant, "CXX", "clang++-19");
-  if (kind == ProjectKind::Configure && !steps.run(tree, variables, {"./configure", cc, cxx})) return false;
-  return steps.run(tree, variables, {"make", "-j" + std::to_string(settings.jobs), cc, cxx});
+  if (kind == ProjectKind::Configure) {
+    commands.configure = {"./configure", cc, cxx};
+    commands.configure.insert(commands.configure.end(), settings.configureArgs.begin(), settings.configureArgs.end());
+  }
+  commands.build = {"make", "-j" + jobs, cc, cxx};
+  commands.build.insert(commands.build.end(), settings.makeArgs.begin(), settings.makeArgs.end());
+  commands.test = commands.build;
+  commands.test.push_back(settings.testTarget);
+  return commands;
 }
 
-TestResult runTests(const BuildSettings &settings, const BuildVariant &variant, ProjectKind kind,
-                    const fs::path &tree, const std::vector<std::string> &variables, const StepRunner &steps) {
-  if (kind == ProjectKind::CMake) {
-    if (!fs::exists(tree / "CTestTestfile.cmake")) return TestResult::None;
-    return steps.run(tree, variables, {"ctest", "-j", std::to_string(settings.jobs), "--output-on-failure"})
-               ? TestResult::Passed
-               : TestResult::Failed;
-  }
-  // make -q exits 2 when it has no rule for the target at all.
+/// Whether the build has tests to run: CTest's file, or a make rule for the
+/// test target (make -q exits 2 when it has none at all).
+bool hasTests(const BuildSettings &settings, ProjectKind kind, const fs::path &tree) {
+  if (kind == ProjectKind::CMake) return fs::exists(tree / "CTestTestfile.cmake");
   const ProcessOutcome probe =
       runProcess({"make", "-C", tree.string(), "-q", settings.testTarget}, std::chrono::minutes(1));
-  if (probe.started && probe.exitCode == 2) return TestResult::None;
-  const std::string cc = compilerVariable(settings, variant, "CC", "clang-19");
-  const std::string cxx = compilerVariable(settings, variant, "CXX", "clang++-19");
-  return steps.run(tree, variables, {"make", "-j" + std::to_string(settings.jobs), cc, cxx, settings.testTarget})
-             ? TestResult::Passed
-             : TestResult::Failed;
+  return !(probe.started && probe.exitCode == 2);
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace
@@ -135,11 +143,19 @@ BuildOutcome buildProject(const BuildSettings &settings, const BuildVariant &var
     variables.push_back("MLGO_CC_LOG=" + outcome.ccLog.string());
   }
   const StepRunner steps(outcome.log, settings.timeout);
-  const auto start = std::chrono::steady_clock::now();
-  outcome.built = kind == ProjectKind::CMake ? buildWithCMake(settings, variant, outcome.tree, variables, steps)
-                                             : buildWithMake(settings, variant, kind, outcome.tree, variables, steps);
-  outcome.buildSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (outcome.built) outcome.tests = runTests(settings, variant, kind, outcome.tree, variables, steps);
+  // A make project builds in its copy: the source tree stays as it was.
+  if (kind != ProjectKind::CMake)
+    fs::copy(settings.project, outcome.tree, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  const BuildCommands commands = commandsFor(settings, variant, kind, outcome.tree);
+  const fs::path workingDirectory = kind == ProjectKind::CMake ? directory : outcome.tree;
+  auto start = std::chrono::steady_clock::now();
+  if (!commands.configure.empty() && !steps.run(workingDirectory, variables, commands.configure)) return outcome;
+  outcome.configureSeconds = secondsSince(start);
+  start = std::chrono::steady_clock::now();
+  outcome.built = steps.run(workingDirectory, variables, commands.build);
+  outcome.buildSeconds = secondsSince(start);
+  if (outcome.built && hasTests(settings, kind, outcome.tree))
+    outcome.tests = steps.run(workingDirectory, variables, commands.test) ? TestResult::Passed : TestResult::Failed;
   return outcome;
 }
 

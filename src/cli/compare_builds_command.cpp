@@ -29,6 +29,7 @@ struct CompareBuildsFlags {
   std::string passLists;
   unsigned jobs = 2;
   std::string testTarget = "check";
+  std::vector<std::string> configureArgs, makeArgs;
   bool force = false;
 };
 
@@ -50,6 +51,8 @@ int runCompareBuilds(const CompareBuildsFlags &flags) {
   settings.mlgo = fs::read_symlink("/proc/self/exe");
   settings.jobs = flags.jobs;
   settings.testTarget = flags.testTarget;
+  settings.configureArgs = flags.configureArgs;
+  settings.makeArgs = flags.makeArgs;
   std::vector<builds::BuiltVariant> built;
   bool allBuilt = true;
   for (const builds::BuildVariant &variant : variantsOf(flags)) {
@@ -84,6 +87,10 @@ void addCompareBuildsCommand(CLI::App *command, CommandRunner &runner) {
       ->check(wholeNumber(1, 256));
   command->add_option("--test-target", flags->testTarget, "make target that runs a make project's tests (CMake: ctest)")
       ->capture_default_str();
+  command->add_option("--configure-arg", flags->configureArgs,
+                      "An argument for cmake or ./configure, e.g. --configure-arg=-DCMAKE_BUILD_TYPE=MinSizeRel "
+                      "(repeatable)");
+  command->add_option("--make-arg", flags->makeArgs, "An argument for make or cmake --build (repeatable)");
   command->add_flag("--force", flags->force, "Replace the builds an earlier run left in --output");
   command->callback([flags, &runner] { runner = [flags] { return runCompareBuilds(*flags); }; });
 }

@@ -29,6 +29,8 @@ struct BuildSettings {
   std::filesystem::path mlgo;  ///< the mlgo executable the launcher runs
   unsigned jobs = 2;
   std::string testTarget = "check";  ///< make projects; CMake projects run ctest
+  std::vector<std::string> configureArgs;  ///< after cmake's or ./configure's own
+  std::vector<std::string> makeArgs;       ///< after make's (or cmake --build's) own
   std::chrono::minutes timeout{120};
 };
 
@@ -37,7 +39,8 @@ const char *testResultName(TestResult result);
 
 struct BuildOutcome {
   bool built = false;
-  double buildSeconds = 0;  ///< configure and build, tests excluded
+  double configureSeconds = 0;  ///< cmake or ./configure
+  double buildSeconds = 0;      ///< the build itself: what the launcher costs shows here
   TestResult tests = TestResult::None;
   std::filesystem::path tree;  ///< where the objects and the linked files are
   std::filesystem::path log;   ///< everything the build and the tests printed
