@@ -38,6 +38,9 @@ struct CcFlags {
   std::string policy;
   std::string passLists;
   std::string log;
+  bool predict = false;
+  std::string predictor;
+  size_t predictedLists = 1;
   double timeout = 600;
   bool printPluginPath = false;
   std::vector<std::string> command;  ///< the compiler and its arguments
@@ -53,6 +56,14 @@ void takeEnvironment(CcFlags &flags) {
   fromEnvironment(flags.policy, "MLGO_CC_POLICY");
   fromEnvironment(flags.passLists, "MLGO_CC_PASS_LISTS");
   fromEnvironment(flags.log, "MLGO_CC_LOG");
+  // MLGO_CC_PREDICT=1: the shipped predictor; another value names one.
+  std::string predict;
+  fromEnvironment(predict, "MLGO_CC_PREDICT");
+  if (!flags.predict && flags.predictor.empty() && !predict.empty() && predict != "0") {
+    flags.predict = true;
+    if (predict != "1") flags.predictor = predict;
+  }
+  if (!flags.predictor.empty()) flags.predict = true;
 }
 
 /// Whole milliseconds, at least one: a positive timeout never means "none".
@@ -81,8 +92,8 @@ int runCc(CcFlags flags) {
   }
   if (flags.command.empty()) throw UsageError("mlgo cc: give the compiler and its arguments, e.g. mlgo cc clang-19 -c x.c");
   takeEnvironment(flags);
-  const launcher::Application application =
-      launcher::loadApplication(flags.policy, flags.passLists, timeoutOf(flags.timeout));
+  const launcher::Application application = launcher::loadApplication(
+      {flags.policy, flags.passLists, flags.predict, flags.predictor, flags.predictedLists}, timeoutOf(flags.timeout));
   const std::vector<std::string> args(flags.command.begin() + 1, flags.command.end());
   const fs::path compiler = launcher::findCompiler(flags.command.front());
   if (compiler.empty()) throw UsageError("mlgo cc: no compiler " + flags.command.front() + " (not a file, not in PATH)");
@@ -114,6 +125,14 @@ void addCcCommand(CLI::App *command, CommandRunner &runner) {
   command->add_option("--pass-lists", flags->passLists,
                       "autotune's best.json (or predict-passes --json): each translation unit gets its module's "
                       "list, matched by object name (env MLGO_CC_PASS_LISTS)");
+  command->add_flag("--predict", flags->predict,
+                    "Units without a tuned list: compile the predictor's first lists beside the recorded level and "
+                    "keep the smallest object (env MLGO_CC_PREDICT=1)");
+  command->add_option("--predictor", flags->predictor,
+                      "Predictor directory for --predict (default: the one shipped with mlgo; env MLGO_CC_PREDICT=DIR)");
+  command->add_option("--predicted-lists", flags->predictedLists, "How many of the predictor's lists a unit tries")
+      ->capture_default_str()
+      ->check(wholeNumber(1, 1000));
   command->add_option("--log", flags->log,
                       "Append one JSON line per translation unit: what was applied, sizes, fallbacks (env MLGO_CC_LOG)");
   command->add_flag("--print-plugin-path", flags->printPluginPath,

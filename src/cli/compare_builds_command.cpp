@@ -27,6 +27,7 @@ struct CompareBuildsFlags {
   std::string output;
   std::string policy;
   std::string passLists;
+  bool predict = false;
   unsigned jobs = 2;
   std::string testTarget = "check";
   std::vector<std::string> configureArgs, makeArgs;
@@ -38,13 +39,14 @@ std::vector<builds::BuildVariant> variantsOf(const CompareBuildsFlags &flags) {
   if (!flags.policy.empty()) variants.push_back({"policy", true, {"--policy", fs::absolute(flags.policy).string()}});
   if (!flags.passLists.empty())
     variants.push_back({"pass-lists", true, {"--pass-lists", fs::absolute(flags.passLists).string()}});
+  if (flags.predict) variants.push_back({"predicted", true, {"--predict"}});
   return variants;
 }
 
 int runCompareBuilds(const CompareBuildsFlags &flags) {
   // Every input checked before anything is built or written.
   builds::detectProjectKind(flags.project);
-  launcher::loadApplication(flags.policy, flags.passLists, std::chrono::milliseconds(1));
+  launcher::loadApplication({flags.policy, flags.passLists, flags.predict, "", 1}, std::chrono::milliseconds(1));
   const auto outputLock = claimOutput(flags.output, "compare-builds", freshOutput(flags.force));
   builds::BuildSettings settings;
   settings.project = fs::absolute(flags.project);
@@ -82,6 +84,8 @@ void addCompareBuildsCommand(CLI::App *command, CommandRunner &runner) {
   command->add_option("--output", flags->output, "Directory for the builds and comparison.json")->required();
   command->add_option("--policy", flags->policy, "Also build with this policy (mlgo cc --policy)");
   command->add_option("--pass-lists", flags->passLists, "Also build with these tuned lists (mlgo cc --pass-lists)");
+  command->add_flag("--predict", flags->predict,
+                    "Also build with the shipped predictor's first list and -Oz's backup (mlgo cc --predict)");
   command->add_option("--jobs,-j", flags->jobs, "Parallel build jobs, the same for every build")
       ->capture_default_str()
       ->check(wholeNumber(1, 256));

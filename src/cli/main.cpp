@@ -77,7 +77,9 @@ std::string subcommandsAcrossRanks() {
 
 }  // namespace
 
-int main(int argc, char **argv) {
+/// The whole command line interface; the mlgo executable (entry.cpp) loads
+/// this library and calls it, except for compiler calls with nothing to apply.
+extern "C" __attribute__((visibility("default"))) int mlgo_main(int argc, char **argv) {
   auto logger = spdlog::stderr_color_mt("mlgo");
   logger->set_pattern("mlgo: %^%l%$: %v");
   spdlog::set_default_logger(logger);

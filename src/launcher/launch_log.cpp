@@ -16,6 +16,10 @@ nlohmann::json logRecord(const CompilePlan &plan, const Application &application
   nlohmann::json applied = nlohmann::json::object();
   if (!application.policyDescription.empty()) applied["policy"] = application.policyDescription;
   if (!outcome.passList.empty()) applied["pass_list"] = outcome.passList;
+  if (application.prediction) {
+    applied["predictor"] = application.prediction->description;
+    applied["compiles"] = outcome.candidates;
+  }
   nlohmann::json record{{"source", plan.source.string()},
                         {"object", plan.object.string()},
                         {"module", outcome.module},

@@ -5,6 +5,8 @@
 
 #include <unistd.h>
 
+#include "mlgo/autotune/module_features.h"
+#include "mlgo/autotune/pass_predictor.h"
 #include "mlgo/corpus/compile_commands.h"
 #include "mlgo/corpus/corpus.h"
 #include "mlgo/driver/compiler_driver.h"
@@ -67,6 +69,42 @@ std::vector<std::string> recordedCommandLine(const CompilePlan &plan) {
 
 std::string firstLine(const std::string &text) { return text.substr(0, text.find('\n')); }
 
+/// The pipelines to compile the unit with, the one to fall back on first:
+/// its tuned list; or the recorded level and the predictor's first lists; or
+/// the recorded level alone ("" is the recorded level).
+std::vector<std::string> candidatePipelines(const Application &application, const CorpusModule &module) {
+  auto tuned = application.passLists.find(module.name);
+  if (tuned != application.passLists.end()) return {tuned->second};
+  std::vector<std::string> pipelines{""};
+  if (!application.prediction) return pipelines;
+  const Prediction &prediction = *application.prediction;
+  const std::vector<size_t> ranking =
+      prediction.predictor->rank(autotune::moduleFeatures(module), isCxxModule(module));
+  for (size_t k = 0; k < ranking.size() && k < prediction.count; ++k)
+    pipelines.push_back(prediction.pipelines.at(ranking[k]));
+  return pipelines;
+}
+
+/// One compile of the unit: its result and object.
+struct Candidate {
+  CompileResult result;
+  std::string object;
+};
+
+Candidate compileCandidate(const CompilerDriver &driver, const CorpusModule &module, const std::string &pipeline,
+                           const Application &application) {
+  auto capture = std::make_shared<ObjectCapture>();
+  CompileRequest request{&module, pipeline, {}};
+  if (application.policyHooks) request.hooks.push_back(application.policyHooks());
+  request.hooks.push_back(capture);
+  Candidate candidate{driver.compile(request), capture->object()};
+  if (candidate.result.ok() && candidate.object.empty()) {
+    candidate.result.failure = FailureKind::CompileError;
+    candidate.result.message = "code generation wrote no object";
+  }
+  return candidate;
+}
+
 }  // namespace
 
 TranslationUnitOutcome compileTranslationUnit(const CompilePlan &plan, const Application &application,
@@ -79,8 +117,6 @@ TranslationUnitOutcome compileTranslationUnit(const CompilePlan &plan, const App
     outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return outcome;
   };
-  auto list = application.passLists.find(outcome.module);
-  if (list != application.passLists.end()) outcome.passList = list->second;
 
   FrontendResult frontend = runFrontend(plan.cc1);
   outcome.diagnostics = std::move(frontend.diagnostics);
@@ -91,8 +127,11 @@ TranslationUnitOutcome compileTranslationUnit(const CompilePlan &plan, const App
   Corpus single;
   single.directory = buildDirectory;
   single.modules.push_back({outcome.module, bitcode.path(), recordedCommandLine(plan), {}, {}});
+  const CorpusModule &module = single.modules.front();
+  std::vector<std::string> pipelines;
   try {
     applyCorpusBackendOptions(single);
+    pipelines = candidatePipelines(application, module);
   } catch (const std::exception &e) {
     return finish(firstLine(e.what()));
   }
@@ -100,21 +139,28 @@ TranslationUnitOutcome compileTranslationUnit(const CompilePlan &plan, const App
   options.threads = 1;
   options.timeout = application.timeout;
   const CompilerDriver driver(options);
-  auto capture = std::make_shared<ObjectCapture>();
-  CompileRequest request{&single.modules.front(), outcome.passList, {}};
-  if (application.policyHooks) request.hooks.push_back(application.policyHooks());
-  request.hooks.push_back(capture);
-  const CompileResult result = driver.compile(request);
-  if (!result.ok()) return finish(std::string(failureKindName(result.failure)) + ": " + firstLine(result.message));
-  if (capture->object().empty()) return finish("code generation wrote no object");
+  // The first pipeline is the one to stand by; a predicted list that fails
+  // is simply not chosen.
+  Candidate best = compileCandidate(driver, module, pipelines.front(), application);
+  if (!best.result.ok()) return finish(std::string(failureKindName(best.result.failure)) + ": " +
+                                       firstLine(best.result.message));
+  outcome.passList = pipelines.front();
+  outcome.candidates = pipelines.size();
+  for (size_t p = 1; p < pipelines.size(); ++p) {
+    Candidate candidate = compileCandidate(driver, module, pipelines[p], application);
+    if (candidate.result.ok() && candidate.result.sizes.textPlusData() < best.result.sizes.textPlusData()) {
+      best = std::move(candidate);
+      outcome.passList = pipelines[p];
+    }
+  }
   try {
-    writeFileAtomically(plan.object, capture->object());
+    writeFileAtomically(plan.object, best.object);
   } catch (const std::exception &e) {
     return finish(firstLine(e.what()));
   }
   outcome.compiled = true;
-  outcome.sizes = result.sizes;
-  outcome.decisions = result.decisions;
+  outcome.sizes = best.result.sizes;
+  outcome.decisions = best.result.decisions;
   return finish("");
 }
 

@@ -163,6 +163,31 @@ TEST_CASE("mlgo cc --pass-lists: each unit gets its module's tuned list, sized a
   CHECK(withList > 0);
 }
 
+TEST_CASE("mlgo cc --predict: each unit keeps the smallest of the recorded level and the predictor's first lists, as "
+          "autotune --strategy predicted does",
+          "[cli][launcher][clang]") {
+  test::TracedTestCorpus traced;
+  const test::CommandOutcome tuned = test::runMlgo({"autotune", "--corpus", (traced / "corpus").string(), "--output",
+                                                    (traced / "predicted").string(), "--strategy", "predicted",
+                                                    "--budget", "3", "--threads", "1"});
+  INFO(tuned.err);
+  REQUIRE(tuned.exitCode == 0);
+  const json best = readJsonFile(traced / "predicted" / "best.json");
+  const std::map<std::string, json> built =
+      buildTestProject(traced / "build", {"--predict", "--predicted-lists", "3"});
+  size_t improved = 0;
+  for (const json &module : best["modules"]) {
+    const std::string name = module["name"];
+    CAPTURE(name);
+    const json &line = built.at(name);
+    CHECK(line["text_data"] == module["best"]["text+data"]);
+    CHECK(line["applied"]["compiles"] == 4);
+    CHECK(line["applied"].contains("pass_list") == (module["pipeline"] != "-Oz"));
+    improved += line["applied"].contains("pass_list");
+  }
+  CHECK(improved > 0);
+}
+
 TEST_CASE("pass plugin: a stock clang-19 given the plugin writes mlgo cc --policy's objects", "[cli][launcher][clang]") {
   test::TracedTestCorpus traced;
   test::randomInliningPolicy(traced, 3).save(traced / "policy");
@@ -327,4 +352,20 @@ TEST_CASE("mlgo cc: a make project builds with CC=\"mlgo cc clang-19\" under -j,
   std::set<std::string> modules;
   for (const json &line : lines) modules.insert(line["module"].get<std::string>());
   CHECK(modules == std::set<std::string>{"main.o", "stats.o", "table.o"});
+}
+
+TEST_CASE("mlgo cc: with nothing to apply, the compiler runs without mlgo's libraries loaded", "[cli][launcher]") {
+  test::ScratchDirectory scratch;
+  const test::CommandOutcome plain = test::runMlgoWithEnvironment(
+      {"LD_DEBUG=files", "LD_DEBUG_OUTPUT=" + (scratch / "loader").string()}, {"cc", "clang-19", "--version"});
+  REQUIRE(plain.exitCode == 0);
+  CHECK_THAT(plain.out, Contains("clang version 19"));
+  std::string log;
+  for (const fs::directory_entry &entry : fs::directory_iterator(scratch.path())) log += readFile(entry.path());
+  CHECK_THAT(log, Contains("libLLVM"));  // clang's own
+  CHECK_THAT(log, !Contains("libmlgo_cli.so"));
+  // With something to apply, the library does the work.
+  const test::CommandOutcome withPolicy = test::runMlgoWithEnvironment(
+      {"MLGO_CC_POLICY=" + (scratch / "none").string()}, {"cc", "clang-19", "--version"});
+  CHECK(withPolicy.exitCode == 3);
 }

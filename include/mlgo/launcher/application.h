@@ -6,26 +6,49 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "mlgo/driver/pipeline_hook.h"
 
+namespace mlgo::autotune {
+class PassPredictor;
+}
+
 namespace mlgo::launcher {
+
+/// A pass-list predictor as the launcher uses it: the first `count` lists it
+/// ranks for a unit are compiled beside the recorded level, and the smallest
+/// object (.text+data) is kept.
+struct Prediction {
+  std::string description;  ///< the predictor directory
+  std::shared_ptr<const autotune::PassPredictor> predictor;
+  std::vector<std::string> pipelines;  ///< the coreset's lists, rendered, by coreset index
+  size_t count = 1;
+};
 
 struct Application {
   std::string policyDescription;  ///< the policy directory; empty: none
   std::function<std::shared_ptr<PipelineHook>()> policyHooks;
   std::string passListsDescription;  ///< the best.json; empty: none
   std::map<std::string, std::string> passLists;  ///< module name -> opt pipeline
+  std::optional<Prediction> prediction;           ///< for units without a tuned list
   std::chrono::milliseconds timeout{600000};
-  bool empty() const { return !policyHooks && passLists.empty(); }
+  bool empty() const { return !policyHooks && passLists.empty() && !prediction; }
 };
 
-/// Loads the policy directory (its problem read from it) and the best.json
-/// (or predict-passes --json) given; empty paths are not applied. Throws
-/// InputError naming the file when one is missing or malformed: a build
-/// asked to use them never quietly builds without.
-Application loadApplication(const std::filesystem::path &policy, const std::filesystem::path &passLists,
-                            std::chrono::milliseconds timeout);
+struct ApplicationFiles {
+  std::filesystem::path policy;     ///< a policy directory; empty: none
+  std::filesystem::path passLists;  ///< a best.json or predict-passes --json; empty: none
+  bool predict = false;             ///< rank lists with `predictor`
+  std::filesystem::path predictor;  ///< empty: the one shipped with mlgo
+  size_t predictedLists = 1;
+};
+
+/// Loads what `files` names (a policy's problem is read from its
+/// directory). Throws InputError naming the file when one is missing or
+/// malformed: a build asked to use them never quietly builds without.
+Application loadApplication(const ApplicationFiles &files, std::chrono::milliseconds timeout);
 
 }  // namespace mlgo::launcher

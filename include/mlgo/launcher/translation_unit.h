@@ -17,6 +17,7 @@ namespace mlgo::launcher {
 struct TranslationUnitOutcome {
   std::string module;       ///< the object's name as extract-ir names it (relative to the build directory)
   std::string passList;     ///< the pipeline applied; empty: the recorded level
+  size_t candidates = 0;    ///< pipelines compiled (more than one with a predictor)
   bool compiled = false;    ///< mlgo wrote the object
   std::string fallback;     ///< why not (the caller runs the real compiler)
   std::string diagnostics;  ///< clang's warnings, to print as clang would

@@ -1,0 +1,65 @@
+// The mlgo executable. Everything is in libmlgo_cli.so, which links LLVM and
+// clang: mapping and relocating them costs a process about as much as a
+// clang-19 start. A build through `mlgo cc` with nothing to apply must not
+// pay that twice per compile, so this entry point, which links neither,
+// hands such a call straight to the compiler and loads the library for
+// everything else.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+namespace {
+
+bool setInEnvironment(const char *variable) {
+  const char *value = std::getenv(variable);
+  return value && *value && std::strcmp(value, "0") != 0;
+}
+
+/// `mlgo cc COMPILER ARGS...` with no mlgo option and none of mlgo cc's
+/// variables: exactly the compiler's own run (as mlgo cc would exec it).
+bool plainCompilerCall(int argc, char **argv) {
+  if (argc < 3 || std::strcmp(argv[1], "cc") != 0 || argv[2][0] == '-') return false;
+  for (const char *variable : {"MLGO_CC_POLICY", "MLGO_CC_PASS_LISTS", "MLGO_CC_PREDICT"})
+    if (setInEnvironment(variable)) return false;
+  return true;
+}
+
+std::string executableDirectory() {
+  char path[4096];
+  const ssize_t length = ::readlink("/proc/self/exe", path, sizeof path - 1);
+  if (length <= 0) return ".";
+  const std::string executable(path, size_t(length));
+  return executable.substr(0, executable.rfind('/'));
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  if (plainCompilerCall(argc, argv)) ::execvp(argv[2], argv + 2);  // returns only when it cannot run: mlgo says why
+  // Beside the executable in a build tree; installed, where the libraries go.
+  const std::string directory = executableDirectory();
+  void *library = nullptr;
+  std::string tried;
+  for (const std::string &candidate :
+       {directory + "/libmlgo_cli.so", directory + "/" MLGO_LIBRARY_FROM_BINARY "/libmlgo_cli.so"}) {
+    // RTLD_GLOBAL: OpenMPI's components, loaded later, look up its symbols.
+    library = ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_GLOBAL);
+    if (library) break;
+    tried += std::string("\n  ") + ::dlerror();
+  }
+  if (!library) {
+    std::fprintf(stderr, "mlgo: error: cannot load libmlgo_cli.so:%s\n", tried.c_str());
+    return 1;
+  }
+  using Main = int (*)(int, char **);
+  const auto mlgoMain = reinterpret_cast<Main>(::dlsym(library, "mlgo_main"));
+  if (!mlgoMain) {
+    std::fprintf(stderr, "mlgo: error: libmlgo_cli.so has no mlgo_main: %s\n", ::dlerror());
+    return 1;
+  }
+  return mlgoMain(argc, argv);
+}
