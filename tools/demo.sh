@@ -12,7 +12,10 @@
 #   4. export (llvm-aot, torchscript), a stock clang-19 compiling through
 #      `mlgo serve`, eval on the training and the held-out projects, and
 #      `mlgo report` (plots and report/index.html);
-#   5. prints the table: -Oz size, policy size and change, training and held-out.
+#   5. rebuilds held-out and training projects by their own builds through
+#      `mlgo cc` (tools/demo/linked-builds.sh): linked sizes and test results;
+#   6. prints the table: -Oz size, policy size and change, training and held-out,
+#      and the linked programs.
 #
 # Environment:
 #   MLGO_PPO_ITERATIONS  the demo's training budget: PPO policy iterations
@@ -173,6 +176,15 @@ predict_passes() {
 cached predicted-passes "$out/predicted.txt" "$(hash_of "$heldout" "$root/configs/autotune/pass-predictor")" -- \
   predict_passes
 
+step "linked programs: held-out and training projects rebuilt by their own builds through mlgo cc"
+# clang-19 alone, mlgo cc with nothing, the PPO policy, the predictor's first
+# list and -Oz; linked .text beside the object sums, and the tests' results.
+linked_builds() {
+  "$root/tools/demo/linked-builds.sh" "$mlgo" "$out/projects" "$out/linked" "$policy" > "$out/linked.txt"
+}
+cached linked-builds "$out/linked.txt" "$policy_key $(hash_of "$out/projects/projects.tsv" \
+  "$root/configs/autotune/pass-predictor")" -- linked_builds
+
 if [ "${MLGO_DEMO_THINLTO:-0}" = 1 ]; then
   step "ThinLTO corpora: zlib, bzip2 and lua5.4 built with -flto=thin -fuse-ld=lld, extract-ir --thinlto-build local and distributed"
   timed thinlto-corpus env MLGO="$mlgo" "$root/tools/demo/build-corpus.sh" --workdir "$out/projects" --thinlto
@@ -223,6 +235,9 @@ step "results"
   echo "held-out projects, the predictor's 5 first pass lists and -Oz (text+data):"
   sed 's/^/  /' "$out/predicted.txt"
   echo
+  echo "linked programs and libraries against clang-19 (and the sums over their objects), tests, build time:"
+  sed 's/^/  /' "$out/linked.txt"
+  echo
   echo "outputs in $out:"
   echo "  projects/corpus/{train,heldout}  corpora (projects/projects.tsv lists the projects and their split)"
   echo "  trace/ vocab/ warmstart/         default trace, vocab, behavioral-cloning warm start"
@@ -231,6 +246,7 @@ step "results"
   echo "  InlinerSizeModel/ policy.pt      the policy for a release-mode LLVM build and for LibTorch/PyTorch"
   echo "  report/index.html                training curves, size-change distributions and this table"
   echo "  predicted/best.json              predicted pass lists per held-out module (mlgo eval --pass-lists takes it)"
+  echo "  linked/NAME/                     mlgo compare-builds of each rebuilt project (comparison.json, build logs)"
   if [ "${MLGO_DEMO_THINLTO:-0}" = 1 ]; then
     echo "  projects/thinlto/corpus/         ThinLTO corpora (local, distributed); eval-thinlto-*.{txt,json}"
   fi

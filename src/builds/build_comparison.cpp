@@ -42,7 +42,7 @@ std::string secondsText(double seconds) {
 }  // namespace
 
 std::vector<std::string> compareBuildsEntries() {
-  return {"clang-19", "mlgo-cc", "policy", "pass-lists", "predicted", "comparison.json"};
+  return {"clang-19", "mlgo-cc", "policy", "pass-lists", "predicted", "building", "comparison.json"};
 }
 
 void countLauncherLog(BuiltVariant &built) {

@@ -131,6 +131,32 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
+namespace {
+
+/// Configures, builds and tests in `tree`; fills the outcome's timings and results.
+void buildIn(const BuildSettings &settings, const BuildVariant &variant, ProjectKind kind, const fs::path &tree,
+             const fs::path &directory, const std::vector<std::string> &variables, BuildOutcome &outcome) {
+  const StepRunner steps(outcome.log, settings.timeout);
+  // A make project builds in its copy: the source tree stays as it was.
+  if (kind != ProjectKind::CMake)
+    fs::copy(settings.project, tree, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  const BuildCommands commands = commandsFor(settings, variant, kind, tree);
+  const fs::path workingDirectory = kind == ProjectKind::CMake ? directory : tree;
+  auto start = std::chrono::steady_clock::now();
+  if (!commands.configure.empty() && !steps.run(workingDirectory, variables, commands.configure)) return;
+  outcome.configureSeconds = secondsSince(start);
+  start = std::chrono::steady_clock::now();
+  outcome.built = steps.run(workingDirectory, variables, commands.build);
+  outcome.buildSeconds = secondsSince(start);
+  if (!outcome.built || !hasTests(settings, kind, tree)) return;
+  // Test scripts written for autotools find their data through $srcdir.
+  std::vector<std::string> testVariables = variables;
+  testVariables.push_back("srcdir=" + (kind == ProjectKind::CMake ? fs::absolute(settings.project) : tree).string());
+  outcome.tests = steps.run(workingDirectory, testVariables, commands.test) ? TestResult::Passed : TestResult::Failed;
+}
+
+}  // namespace
+
 BuildOutcome buildProject(const BuildSettings &settings, const BuildVariant &variant, const fs::path &directory) {
   const ProjectKind kind = detectProjectKind(settings.project);
   fs::create_directories(directory);
@@ -142,20 +168,17 @@ BuildOutcome buildProject(const BuildSettings &settings, const BuildVariant &var
     outcome.ccLog = fs::absolute(directory / "cc.jsonl");
     variables.push_back("MLGO_CC_LOG=" + outcome.ccLog.string());
   }
-  const StepRunner steps(outcome.log, settings.timeout);
-  // A make project builds in its copy: the source tree stays as it was.
-  if (kind != ProjectKind::CMake)
-    fs::copy(settings.project, outcome.tree, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-  const BuildCommands commands = commandsFor(settings, variant, kind, outcome.tree);
-  const fs::path workingDirectory = kind == ProjectKind::CMake ? directory : outcome.tree;
-  auto start = std::chrono::steady_clock::now();
-  if (!commands.configure.empty() && !steps.run(workingDirectory, variables, commands.configure)) return outcome;
-  outcome.configureSeconds = secondsSince(start);
-  start = std::chrono::steady_clock::now();
-  outcome.built = steps.run(workingDirectory, variables, commands.build);
-  outcome.buildSeconds = secondsSince(start);
-  if (outcome.built && hasTests(settings, kind, outcome.tree))
-    outcome.tests = steps.run(workingDirectory, variables, commands.test) ? TestResult::Passed : TestResult::Failed;
+  if (settings.buildTree.empty()) {
+    buildIn(settings, variant, kind, outcome.tree, directory, variables, outcome);
+    return outcome;
+  }
+  // Every way builds at the same path, then moves aside: paths compiled into
+  // the program (__FILE__, build directories) are then the same bytes.
+  const fs::path tree = fs::absolute(settings.buildTree);
+  fs::remove_all(tree);
+  buildIn(settings, variant, kind, tree, directory, variables, outcome);
+  fs::remove_all(outcome.tree);
+  if (fs::exists(tree)) fs::rename(tree, outcome.tree);
   return outcome;
 }
 

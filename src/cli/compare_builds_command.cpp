@@ -55,6 +55,7 @@ int runCompareBuilds(const CompareBuildsFlags &flags) {
   settings.testTarget = flags.testTarget;
   settings.configureArgs = flags.configureArgs;
   settings.makeArgs = flags.makeArgs;
+  settings.buildTree = fs::path(flags.output) / "building";
   std::vector<builds::BuiltVariant> built;
   bool allBuilt = true;
   for (const builds::BuildVariant &variant : variantsOf(flags)) {

@@ -32,6 +32,9 @@ struct BuildSettings {
   std::vector<std::string> configureArgs;  ///< after cmake's or ./configure's own
   std::vector<std::string> makeArgs;       ///< after make's (or cmake --build's) own
   std::chrono::minutes timeout{120};
+  /// When set, every way builds at this path and is then moved to its own
+  /// directory, so that paths compiled into the program do not differ.
+  std::filesystem::path buildTree;
 };
 
 enum class TestResult { Passed, Failed, None };
