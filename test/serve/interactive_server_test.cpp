@@ -78,6 +78,27 @@ std::future<serve::ServeSummary> startServer(const inlining::Policy &policy, ser
 }
 
 
+/// A server for two compilations on the traced test corpus's channel,
+/// recording each session's report; waiting for compilers.
+struct TwoSessions {
+  test::TracedTestCorpus traced;
+  ServedPolicy served{test::randomInliningPolicy(traced, 4)};
+  serve::ServeOptions options;
+  std::vector<serve::SessionReport> sessions;
+  std::atomic<size_t> finished{0};
+  std::future<serve::ServeSummary> server;
+  TwoSessions() {
+    options.channelBase = traced / "channel";
+    options.maxSessions = 2;
+    options.onSession = [this](const serve::SessionReport &session) {
+      sessions.push_back(session);
+      ++finished;
+    };
+    server = startServer(*served.policy, options);
+    while (!fs::exists(traced / "channel.out")) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+};
+
 }  // namespace
 
 TEST_CASE("serve: a stock clang-19 compiles with the served policy to the sizes mlgo eval measures", "[serve][clang]") {
@@ -141,19 +162,8 @@ TEST_CASE("serve: a stock clang-19 compiles with the served policy to the sizes 
 }
 
 TEST_CASE("serve: a compiler dying mid-observation ends its session only", "[serve]") {
-  test::TracedTestCorpus traced;
-  ServedPolicy served(test::randomInliningPolicy(traced, 4));
-  serve::ServeOptions options;
-  options.channelBase = traced / "channel";
-  options.maxSessions = 2;
-  std::vector<serve::SessionReport> sessions;
-  std::atomic<size_t> finished{0};
-  options.onSession = [&](const serve::SessionReport &session) {
-    sessions.push_back(session);
-    ++finished;
-  };
-  std::future<serve::ServeSummary> server = startServer(*served.policy, options);
-  while (!fs::exists(traced / "channel.out")) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  TwoSessions two;
+  auto &[traced, served, options, sessions, finished, server] = two;
 
   std::vector<int64_t> features(inlining::featureCount());
   for (size_t f = 0; f < features.size(); ++f) features[f] = int64_t(f * 3 % 11);
@@ -185,19 +195,8 @@ TEST_CASE("serve: a compiler dying mid-observation ends its session only", "[ser
 }
 
 TEST_CASE("serve: a compiler cut off in the middle of its header ends its session only", "[serve]") {
-  test::TracedTestCorpus traced;
-  ServedPolicy served(test::randomInliningPolicy(traced, 4));
-  serve::ServeOptions options;
-  options.channelBase = traced / "channel";
-  options.maxSessions = 2;
-  std::vector<serve::SessionReport> sessions;
-  std::atomic<size_t> finished{0};
-  options.onSession = [&](const serve::SessionReport &session) {
-    sessions.push_back(session);
-    ++finished;
-  };
-  std::future<serve::ServeSummary> server = startServer(*served.policy, options);
-  while (!fs::exists(traced / "channel.out")) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  TwoSessions two;
+  auto &[traced, served, options, sessions, finished, server] = two;
   const std::string header = inliningHeader();
   {
     FakeCompiler cut(options.channelBase);
