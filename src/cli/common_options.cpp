@@ -1,4 +1,3 @@
-#include "mlgo/builds/build_comparison.h"
 #include "common_options.h"
 
 #include <cmath>
@@ -7,6 +6,8 @@
 
 #include "mlgo/autotune/pass_predictor.h"
 #include "mlgo/autotune/pass_sweep.h"
+#include "mlgo/builds/build_comparison.h"
+#include "mlgo/policy/policy_directory.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/trace/explore.h"
@@ -127,6 +128,22 @@ std::optional<OutputDirectoryLock> claimOutput(const std::string &directory, con
                                                ExistingOutput existing, const std::string &howToContinue) {
   if (!runCluster().isLeader()) return std::nullopt;
   return OutputDirectoryLock::claim(directory, command, existing, howToContinue, entriesWrittenBy(command));
+}
+
+void addProblemOption(CLI::App &command, std::string &problem, const std::string &what) {
+  std::string names;
+  for (const std::string &name : problemNames()) names += (names.empty() ? "" : ", ") + name;
+  command.add_option("--problem", problem, what + " (" + names + "; default: the policy's where the command reads "
+                                                "one, else inlining)");
+}
+
+const Problem &chosenProblem(const std::string &problemFlag, const std::string &policy) {
+  if (policy.empty()) return findProblem(problemFlag.empty() ? "inlining" : problemFlag);
+  const std::string recorded = policy_directory::problemOf(policy);
+  if (!problemFlag.empty() && problemFlag != recorded)
+    throw InputError(describeInputProblem((policy_directory::resolve(policy) / policy_directory::kMetadataFile).string(),
+                                          "problem", "the policy is for " + recorded + ", not " + problemFlag));
+  return findProblem(recorded);
 }
 
 PolicyModel loadInliningPolicy(const std::string &directory) {

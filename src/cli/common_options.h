@@ -12,6 +12,10 @@
 #include "mlgo/training/config_schema.h"
 #include "mlgo/support/output_directory.h"
 
+namespace mlgo {
+class Problem;
+}
+
 namespace mlgo::cli {
 
 struct DriverFlags {
@@ -86,6 +90,13 @@ void checkTrainingRunFlags(const CLI::App &command, const TrainingRunFlags &flag
 nlohmann::json resolveTrainingConfig(const ConfigSchema &schema, const TrainingRunFlags &flags);
 /// claimOutput for a run that --resume continues and --force starts over.
 std::optional<OutputDirectoryLock> claimTrainingOutput(const TrainingRunFlags &flags, const std::string &command);
+
+/// --problem, the same for every command: `what` says what it chooses.
+void addProblemOption(CLI::App &command, std::string &problem, const std::string &what);
+/// The problem of a run: the one `policy`'s directory records when a policy
+/// is given (InputError naming its policy.json when --problem names
+/// another), else --problem, else inlining. The default lives here only.
+const Problem &chosenProblem(const std::string &problemFlag, const std::string &policy = {});
 
 /// A policy directory checked against the inlining problem's features.
 /// Throws InputError naming the file and what does not match.

@@ -21,7 +21,7 @@ namespace {
 struct DefaultTraceFlags {
   std::string corpus;
   std::string output;
-  std::string problem = "inlining";
+  std::string problem;  ///< empty: chosenProblem decides
   double samplingRate = 1.0;
   std::string moduleFilter;
   uint64_t seed = 0;
@@ -31,7 +31,7 @@ struct DefaultTraceFlags {
 };
 
 int runDefaultTraceCommand(const DefaultTraceFlags &flags) {
-  const Problem &problem = findProblem(flags.problem);
+  const Problem &problem = chosenProblem(flags.problem);
   const auto outputLock = claimOutput(flags.output, "default-trace", freshOutput(flags.force));
   const CompileSession session(flags.corpus, toDriverOptions(flags.driver));
   const CompilerDriver &driver = session.driver();
@@ -65,7 +65,7 @@ void addDefaultTraceCommand(CLI::App *command, CommandRunner &runner) {
   auto flags = std::make_shared<DefaultTraceFlags>();
   command->add_option("--corpus", flags->corpus, "Corpus directory")->required();
   command->add_option("--output", flags->output, "Trace directory to write")->required();
-  command->add_option("--problem", flags->problem, "Optimization problem")->capture_default_str();
+  addProblemOption(*command, flags->problem, "Optimization problem whose decisions are traced");
   command->add_option("--sampling-rate", flags->samplingRate, "Share of modules to trace, in (0, 1]")
       ->capture_default_str();
   command->add_option("--module-filter", flags->moduleFilter, "Only modules whose name matches this regex");

@@ -24,7 +24,7 @@ namespace {
 
 struct EvalFlags {
   std::string corpus;
-  std::string problem = "inlining";
+  std::string problem;  ///< empty: chosenProblem decides
   std::string inlineMode = "default";
   std::string passes;
   std::string passLists;
@@ -37,7 +37,7 @@ struct EvalFlags {
 
 int runEval(const EvalFlags &flags) {
   EvalOptions options;
-  const Problem &problem = findProblem(flags.problem);
+  const Problem &problem = chosenProblem(flags.problem, flags.policy);
   options.problem = problem.name();
   options.inlineMode = *parseInlineMode(flags.inlineMode);
   if (problem.name() != "inlining" && options.inlineMode != InlineMode::Default)
@@ -103,9 +103,7 @@ int runEval(const EvalFlags &flags) {
 void addEvalCommand(CLI::App *command, CommandRunner &runner) {
   auto flags = std::make_shared<EvalFlags>();
   command->add_option("--corpus", flags->corpus, "Corpus directory (corpus_description.json)")->required();
-  command->add_option("--problem", flags->problem,
-                      "Optimization problem whose decisions --policy takes and whose measures are compared")
-      ->capture_default_str();
+  addProblemOption(*command, flags->problem, "Optimization problem whose measures are compared");
   command->add_option("--inline", flags->inlineMode,
                       "Inlining of the candidate: default (LLVM's heuristic), hook-default (the heuristic "
                       "through mlgo's policy hook), never, always")

@@ -22,7 +22,7 @@ namespace {
 struct ExploreFlags {
   std::string corpus;
   std::string output;
-  std::string problem = "inlining";
+  std::string problem;  ///< empty: chosenProblem decides
   std::string policy;
   bool aroundDefault = false;
   size_t flips = ExploreSettings{}.flips;
@@ -36,7 +36,7 @@ struct ExploreFlags {
 double percent(double value, double base) { return base ? 100.0 * (value / base - 1) : 0.0; }
 
 int runExploreCommand(const ExploreFlags &flags) {
-  const Problem &problem = findProblem(flags.problem);
+  const Problem &problem = chosenProblem(flags.problem);
   if (flags.aroundDefault && flags.policy.empty())
     throw UsageError("--around-default needs --policy: the policy that ranks the default's decisions");
   const std::unique_ptr<ExploreBaseline> baseline =
@@ -81,7 +81,7 @@ void addExploreCommand(CLI::App *command, CommandRunner &runner) {
   auto flags = std::make_shared<ExploreFlags>();
   command->add_option("--corpus", flags->corpus, "Corpus directory")->required();
   command->add_option("--output", flags->output, "Trace directory to write")->required();
-  command->add_option("--problem", flags->problem, "Optimization problem")->capture_default_str();
+  addProblemOption(*command, flags->problem, "Optimization problem whose decisions are explored");
   command->add_option("--policy", flags->policy,
                       "Policy directory whose greedy decisions are the baseline (default: the default heuristic)");
   command->add_flag("--around-default", flags->aroundDefault,

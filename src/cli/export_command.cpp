@@ -20,7 +20,7 @@ struct ExportFlags {
   std::string policy;
   std::string format;
   std::string output;
-  std::string problem = "inlining";
+  std::string problem;  ///< empty: chosenProblem decides
   bool force = false;
 };
 
@@ -56,7 +56,7 @@ int exportPositionPolicy(const Problem &problem, const ExportFlags &flags) {
 }
 
 int runExport(const ExportFlags &flags) {
-  const Problem &problem = findProblem(flags.problem);
+  const Problem &problem = chosenProblem(flags.problem, flags.policy);
   if (problem.decisionSpec().isInt64Scalars()) return exportScalarPolicy(flags);
   return exportPositionPolicy(problem, flags);
 }
@@ -72,7 +72,7 @@ void addExportCommand(CLI::App *command, CommandRunner &runner) {
       ->required()
       ->check(CLI::IsMember({"llvm-aot", "torchscript"}));
   command->add_option("--output", flags->output, "Directory (llvm-aot) or file (torchscript) to write")->required();
-  command->add_option("--problem", flags->problem, "The policy's problem")->capture_default_str();
+  addProblemOption(*command, flags->problem, "The policy's problem");
   command->add_flag("--force", flags->force, "Replace the output if it exists");
   command->callback([flags, &runner] { runner = [flags] { return runExport(*flags); }; });
 }

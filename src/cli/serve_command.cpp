@@ -19,7 +19,7 @@ namespace mlgo::cli {
 namespace {
 
 struct ServeFlags {
-  std::string problem = "inlining";
+  std::string problem;  ///< empty: chosenProblem decides
   std::string policy;
   std::string channel;
   std::string log;
@@ -43,7 +43,7 @@ void installStopHandlers() {
 }
 
 int runServe(const ServeFlags &flags) {
-  const Problem &problem = findProblem(flags.problem);
+  const Problem &problem = chosenProblem(flags.problem, flags.policy);
   const std::unique_ptr<serve::ChannelPolicy> policy = problem.channelPolicy(flags.policy);
   serve::ServeOptions options;
   options.channelBase = flags.channel;
@@ -72,7 +72,7 @@ int runServe(const ServeFlags &flags) {
 
 void addServeCommand(CLI::App *command, CommandRunner &runner) {
   auto flags = std::make_shared<ServeFlags>();
-  command->add_option("--problem", flags->problem, "Optimization problem the policy decides")->capture_default_str();
+  addProblemOption(*command, flags->problem, "Optimization problem the policy decides");
   command->add_option("--policy", flags->policy, "Policy directory")->required();
   command->add_option("--channel", flags->channel,
                       "Channel base BASE: named pipes BASE.in and BASE.out, created when missing; pass the same "

@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "common_options.h"
+#include "mlgo/problems/problem.h"
 #include "mlgo/report/event_file_writer.h"
 #include "mlgo/support/exit_codes.h"
 #include "mlgo/training/es_trainer.h"
@@ -17,7 +18,7 @@ namespace {
 
 struct TrainESFlags {
   std::string corpus, warmstart, baselines;
-  std::string problem = "inlining";
+  std::string problem;  ///< empty: chosenProblem decides
   TrainingRunFlags run;
   DriverFlags driver;
 };
@@ -34,7 +35,7 @@ int runTrainES(const TrainESFlags &flags) {
   options.warmstart = flags.warmstart;
   options.baselines = flags.baselines;
   options.output = flags.run.output;
-  options.problem = flags.problem;
+  options.problem = chosenProblem(flags.problem, flags.warmstart).name();
   options.seed = flags.run.seed;
   options.resume = flags.run.resume;
   const auto outputLock = claimTrainingOutput(flags.run, "train-es");
@@ -87,7 +88,7 @@ void addTrainESCommand(CLI::App *command, CommandRunner &runner) {
   command->add_option(
       "--baselines", flags->baselines,
       "Default trace directory or baselines.json with the default's sizes or measures (missing ones are compiled)");
-  command->add_option("--problem", flags->problem, "Optimization problem")->capture_default_str();
+  addProblemOption(*command, flags->problem, "Optimization problem the policy learns");
   addTrainingRunFlags(*command, flags->run, "JSON config (default: the values of configs/inlining/es.json)",
                       "iterations=50", "Seed of the directions and the module sampling");
   addDriverFlags(*command, flags->driver);

@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "common_options.h"
+#include "mlgo/problems/problem.h"
 #include "mlgo/driver/compile_result.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/exit_codes.h"
@@ -21,7 +22,7 @@ namespace {
 
 struct TrainPPOFlags {
   std::string corpus, vocab, warmstart, baselines;
-  std::string problem = "inlining";
+  std::string problem;  ///< empty: chosenProblem decides
   TrainingRunFlags run;
   bool progress = false;
   DriverFlags driver;
@@ -82,13 +83,14 @@ int runTrainPPO(const TrainPPOFlags &flags) {
     std::printf("%s\n", options.config.dump(2).c_str());
     return exit_code::kSuccess;
   }
-  warnOfSizeRewardForMeasuredProblem(flags.problem, options.config);
+  const std::string problem = chosenProblem(flags.problem, flags.warmstart).name();
+  warnOfSizeRewardForMeasuredProblem(problem, options.config);
   options.corpus = flags.corpus;
   options.vocab = flags.vocab;
   if (!flags.warmstart.empty()) options.warmstart = flags.warmstart;
   if (!flags.baselines.empty()) options.baselines = flags.baselines;
   options.output = flags.run.output;
-  options.problem = flags.problem;
+  options.problem = problem;
   options.seed = flags.run.seed;
   options.resume = flags.run.resume;
   const auto outputLock = claimTrainingOutput(flags.run, "train-ppo");
@@ -128,7 +130,7 @@ void addTrainPPOCommand(CLI::App *command, CommandRunner &runner) {
   command->add_option("--warmstart", flags->warmstart, "Policy to start from (e.g. train-bc's output)");
   command->add_option("--baselines", flags->baselines,
                       "Default trace directory or baselines.json with the -Oz sizes (missing ones are compiled)");
-  command->add_option("--problem", flags->problem, "Optimization problem")->capture_default_str();
+  addProblemOption(*command, flags->problem, "Optimization problem the policy learns");
   addTrainingRunFlags(*command, flags->run, "JSON config (default: ml-compiler-opt's PPO settings)",
                       "num_policy_iterations=50", "Seed of initialization, module sampling, actions and batches");
   command->add_flag("--progress", flags->progress, "Show collection progress within each iteration");

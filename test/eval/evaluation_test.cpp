@@ -122,6 +122,11 @@ TEST_CASE("eval: a regalloc policy against LLVM's default evictions, compared by
                                   (scratch / "never-evict").string()});
   CHECK(cli.exitCode == 0);
   CHECK(cli.out.find("regalloc_score: ") != std::string::npos);
+  // The policy directory records its problem: --problem may be left out.
+  const auto fromPolicy =
+      test::runMlgo({"eval", "--corpus", corpusPath, "--policy", (scratch / "never-evict").string()});
+  CHECK(fromPolicy.exitCode == 0);
+  CHECK(fromPolicy.out == cli.out);
   const auto inline_ = test::runMlgo({"eval", "--problem", "regalloc", "--corpus", corpusPath, "--inline", "never"});
   CHECK(inline_.exitCode == 2);
   CHECK(inline_.err.find("--inline") != std::string::npos);
@@ -129,6 +134,7 @@ TEST_CASE("eval: a regalloc policy against LLVM's default evictions, compared by
   test::randomInliningPolicy(inlining, 2).save(scratch / "inlining-policy");
   const auto wrong = test::runMlgo({"eval", "--problem", "regalloc", "--corpus", corpusPath, "--policy",
                                     (scratch / "inlining-policy").string()});
-  CHECK(wrong.exitCode != 0);
-  CHECK(wrong.err.find("the policy is for inlining, not regalloc") != std::string::npos);
+  CHECK(wrong.exitCode == 3);
+  CHECK(wrong.err.find("inlining-policy/policy.json: problem: the policy is for inlining, not regalloc") !=
+        std::string::npos);
 }
