@@ -12,7 +12,7 @@
 #include "run_manifest_flags.h"
 #include "training_library_loader.h"
 #include "mlgo/distributed/cluster.h"
-#include "mlgo/problems/inlining/inlining_hook.h"
+#include "mlgo/problems/problem.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/exit_codes.h"
 #include "mlgo/support/output_directory.h"
@@ -114,7 +114,7 @@ extern "C" __attribute__((visibility("default"))) int mlgo_main(int argc, char *
     return mlgo::exit_code::kUsage;
   }
   spdlog::set_level(spdlog::level::from_str(logLevel));
-  mlgo::inlining::installInliningAdvisor();
+  mlgo::installEveryProblem();
   const mlgo::cli::Subcommand &chosen = chosenSubcommand(app);
 
   // Compile workers that an autotune rank starts inherit mpirun's

@@ -52,4 +52,8 @@ std::vector<std::string> problemNames() {
   return names;
 }
 
+void installEveryProblem() {
+  for (const auto &[key, problem] : registry()) problem->installProcessWide();
+}
+
 }  // namespace mlgo

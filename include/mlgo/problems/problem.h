@@ -42,6 +42,12 @@ class Problem {
   /// One decision: its feature tensors in order (LLVM's names, types and
   /// shapes where LLVM has them) and its number of actions.
   virtual const trace::DecisionSpec &decisionSpec() const = 0;
+  /// Sets up what the problem needs once per process before the first
+  /// compile, where LLVM keeps it process-global (inlining: the plugin
+  /// advisor in every analysis manager; register allocation: the eviction
+  /// seam in the pass registry). Idempotent; compiles that do not use the
+  /// problem keep LLVM's own behaviour.
+  virtual void installProcessWide() const {}
   std::vector<std::string> featureNames() const { return decisionSpec().names(); }
   /// Per-module measurements beside the sizes (register allocation: LLVM's
   /// regalloc score), read from the hook of the module's compile (from
@@ -97,5 +103,7 @@ void requireScalarBinaryDecisions(const Problem &problem, const std::string &sta
 /// The problem registered under `name`; throws UsageError naming the known ones.
 const Problem &findProblem(const std::string &name);
 std::vector<std::string> problemNames();
+/// installProcessWide() of every registered problem: a process's start-up.
+void installEveryProblem();
 
 }  // namespace mlgo

@@ -52,6 +52,7 @@ class SteeredPolicy final : public Policy {
 class InliningProblem final : public Problem {
  public:
   std::string name() const override { return "inlining"; }
+  void installProcessWide() const override { installInliningAdvisor(); }
   const trace::DecisionSpec &decisionSpec() const override {
     static const trace::DecisionSpec spec = trace::DecisionSpec::int64Scalars(inlining::featureNames());
     return spec;

@@ -10,6 +10,7 @@
 #include "mlgo/problems/regalloc/eviction_channel_policy.h"
 #include "mlgo/problems/regalloc/eviction_hook.h"
 #include "mlgo/support/errors.h"
+#include "eviction_seam.h"
 
 namespace mlgo::regalloc {
 
@@ -87,6 +88,7 @@ class SteerAdapter final : public EvictionSteer {
 class RegallocProblem final : public Problem {
  public:
   std::string name() const override { return "regalloc"; }
+  void installProcessWide() const override { installEvictionSeam(); }
   const trace::DecisionSpec &decisionSpec() const override { return regalloc::decisionSpec(); }
   std::shared_ptr<PipelineHook> defaultTracingHook(trace::ModuleTrace &trace) const override {
     return std::make_shared<EvictionHook>(std::make_shared<TraceRecorder>(trace));
