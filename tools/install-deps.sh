@@ -4,8 +4,8 @@
 set -euo pipefail
 
 packages=(
-  # build
-  cmake ninja-build g++ pkg-config
+  # build (make: the tests build a small make project through mlgo cc)
+  cmake ninja-build g++ pkg-config make
   # LLVM 19 and clang 19: the in-process driver links them; clang-19 is also
   # the compiler the corpus is built with and the fidelity reference.
   llvm-19 llvm-19-dev clang-19 lld-19 libclang-19-dev libclang-cpp19-dev

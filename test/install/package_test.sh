@@ -68,6 +68,19 @@ check_installed() {
     fail "$name: mlgo predict-passes with the shipped predictor: $(cat "$out/predicted")"
   grep -q -- "-passes='" "$out/predicted" || fail "$name: mlgo predict-passes printed no list: $(cat "$out/predicted")"
 
+  # The pass plugin is installed beside the libraries, and a stock clang-19
+  # loads it; mlgo cc compiles through the installed libraries.
+  plugin=$("$mlgo" cc --print-plugin-path 2>"$out/plugin.err") || fail "$name: mlgo cc --print-plugin-path: $(cat "$out/plugin.err")"
+  [ "$(cd "$(dirname "$plugin")" && pwd -P)" = "$(cd "$(dirname "$(ls "$(dirname "$mlgo")"/../lib*/libmlgo_core.so)")" && pwd -P)" ] ||
+    fail "$name: the pass plugin $plugin is not beside libmlgo_core.so"
+  printf 'int twice(int x) { return 2 * x; }\n' >"$out/unit.c"
+  clang-19 -Oz -fpass-plugin="$plugin" -c "$out/unit.c" -o "$out/unit.o" 2>"$out/plugin-clang.err" &&
+    fail "$name: the plugin compiled without MLGO_CC_POLICY"
+  grep -q "set MLGO_CC_POLICY" "$out/plugin-clang.err" || fail "$name: the plugin's error: $(cat "$out/plugin-clang.err")"
+  "$mlgo" cc --pass-lists /nonexistent/best.json clang-19 -c "$out/unit.c" -o "$out/unit.o" 2>"$out/cc.err" &&
+    fail "$name: mlgo cc took a missing best.json"
+  grep -q "/nonexistent/best.json" "$out/cc.err" || fail "$name: mlgo cc's error: $(cat "$out/cc.err")"
+
   # The training library (LibTorch) loads from beside the installed libmlgo_core.so.
   LD_DEBUG=files LD_DEBUG_OUTPUT="$out/loader" "$mlgo" train-ppo --print-config \
     --config "$data/configs/inlining/ppo.json" >"$out/config" 2>&1 ||
