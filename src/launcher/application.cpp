@@ -36,10 +36,7 @@ Application loadApplication(const ApplicationFiles &files, std::chrono::millisec
   }
   if (files.passLists.empty() && !files.predict) return application;
   const autotune::SearchSpace space = autotune::SearchSpace::load(autotune::defaultSearchSpaceFile());
-  if (!files.passLists.empty()) {
-    application.passLists = autotune::readPassLists(files.passLists, space);
-    application.passListsDescription = files.passLists.string();
-  }
+  if (!files.passLists.empty()) application.passLists = autotune::readPassLists(files.passLists, space);
   if (files.predict) application.prediction = loadPrediction(files, space);
   return application;
 }

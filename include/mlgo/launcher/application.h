@@ -31,7 +31,6 @@ struct Prediction {
 struct Application {
   std::string policyDescription;  ///< the policy directory; empty: none
   std::function<std::shared_ptr<PipelineHook>()> policyHooks;
-  std::string passListsDescription;  ///< the best.json; empty: none
   std::map<std::string, std::string> passLists;  ///< module name -> opt pipeline
   std::optional<Prediction> prediction;           ///< for units without a tuned list
   std::chrono::milliseconds timeout{600000};
