@@ -169,15 +169,20 @@ class CorpusSearch {
         bestSize = *size;
       }
     }
+    const bool wantsRunnersUp = options_.gateFallbacks > 0 || options_.alternativesKept > 0;
     json runnersUp = json::array();
-    for (const std::vector<int> &list : evaluator.runnersUp(best, options_.gateFallbacks ? options_.runnerUpPool : 0))
-      runnersUp.push_back({{"list", list}, {"sizes", sizesToJson(*evaluator.sections(list))}});
+    for (const std::vector<int> &list : evaluator.runnersUp(best, wantsRunnersUp ? options_.runnerUpPool : 0))
+      runnersUp.push_back({{"list", list},
+                           {"sizes", sizesToJson(*evaluator.sections(list))},
+                           {"ir", evaluator.irInstructions(list)}});
     return json{{"compilations", evaluator.used()},
                 {"failed", evaluator.failed()},
                 {"oz", sizesToJson(*oz)},
+                {"oz_ir", evaluator.irInstructions({})},
                 {"best", best},
                 {"from_broadcast", fromBroadcast},
                 {"best_sizes", sizesToJson(*evaluator.sections(best))},
+                {"best_ir", evaluator.irInstructions(best)},
                 {"runners_up", runnersUp}};
   }
 
@@ -218,6 +223,8 @@ std::vector<SectionSizes> recordFinished(const std::vector<json> &finished, Auto
     report.failedCandidates += tuning.failedCandidates;
     if (!tuning.ok) continue;
     tuning.ozSizes = sizesFromJson(outcome["oz"]);
+    tuning.ozIrInstructions = outcome["oz_ir"].get<uint64_t>();
+    tuning.bestIrInstructions = outcome["best_ir"].get<uint64_t>();
     tuning.best = outcome["best"].get<std::vector<int>>();
     tuning.fromBroadcast = outcome["from_broadcast"].get<bool>();
     bestSizes[i] = sizesFromJson(outcome["best_sizes"]);
@@ -243,9 +250,30 @@ class GateRound {
     for (size_t i = 0; i < report_.modules.size(); ++i)
       if (!report_.modules[i].best.empty())
         gateModule(report_.modules[i], isCxxModule(corpus.modules[i]), finished[i], bestSizes[i]);
+    if (options_.alternativesKept > 0)
+      for (size_t i = 0; i < report_.modules.size(); ++i)
+        keepAlternatives(report_.modules[i], isCxxModule(corpus.modules[i]), finished[i]);
   }
 
  private:
+  /// The module's smallest runners-up besides its best that the gate
+  /// accepts for it (each first prescreened as fallbacks are).
+  void keepAlternatives(ModuleTuning &tuning, bool cxxModule, const json &finished) {
+    if (tuning.best.empty()) return;  // nothing passed: the runners-up were its fallbacks
+    const std::string bestPipeline = space_.pipeline(tuning.best);
+    for (const json &runnerUp : finished.value("runners_up", json::array())) {
+      if (tuning.alternatives.size() == options_.alternativesKept) return;
+      const auto list = runnerUp["list"].get<std::vector<int>>();
+      const std::string pipeline = space_.pipeline(list);
+      if (pipeline == bestPipeline) continue;
+      if (!verdicts_.count(pipeline) && prescreen(pipeline, cxxModule)) continue;
+      const GateVerdict &verdict = verdictOf(list);
+      if (!verdict.acceptsFor(cxxModule)) continue;
+      tuning.alternatives.push_back({list, sizesFromJson(runnerUp["sizes"]), runnerUp["ir"].get<uint64_t>(),
+                                     verdict.passed ? "passed" : "passed for C"});
+    }
+  }
+
   void gateModule(ModuleTuning &tuning, bool cxxModule, const json &finished, SectionSizes &bestSizes) {
     const GateVerdict &verdict = verdictOf(tuning.best);
     tuning.gatePassed = verdict.acceptsFor(cxxModule);
@@ -281,6 +309,7 @@ class GateRound {
       tuning.gatePassed = true;
       tuning.gateFallback = true;
       tuning.fromBroadcast = false;
+      tuning.bestIrInstructions = runnerUp["ir"].get<uint64_t>();
       bestSizes = sizesFromJson(runnerUp["sizes"]);
       return;
     }
@@ -333,22 +362,37 @@ class GateRound {
   std::vector<std::string> failedPrograms_;  ///< most recent failure first
 };
 
+/// Without a gate: each module's smallest runners-up, unchecked.
+void keepUngatedAlternatives(const std::vector<json> &finished, size_t kept, AutotuneReport &report) {
+  for (size_t i = 0; i < finished.size(); ++i)
+    for (const json &runnerUp : finished[i].value("runners_up", json::array())) {
+      if (report.modules[i].alternatives.size() == kept) break;
+      report.modules[i].alternatives.push_back({runnerUp["list"].get<std::vector<int>>(),
+                                                sizesFromJson(runnerUp["sizes"]), runnerUp["ir"].get<uint64_t>(),
+                                                "unchecked"});
+    }
+}
+
 /// Each module's final sizes, and the geometric mean of the change.
 void summarize(AutotuneReport &report, const std::vector<SectionSizes> &bestSizes, SizeMetric metric) {
-  double logSum = 0;
+  double logSum = 0, irLogSum = 0;
   size_t tuned = 0;
   for (size_t i = 0; i < report.modules.size(); ++i) {
     ModuleTuning &tuning = report.modules[i];
     if (!tuning.ok) continue;
     tuning.bestSizes = tuning.best.empty() ? tuning.ozSizes : bestSizes[i];
+    if (tuning.best.empty()) tuning.bestIrInstructions = tuning.ozIrInstructions;
     const double oz = double(measure(tuning.ozSizes, metric));
     const double best = double(measure(tuning.bestSizes, metric));
     // As mlgo eval does: a module with no code or data counts as unchanged.
     if (oz > 0 && best > 0) logSum += portable::log(best / oz);
+    if (tuning.ozIrInstructions > 0 && tuning.bestIrInstructions > 0)
+      irLogSum += portable::log(double(tuning.bestIrInstructions) / double(tuning.ozIrInstructions));
     ++tuned;
     report.improved += best < oz;
   }
   report.geomeanChange = tuned ? portable::exp(logSum / double(tuned)) - 1 : 0;
+  report.geomeanIrChange = tuned ? portable::exp(irLogSum / double(tuned)) - 1 : 0;
 }
 
 }  // namespace
@@ -365,6 +409,7 @@ AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver
   if (!cluster.isLeader()) return report;
   std::vector<SectionSizes> bestSizes = recordFinished(finished, report);
   if (gate) GateRound(*gate, space, options, report).run(corpus, finished, bestSizes);
+  else keepUngatedAlternatives(finished, options.alternativesKept, report);
   summarize(report, bestSizes, options.metric);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
@@ -393,7 +438,9 @@ json autotuneReportToJson(const AutotuneReport &report, const SearchSpace &space
       entry["pipeline"] = tuning.best.empty() ? "-Oz" : space.pipeline(tuning.best);
       entry["from_broadcast"] = tuning.fromBroadcast;
       entry["oz"] = sizesToJson(tuning.ozSizes);
+      entry["oz"]["ir_instructions"] = tuning.ozIrInstructions;
       entry["best"] = sizesToJson(tuning.bestSizes);
+      entry["best"]["ir_instructions"] = tuning.bestIrInstructions;
       // A module with no code or data under -Oz counts as unchanged (as in the geomean).
       const uint64_t oz = measure(tuning.ozSizes, options.metric);
       entry["change"] = oz > 0 ? double(measure(tuning.bestSizes, options.metric)) / double(oz) - 1 : 0.0;
@@ -430,6 +477,7 @@ json autotuneReportToJson(const AutotuneReport &report, const SearchSpace &space
             {"improved", report.improved},
             {"improved_share", tuned ? double(report.improved) / double(tuned) : 0.0},
             {"geomean_change", report.geomeanChange},
+            {"geomean_ir_instructions_change", report.geomeanIrChange},
             {"compilations", report.compilations},
             {"failed_candidates", report.failedCandidates},
             {"lists_gated", report.listsGated},

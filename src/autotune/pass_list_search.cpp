@@ -127,7 +127,9 @@ std::optional<uint64_t> ModuleEvaluator::size(const std::vector<int> &list) {
     const CompileResult result = compile_(module_, pipeline);
     if (!result.ok()) ++failed_;
     cached =
-        cache_.emplace(pipeline, Compiled{list, result.ok() ? std::optional<SectionSizes>(result.sizes) : std::nullopt})
+        cache_
+            .emplace(pipeline, Compiled{list, result.ok() ? std::optional<SectionSizes>(result.sizes) : std::nullopt,
+                                        result.irInstructions})
             .first;
   }
   if (!cached->second.sizes) return std::nullopt;
@@ -137,6 +139,11 @@ std::optional<uint64_t> ModuleEvaluator::size(const std::vector<int> &list) {
 const SectionSizes *ModuleEvaluator::sections(const std::vector<int> &list) const {
   auto found = cache_.find(list.empty() ? "" : space_.pipeline(list));
   return found != cache_.end() && found->second.sizes ? &*found->second.sizes : nullptr;
+}
+
+uint64_t ModuleEvaluator::irInstructions(const std::vector<int> &list) const {
+  auto found = cache_.find(list.empty() ? "" : space_.pipeline(list));
+  return found != cache_.end() && found->second.sizes ? found->second.irInstructions : 0;
 }
 
 std::vector<std::vector<int>> ModuleEvaluator::runnersUp(const std::vector<int> &except, size_t count) const {

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "mlgo/autotune/module_features.h"
+#include "mlgo/autotune/pass_pool.h"
 #include "mlgo/distributed/rank_share.h"
 #include "mlgo/driver/module_journal.h"
 #include "mlgo/support/atomic_file.h"
@@ -121,14 +122,26 @@ std::vector<PoolList> poolFromText(const std::string &text, const SearchSpace &s
   return lists;
 }
 
+/// A harvested pool's lists (pass_pool.h), most often best first.
+std::vector<PoolList> poolFromHarvest(const fs::path &directory, const SearchSpace &space) {
+  std::vector<PoolList> lists;
+  for (const std::vector<std::string> &passes : PassPool::load(directory, space).distinctLists(space))
+    lists.push_back(poolListOf(passes, space, directory.string(), "list " + std::to_string(lists.size() + 1)));
+  return lists;
+}
+
 }  // namespace
 
 std::vector<PoolList> readPassListPool(const fs::path &file, const SearchSpace &space) {
-  const std::string text = readFile(file);
-  const size_t first = text.find_first_not_of(" \t\r\n");
-  std::vector<PoolList> lists = first != std::string::npos && text[first] == '{'
-                                    ? poolFromJson(readJsonFile(file), space, file.string())
-                                    : poolFromText(text, space, file.string());
+  std::vector<PoolList> lists;
+  if (fs::is_directory(file)) {
+    lists = poolFromHarvest(file, space);
+  } else {
+    const std::string text = readFile(file);
+    const size_t first = text.find_first_not_of(" \t\r\n");
+    lists = first != std::string::npos && text[first] == '{' ? poolFromJson(readJsonFile(file), space, file.string())
+                                                              : poolFromText(text, space, file.string());
+  }
   std::vector<PoolList> distinct;
   std::set<std::string> seen;
   for (PoolList &list : lists)

@@ -113,10 +113,11 @@ int runAutotune(const AutotuneFlags &flags) {
 
   const nlohmann::json &summary = json["summary"];
   std::printf(
-      "%zu modules, %zu improved; geomean %s change vs -Oz %+.2f%%; %zu compilations (%zu failed "
+      "%zu modules, %zu improved; geomean %s change vs -Oz %+.2f%% (IR instructions %+.2f%%); %zu compilations (%zu failed "
       "candidates); gate: %zu lists checked, %zu rejected, %zu culprits isolated, %zu fallbacks screened out; mean "
       "list length %.2f; %.1f s\n",
-      report.modules.size(), report.improved, flags.metric.c_str(), 100 * report.geomeanChange, report.compilations,
+      report.modules.size(), report.improved, flags.metric.c_str(), 100 * report.geomeanChange,
+      100 * report.geomeanIrChange, report.compilations,
       report.failedCandidates, report.listsGated, report.listsRejected, report.culprits.size(),
       report.fallbacksScreenedOut, summary["mean_list_length"].get<double>(), report.seconds);
   for (const autotune::ModuleTuning &tuning : report.modules)

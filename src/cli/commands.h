@@ -41,6 +41,8 @@ void addTrainESCommand(CLI::App *command, CommandRunner &runner);
 void addExportCommand(CLI::App *command, CommandRunner &runner);
 void addServeCommand(CLI::App *command, CommandRunner &runner);
 void addAutotuneCommand(CLI::App *command, CommandRunner &runner);
+void addHarvestCommand(CLI::App *command, CommandRunner &runner);
+void addPoolInfoCommand(CLI::App *command, CommandRunner &runner);
 void addSweepPassesCommand(CLI::App *command, CommandRunner &runner);
 void addSelectCoresetCommand(CLI::App *command, CommandRunner &runner);
 void addTrainPassPredictorCommand(CLI::App *command, CommandRunner &runner);

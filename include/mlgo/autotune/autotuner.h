@@ -38,11 +38,25 @@ struct AutotuneOptions {
   size_t runnerUpPool = 50;
   /// Single-program gate runs spent isolating the culprit of one rejected list.
   size_t culpritChecks = 64;
+  /// How many further lists smaller than -Oz (runners-up, smallest first)
+  /// each module keeps besides its best, each accepted by the gate for the
+  /// module: what a pass-list pool harvests (harvest.h).
+  size_t alternativesKept = 0;
   /// Called after each module's search on this rank (done, modules of this
   /// rank), serialized.
   std::function<void(size_t done, size_t total)> progress;
   /// Where candidates compile; empty: in-process on the driver's threads.
   CandidateCompile compile;
+};
+
+/// One compiled list of a module and what it gave.
+struct TunedList {
+  std::vector<int> list;
+  SectionSizes sizes;
+  uint64_t irInstructions = 0;
+  /// "passed", "passed for C" (only C++ programs fail, to link), or
+  /// "unchecked" (no gate ran).
+  std::string gate;
 };
 
 struct ModuleTuning {
@@ -51,6 +65,7 @@ struct ModuleTuning {
   std::string failure;
   SectionSizes ozSizes;     ///< the recorded -Oz compile
   SectionSizes bestSizes;   ///< under the chosen list (= ozSizes for -Oz)
+  uint64_t ozIrInstructions = 0, bestIrInstructions = 0;  ///< after the optimization pipeline
   std::vector<int> best;    ///< empty: keep -Oz
   size_t compilations = 0;  ///< real compilations used (cache hits are free)
   size_t failedCandidates = 0;
@@ -58,6 +73,8 @@ struct ModuleTuning {
   std::optional<bool> gatePassed;  ///< unset: no list to gate (-Oz kept)
   std::string gateFailure;         ///< why the best list was rejected
   bool gateFallback = false;       ///< the best was rejected; a runner-up passed
+  /// AutotuneOptions::alternativesKept lists besides the best, smallest first.
+  std::vector<TunedList> alternatives;
 };
 
 /// A smallest part of a rejected list that still breaks a gate program.
@@ -72,6 +89,9 @@ struct AutotuneReport {
   size_t improved = 0;
   /// Geometric mean over modules tuned of best/-Oz under the metric, minus 1.
   double geomeanChange = 0;
+  /// The same of the IR instruction count after optimization (the measure
+  /// Coreset-NVP and GRACE report).
+  double geomeanIrChange = 0;
   size_t compilations = 0;
   size_t failedCandidates = 0;
   size_t listsGated = 0, listsRejected = 0;

@@ -54,6 +54,9 @@ class ModuleEvaluator {
   std::optional<uint64_t> size(const std::vector<int> &list);
   /// All sections of the last successful compile of `list` (after size()).
   const SectionSizes *sections(const std::vector<int> &list) const;
+  /// The IR instruction count after the optimization pipeline of the last
+  /// successful compile of `list`; 0 when it was not compiled or failed.
+  uint64_t irInstructions(const std::vector<int> &list) const;
   /// Up to `count` compiled lists other than `except` that are smaller than
   /// -Oz, smallest first (ties: shorter, then pipeline text): what a module
   /// falls back to when the correctness gate rejects its best list.
@@ -76,6 +79,7 @@ class ModuleEvaluator {
   struct Compiled {
     std::vector<int> list;
     std::optional<SectionSizes> sizes;  ///< nullopt: the compile failed
+    uint64_t irInstructions = 0;
   };
   std::map<std::string, Compiled> cache_;  ///< by pipeline text ("" = -Oz)
 };

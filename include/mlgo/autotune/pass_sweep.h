@@ -70,7 +70,9 @@ struct SweepTable {
 };
 
 /// The lists of a pool file, duplicates dropped, in order of first appearance.
-/// Either autotune's best.json (each module's list), a coreset file, or text:
+/// Either a harvested pool's directory (pass_pool.h: its gated lists, most
+/// often best first), autotune's best.json (each module's list), a coreset
+/// file, or text:
 /// one list per line as search-space elements separated by spaces (the
 /// output of `autotune --list-passes` names them), `#` comments. Throws
 /// InputError naming the file and line or entry of an unknown element.

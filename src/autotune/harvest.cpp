@@ -1,0 +1,98 @@
+#include "mlgo/autotune/harvest.h"
+
+#include <chrono>
+
+#include "mlgo/support/parallel_for.h"
+
+namespace mlgo::autotune {
+
+namespace {
+
+HarvestedList harvestedListOf(const SearchSpace &space, const std::vector<int> &list, const SectionSizes &sizes,
+                    uint64_t irInstructions, std::string gate) {
+  HarvestedList out;
+  for (int pass : list) out.passes.push_back(space.passes()[pass].element);
+  out.pipeline = space.pipeline(list);
+  out.sizes = sizes;
+  out.irInstructions = irInstructions;
+  out.gate = std::move(gate);
+  return out;
+}
+
+PoolEntry entryOf(const ModuleTuning &tuning, const PoolKey &key, bool cxx, const HarvestOptions &options,
+                  const SearchSpace &space, PassListGate *gate) {
+  PoolEntry entry;
+  entry.key = key;
+  entry.module = tuning.name;
+  entry.cxx = cxx;
+  entry.budget = options.tuning.budget;
+  entry.seed = options.tuning.search.seed;
+  entry.strategy = strategyName(options.tuning.search.strategy);
+  entry.compilations = tuning.compilations;
+  if (!tuning.ok) {
+    entry.failure = tuning.failure;
+    return entry;
+  }
+  entry.oz = tuning.ozSizes;
+  entry.ozIrInstructions = tuning.ozIrInstructions;
+  if (tuning.best.empty()) return entry;
+  // The gate's verdicts are cached: asking again costs nothing.
+  const std::string verdict =
+      !gate ? "unchecked" : gate->check(space.pipeline(tuning.best)).passed ? "passed" : "passed for C";
+  entry.lists.push_back(harvestedListOf(space, tuning.best, tuning.bestSizes, tuning.bestIrInstructions, verdict));
+  for (const TunedList &alternative : tuning.alternatives)
+    entry.lists.push_back(
+        harvestedListOf(space, alternative.list, alternative.sizes, alternative.irInstructions, alternative.gate));
+  return entry;
+}
+
+}  // namespace
+
+HarvestReport harvestCorpus(const Corpus &corpus, const CompilerDriver &driver, const SearchSpace &space,
+                            const HarvestOptions &options, PassListGate *gate, PassPool &pool) {
+  const auto start = std::chrono::steady_clock::now();
+  HarvestReport report;
+  report.modules = corpus.modules.size();
+  std::vector<PoolKey> keys(corpus.modules.size());
+  parallelFor(keys.size(), driver.options().threads,
+              [&](size_t i) { keys[i] = poolKeyOf(corpus.modules[i], space); });
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (keys[i].module.empty()) ++report.unreadable;
+    else if (pool.find(keys[i], options.tuning.budget)) ++report.known;
+    else todo.push_back(i);
+  }
+  if (options.limit > 0 && todo.size() > options.limit) {
+    report.remaining = todo.size() - options.limit;
+    todo.resize(options.limit);
+  }
+
+  // Each module alone: its lists depend on nothing but itself, its seed and
+  // its budget, whatever chunk it falls in.
+  AutotuneOptions tuning = options.tuning;
+  tuning.broadcastLists = 0;
+  tuning.culpritChecks = 0;
+  tuning.alternativesKept = options.listsKept > 0 ? options.listsKept - 1 : 0;
+  tuning.progress = {};
+  const size_t chunk = std::max<size_t>(options.chunk, 1);
+  for (size_t first = 0; first < todo.size(); first += chunk) {
+    Corpus part{corpus.directory, corpus.hasThinLTO, {}};
+    for (size_t k = first; k < std::min(first + chunk, todo.size()); ++k) part.modules.push_back(corpus.modules[todo[k]]);
+    const AutotuneReport tuned = autotuneCorpus(part, driver, space, tuning, gate);
+    for (size_t k = 0; k < part.modules.size(); ++k) {
+      const CorpusModule &module = part.modules[k];
+      const ModuleTuning &outcome = tuned.modules[k];
+      pool.add(entryOf(outcome, keys[todo[first + k]], isCxxModule(module), options, space, gate),
+               poolFileOf(corpus, module));
+      report.failed += !outcome.ok;
+    }
+    pool.save();
+    report.harvested += part.modules.size();
+    report.compilations += tuned.compilations;
+    if (options.progress) options.progress(report.harvested, todo.size());
+  }
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+}  // namespace mlgo::autotune
