@@ -10,7 +10,7 @@
 #include "mlgo/policy/policy_directory.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/errors.h"
-#include "mlgo/trace/explore.h"
+#include "mlgo/tracing/explore.h"
 #include "mlgo/trace/trace_format.h"
 #include "mlgo/training/training_run_entries.h"
 
@@ -138,17 +138,12 @@ void addProblemOption(CLI::App &command, std::string &problem, const std::string
 }
 
 const Problem &chosenProblem(const std::string &problemFlag, const std::string &policy) {
-  if (policy.empty()) return findProblem(problemFlag.empty() ? "inlining" : problemFlag);
+  if (policy.empty()) return problemFlag.empty() ? defaultProblem() : findProblem(problemFlag);
   const std::string recorded = policy_directory::problemOf(policy);
   if (!problemFlag.empty() && problemFlag != recorded)
     throw InputError(describeInputProblem((policy_directory::resolve(policy) / policy_directory::kMetadataFile).string(),
                                           "problem", "the policy is for " + recorded + ", not " + problemFlag));
   return findProblem(recorded);
-}
-
-PolicyModel loadInliningPolicy(const std::string &directory) {
-  const Problem &problem = findProblem("inlining");
-  return PolicyModel::load(directory, problem.name(), problem.featureNames());
 }
 
 void addTrainingRunFlags(CLI::App &command, TrainingRunFlags &flags, const std::string &configHelp,

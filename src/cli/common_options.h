@@ -98,8 +98,5 @@ void addProblemOption(CLI::App &command, std::string &problem, const std::string
 /// another), else --problem, else inlining. The default lives here only.
 const Problem &chosenProblem(const std::string &problemFlag, const std::string &policy = {});
 
-/// A policy directory checked against the inlining problem's features.
-/// Throws InputError naming the file and what does not match.
-PolicyModel loadInliningPolicy(const std::string &directory);
 
 }  // namespace mlgo::cli

@@ -11,7 +11,7 @@
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/exit_codes.h"
-#include "mlgo/trace/default_trace.h"
+#include "mlgo/tracing/default_trace.h"
 #include "progress.h"
 
 namespace mlgo::cli {

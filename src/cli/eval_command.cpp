@@ -1,4 +1,5 @@
 // mlgo eval: sizes of a corpus under a choice, next to the -Oz default.
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -25,7 +26,7 @@ namespace {
 struct EvalFlags {
   std::string corpus;
   std::string problem;  ///< empty: chosenProblem decides
-  std::string inlineMode = "default";
+  std::string fixedChoice = "default";  ///< --inline: one of the problem's fixedChoices()
   std::string passes;
   std::string passLists;
   std::string policy;
@@ -38,14 +39,22 @@ struct EvalFlags {
 int runEval(const EvalFlags &flags) {
   EvalOptions options;
   const Problem &problem = chosenProblem(flags.problem, flags.policy);
-  options.problem = problem.name();
-  options.inlineMode = *parseInlineMode(flags.inlineMode);
-  if (problem.name() != "inlining" && options.inlineMode != InlineMode::Default)
-    throw UsageError("--inline chooses inlining decisions; it does not apply to --problem " + problem.name());
+  options.problem = &problem;
   options.passPipeline = flags.passes;
   if (!flags.policy.empty()) {
+    if (flags.fixedChoice != "default") throw UsageError("--inline and --policy both choose the candidate's decisions");
     options.candidateHooks = problem.policyHooks(flags.policy);
-    options.policyDescription = flags.policy;
+    options.candidateDescription = "policy " + flags.policy;
+  } else if (flags.fixedChoice != "default") {
+    const std::vector<std::string> choices = problem.fixedChoices();
+    if (std::find(choices.begin(), choices.end(), flags.fixedChoice) == choices.end()) {
+      std::string known;
+      for (const std::string &choice : choices) known += (known.empty() ? "" : ", ") + choice;
+      throw UsageError("--inline " + flags.fixedChoice + ": problem " + problem.name() + " has " +
+                       (known.empty() ? std::string("no fixed choices") : "the fixed choices " + known));
+    }
+    options.candidateHooks = problem.fixedChoiceHooks(flags.fixedChoice);
+    options.candidateDescription = "inline " + flags.fixedChoice;
   }
   if (!options.passPipeline.empty()) CompilerDriver::validatePassPipeline(options.passPipeline);
   if (!flags.passLists.empty()) {
@@ -104,10 +113,9 @@ void addEvalCommand(CLI::App *command, CommandRunner &runner) {
   auto flags = std::make_shared<EvalFlags>();
   command->add_option("--corpus", flags->corpus, "Corpus directory (corpus_description.json)")->required();
   addProblemOption(*command, flags->problem, "Optimization problem whose measures are compared");
-  command->add_option("--inline", flags->inlineMode,
-                      "Inlining of the candidate: default (LLVM's heuristic), hook-default (the heuristic "
-                      "through mlgo's policy hook), never, always")
-      ->check(CLI::IsMember({"default", "hook-default", "never", "always"}))
+  command->add_option("--inline", flags->fixedChoice,
+                      "A fixed choice of the problem for the candidate, no policy: for inlining default (LLVM's "
+                      "heuristic), hook-default (the heuristic through mlgo's policy hook), never, always")
       ->capture_default_str();
   command->add_option("--policy", flags->policy,
                       "A trained policy directory of --problem taking its decisions (greedy)");

@@ -11,8 +11,8 @@
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/exit_codes.h"
 #include "mlgo/support/errors.h"
-#include "mlgo/trace/explore.h"
-#include "mlgo/trace/explore_baseline.h"
+#include "mlgo/tracing/explore.h"
+#include "mlgo/tracing/explore_baseline.h"
 #include "progress.h"
 
 namespace mlgo::cli {

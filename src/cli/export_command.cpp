@@ -24,13 +24,14 @@ struct ExportFlags {
   bool force = false;
 };
 
-/// Inlining's policies: both formats.
-int exportScalarPolicy(const ExportFlags &flags) {
-  const PolicyModel policy = loadInliningPolicy(flags.policy);
+/// Policies of yes/no decisions: both formats.
+int exportYesNoPolicy(const Problem &problem, const ExportFlags &flags) {
+  const PolicyModel policy = PolicyModel::load(flags.policy, problem.name(), problem.featureNames());
   if (flags.format == "llvm-aot") {
-    exportLlvmAot(policy, "policy " + flags.policy, flags.output, flags.force);
-    std::printf("wrote %s and %s (llvm::InlinerSizeModel, %zu features) to %s\n", kAotHeaderName, kAotSourceName,
-                policy.preprocessor().inputCount(), flags.output.c_str());
+    const GeneratedSources sources = exportLlvmAot(policy, "policy " + flags.policy, flags.output, flags.force);
+    std::printf("wrote %s and %s (llvm::%s, %zu features) to %s\n", sources.headerName().c_str(),
+                sources.sourceName().c_str(), sources.className.c_str(), policy.preprocessor().inputCount(),
+                flags.output.c_str());
   } else {
     trainingLibrary().exportTorchScript(policy, flags.output, flags.force);
     std::printf("wrote TorchScript module (%zu named int64 feature inputs) to %s\n",
@@ -57,8 +58,12 @@ int exportPositionPolicy(const Problem &problem, const ExportFlags &flags) {
 
 int runExport(const ExportFlags &flags) {
   const Problem &problem = chosenProblem(flags.problem, flags.policy);
-  if (problem.decisionSpec().isInt64Scalars()) return exportScalarPolicy(flags);
-  return exportPositionPolicy(problem, flags);
+  switch (problem.decisionSpec().kind()) {
+    case trace::DecisionKind::YesNo: return exportYesNoPolicy(problem, flags);
+    case trace::DecisionKind::Position: return exportPositionPolicy(problem, flags);
+    case trace::DecisionKind::Continuous: break;
+  }
+  throw UsageError("export has no format for " + problem.name() + "'s continuous decisions yet");
 }
 
 }  // namespace

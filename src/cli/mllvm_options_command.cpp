@@ -4,7 +4,7 @@
 
 #include "commands.h"
 #include "mlgo/driver/backend_options.h"
-#include "mlgo/problems/inlining/inlining_hook.h"
+#include "mlgo/problems/problem.h"
 #include "mlgo/support/exit_codes.h"
 
 namespace mlgo::cli {
@@ -16,8 +16,12 @@ void addMllvmOptionsCommand(CLI::App *command, CommandRunner &runner) {
         std::printf("-%s\t%s\n", option.pattern.c_str(), option.what.c_str());
       std::string words;
       for (const std::string &word : sideEffectWords()) words += (words.empty() ? "" : ", ") + word;
+      std::string own;
+      for (const std::string &name : problemNames())
+        for (const std::string &flag : findProblem(name).processWideBackendFlags())
+          own += (own.empty() ? "" : ", ") + flag;
       std::fprintf(stderr, "refused even in a family: names with a word starting with %s; mlgo itself sets %s\n",
-                   words.c_str(), inlining::advisorSizeFlag().c_str());
+                   words.c_str(), own.empty() ? "nothing" : own.c_str());
       return exit_code::kSuccess;
     };
   });

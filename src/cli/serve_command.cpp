@@ -50,10 +50,10 @@ int runServe(const ServeFlags &flags) {
   options.maxSessions = flags.maxSessions;
   if (!flags.log.empty()) options.traceDirectory = flags.log;
   options.stop = &stopServing;
-  const bool inlining = problem.name() == "inlining";
-  options.onSession = [inlining](const serve::SessionReport &session) {
-    if (session.problem.empty() && inlining)
-      spdlog::info("compilation {}: {} decisions, {} inlined", session.index, session.decisions, session.nonzero);
+  const bool yesNo = problem.decisionSpec().kind() == trace::DecisionKind::YesNo;
+  options.onSession = [yesNo](const serve::SessionReport &session) {
+    if (session.problem.empty() && yesNo)
+      spdlog::info("compilation {}: {} decisions, {} yes", session.index, session.decisions, session.nonzero);
     else if (session.problem.empty())
       spdlog::info("compilation {}: {} decisions", session.index, session.decisions);
     else

@@ -35,7 +35,7 @@ int runTrainES(const TrainESFlags &flags) {
   options.warmstart = flags.warmstart;
   options.baselines = flags.baselines;
   options.output = flags.run.output;
-  options.problem = chosenProblem(flags.problem, flags.warmstart).name();
+  options.problem = &chosenProblem(flags.problem, flags.warmstart);
   options.seed = flags.run.seed;
   options.resume = flags.run.resume;
   const auto outputLock = claimTrainingOutput(flags.run, "train-es");

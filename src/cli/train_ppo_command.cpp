@@ -66,12 +66,12 @@ void IterationLog::operator()(const nlohmann::json &m) {
 
 /// A problem that measures something of its own (register allocation: LLVM's
 /// regalloc score) is rarely meant to be trained for code size.
-void warnOfSizeRewardForMeasuredProblem(const std::string &problemName, const nlohmann::json &config) {
-  const std::vector<std::string> measures = findProblem(problemName).measureNames();
+void warnOfSizeRewardForMeasuredProblem(const Problem &problem, const nlohmann::json &config) {
+  const std::vector<std::string> measures = problem.measureNames();
   const std::string metric = config["reward_metric"].get<std::string>();
   if (measures.empty() || !parseSizeMetric(metric)) return;
   spdlog::warn("train-ppo rewards {} size (reward_metric={}) for {}; configs/{}/ppo.json rewards {}", metric, metric,
-               problemName, problemName, measures.front());
+               problem.name(), problem.name(), measures.front());
 }
 
 int runTrainPPO(const TrainPPOFlags &flags) {
@@ -83,14 +83,14 @@ int runTrainPPO(const TrainPPOFlags &flags) {
     std::printf("%s\n", options.config.dump(2).c_str());
     return exit_code::kSuccess;
   }
-  const std::string problem = chosenProblem(flags.problem, flags.warmstart).name();
+  const Problem &problem = chosenProblem(flags.problem, flags.warmstart);
   warnOfSizeRewardForMeasuredProblem(problem, options.config);
   options.corpus = flags.corpus;
   options.vocab = flags.vocab;
   if (!flags.warmstart.empty()) options.warmstart = flags.warmstart;
   if (!flags.baselines.empty()) options.baselines = flags.baselines;
   options.output = flags.run.output;
-  options.problem = problem;
+  options.problem = &problem;
   options.seed = flags.run.seed;
   options.resume = flags.run.resume;
   const auto outputLock = claimTrainingOutput(flags.run, "train-ppo");

@@ -50,12 +50,6 @@ json measuresToJson(const std::map<std::string, double> &baseline, const std::ma
   return json{{"baseline", baseline}, {"candidate", candidate}, {"change", change}};
 }
 
-std::string baselineDescription(const EvalReport &report) {
-  return report.problem == "inlining" || report.problem.empty()
-             ? "recorded command line, LLVM default inliner"
-             : "recorded command line, LLVM's default " + report.problem + " heuristic";
-}
-
 }  // namespace
 
 json evalReportToJson(const EvalReport &report, const std::string &corpusPath) {
@@ -66,7 +60,7 @@ json evalReportToJson(const EvalReport &report, const std::string &corpusPath) {
                {"baseline", resultToJson(module.baseline)},
                {"candidate", resultToJson(module.candidate)},
                {"decisions", module.decisions},
-               {"inlining_decisions", report.problem == "inlining" ? module.decisions : 0}};
+               {report.problem + "_decisions", module.decisions}};
     if (module.ok())
       entry["change"] = changeToJson(module.candidate.sizes, module.candidate.irInstructions,
                                      module.baseline.sizes, module.baseline.irInstructions);
@@ -87,7 +81,7 @@ json evalReportToJson(const EvalReport &report, const std::string &corpusPath) {
   return json{{"mlgo_version", MLGO_VERSION},
               {"corpus", corpusPath},
               {"problem", report.problem},
-              {"baseline", baselineDescription(report)},
+              {"baseline", report.baseline},
               {"candidate", report.candidate},
               {"threads", report.threads},
               {"wall_seconds", report.wallSeconds},
@@ -115,9 +109,7 @@ std::string evalReportToTable(const EvalReport &report) {
                 formatPercentChange(c.text, b.text), number(b.textPlusData()), number(c.textPlusData()),
                 formatPercentChange(c.textPlusData(), b.textPlusData()), number(report.baselineTotals.irInstructions),
                 number(report.candidateTotals.irInstructions)});
-  const std::string baseline = report.problem == "inlining" ? "recorded command line, default inliner"
-                                                               : baselineDescription(report);
-  std::string out = "baseline: " + baseline + "; candidate: " + report.candidate + "\n";
+  std::string out = "baseline: " + report.baseline + "; candidate: " + report.candidate + "\n";
   out += table.render();
   char summary[256];
   std::snprintf(summary, sizeof summary,

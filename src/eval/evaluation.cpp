@@ -3,52 +3,12 @@
 #include <chrono>
 #include <cmath>
 
-#include "mlgo/problems/inlining/fixed_policies.h"
-#include "mlgo/problems/inlining/inlining_hook.h"
 #include "mlgo/support/parallel_for.h"
 #include "mlgo/support/portable_math.h"
 
 namespace mlgo {
 
-std::optional<InlineMode> parseInlineMode(const std::string &name) {
-  if (name == "default") return InlineMode::Default;
-  if (name == "hook-default") return InlineMode::HookDefault;
-  if (name == "never") return InlineMode::Never;
-  if (name == "always") return InlineMode::Always;
-  return std::nullopt;
-}
-
-const char *inlineModeName(InlineMode mode) {
-  switch (mode) {
-    case InlineMode::Default: return "default";
-    case InlineMode::HookDefault: return "hook-default";
-    case InlineMode::Never: return "never";
-    case InlineMode::Always: return "always";
-  }
-  return "unknown";
-}
-
 namespace {
-
-std::shared_ptr<const inlining::Policy> candidateInliningPolicy(const EvalOptions &options) {
-  if (options.policy) return options.policy;
-  switch (options.inlineMode) {
-    case InlineMode::Default: return nullptr;
-    case InlineMode::HookDefault: return inlining::makeFixedPolicy(inlining::FixedChoice::Default);
-    case InlineMode::Never: return inlining::makeFixedPolicy(inlining::FixedChoice::Never);
-    case InlineMode::Always: return inlining::makeFixedPolicy(inlining::FixedChoice::Always);
-  }
-  return nullptr;
-}
-
-/// What makes the candidate's per-compile hooks; null: the candidate has none.
-Problem::HookMaker candidateHookMaker(const EvalOptions &options) {
-  if (options.candidateHooks) return options.candidateHooks;
-  std::shared_ptr<const inlining::Policy> policy = candidateInliningPolicy(options);
-  if (!policy) return nullptr;
-  inlining::installInliningAdvisor();
-  return [policy] { return std::make_shared<inlining::InliningHook>(policy); };
-}
 
 void accumulate(std::map<std::string, double> &totals, const std::map<std::string, double> &measures) {
   for (const auto &[name, value] : measures) totals[name] += value;
@@ -66,21 +26,17 @@ void accumulate(SizeTotals &totals, const CompileResult &result) {
 
 EvalReport evaluateCorpus(const Corpus &corpus, const CompilerDriver &driver, const EvalOptions &options,
                           const CompilerDriver::Progress &progress) {
-  inlining::installInliningAdvisor();
   const auto start = std::chrono::steady_clock::now();
-  const Problem &problem = findProblem(options.problem);
-  const Problem::HookMaker candidateHooks = candidateHookMaker(options);
+  const Problem &problem = *options.problem;
+  problem.installProcessWide();
+  const Problem::HookMaker &candidateHooks = options.candidateHooks;
 
   EvalReport report;
   report.problem = problem.name();
+  report.baseline = "recorded command line, " + problem.defaultHeuristicDescription();
   report.threads = resolveThreadCount(driver.options().threads);
   report.candidateIsBaseline = !candidateHooks && options.passPipeline.empty() && options.modulePipelines.empty();
-  if (options.policy || options.candidateHooks)
-    report.candidate = "policy " + options.policyDescription;
-  else if (problem.name() == "inlining")
-    report.candidate = std::string("inline ") + inlineModeName(options.inlineMode);
-  else
-    report.candidate = "default " + problem.name();
+  report.candidate = candidateHooks ? options.candidateDescription : "default " + problem.name();
   if (!options.passPipeline.empty()) report.candidate += ", passes " + options.passPipeline;
   if (!options.modulePipelines.empty()) report.candidate += ", pass lists " + options.modulePipelinesDescription;
 

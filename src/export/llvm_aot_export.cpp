@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "mlgo/problems/inlining/inlining_policy.h"
+#include "mlgo/problems/problem.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 
@@ -17,41 +17,52 @@ namespace {
 using generated_cpp::literal;
 using generated_cpp::writeArray;
 
-void checkExportable(const PolicyModel &policy) {
-  if (policy.problem() != "inlining")
-    throw InputError("the llvm-aot format defines llvm::InlinerSizeModel, an inlining model; this policy is for " +
-                     policy.problem());
+/// The class LLVM's release-mode advisor of the policy's problem runs.
+ReleaseModeModel checkExportable(const PolicyModel &policy) {
+  const Problem &problem = findProblem(policy.problem());
+  const std::optional<ReleaseModeModel> model = problem.releaseModeModel();
+  if (!model)
+    throw InputError("LLVM 19 has no release-mode advisor for " + problem.name() + ": nothing for llvm-aot to define");
+  if (problem.decisionSpec().kind() != trace::DecisionKind::YesNo)
+    throw InputError("this llvm-aot generator defines yes/no models; " + problem.name() + "'s decisions are " +
+                     trace::decisionKindName(problem.decisionSpec().kind()));
   if (policy.layers().empty() || policy.layers().back().outputs != 2)
-    throw InputError("the policy network must end in 2 outputs (do not inline, inline)");
+    throw InputError("the policy network must end in 2 outputs (no, yes)");
+  return *model;
 }
 
-std::string header(const PolicyModel &policy, const std::string &origin) {
+std::string upper(std::string text) {
+  for (char &c : text) c = char(std::toupper((unsigned char)c));
+  return text;
+}
+
+std::string header(const PolicyModel &policy, const ReleaseModeModel &model, const std::string &origin) {
   const FeaturePreprocessor &pre = policy.preprocessor();
   const size_t widest = generated_cpp::widestLayer(policy.network());
   std::ostringstream out;
   out << generated_cpp::generatedBanner(origin)
       << "// Vocab " << policy.vocabFingerprint() << ". Do not edit: export the policy again.\n"
       << "//\n"
-      << "// llvm::InlinerSizeModel, the class LLVM's release-mode inliner runs through\n"
-      << "// ReleaseModeModelRunner<llvm::InlinerSizeModel> (LLVM 19). Inputs are named\n"
-      << "// \"feed_<feature>\" (one int64 each, LLVM's inlining features), the output\n"
-      << "// \"fetch_inlining_decision\" (int64, 1 = inline). Needs only the C++ standard\n"
+      << "// llvm::" << model.className << ", the class LLVM's release-mode advisor runs through\n"
+      << "// ReleaseModeModelRunner<llvm::" << model.className << "> (LLVM 19). Inputs are named\n"
+      << "// \"feed_<feature>\" (one int64 each, LLVM's features), the output\n"
+      << "// \"fetch_" << model.decisionName << "\" (int64, 1 = yes). Needs only the C++ standard\n"
       << "// library; Run() allocates nothing.\n"
-      << "#ifndef MLGO_GENERATED_INLINERSIZEMODEL_H\n"
-      << "#define MLGO_GENERATED_INLINERSIZEMODEL_H\n\n"
+      << "#ifndef MLGO_GENERATED_" << upper(model.className) << "_H\n"
+      << "#define MLGO_GENERATED_" << upper(model.className) << "_H\n\n"
       << "#include <cstdint>\n#include <string>\n\n"
       << "namespace llvm {\n\n"
-      << "class InlinerSizeModel final {\n"
+      << "class " << model.className << " final {\n"
       << " public:\n"
       << "  static constexpr int kArgCount = " << pre.inputCount() << ";\n"
       << "  static constexpr int kInputWidth = " << pre.outputCount() << ";\n"
       << "  static constexpr int kWidestLayer = " << widest << ";\n\n"
-      << "  InlinerSizeModel() = default;\n"
-      << "  InlinerSizeModel(const InlinerSizeModel &) = delete;\n"
-      << "  InlinerSizeModel &operator=(const InlinerSizeModel &) = delete;\n\n"
+      << "  " << model.className << "() = default;\n"
+      << "  " << model.className << "(const " << model.className << " &) = delete;\n"
+      << "  " << model.className << " &operator=(const " << model.className << " &) = delete;\n\n"
       << "  /// Index of input \"feed_<feature>\", or -1 when the model has no such input.\n"
       << "  int LookupArgIndex(const std::string &name);\n"
-      << "  /// 0 for \"fetch_inlining_decision\", else -1.\n"
+      << "  /// 0 for \"fetch_" << model.decisionName << "\", else -1.\n"
       << "  int LookupResultIndex(const std::string &name);\n"
       << "  void *arg_data(int index);\n"
       << "  void *result_data(int index);\n"
@@ -65,17 +76,17 @@ std::string header(const PolicyModel &policy, const std::string &origin) {
       << "  alignas(16) float back_[kWidestLayer] = {};\n"
       << "};\n\n"
       << "}  // namespace llvm\n\n"
-      << "#endif  // MLGO_GENERATED_INLINERSIZEMODEL_H\n";
+      << "#endif  // MLGO_GENERATED_" << upper(model.className) << "_H\n";
   return out.str();
 }
 
-std::string source(const PolicyModel &policy, const std::string &origin) {
+std::string source(const PolicyModel &policy, const ReleaseModeModel &model, const std::string &origin) {
   const FeaturePreprocessor &pre = policy.preprocessor();
   const PreprocessingConfig &config = pre.config();
   std::ostringstream out;
   out << generated_cpp::generatedBanner(origin)
       << "// Do not edit: export the policy again.\n"
-      << "#include \"" << kAotHeaderName << "\"\n" << generated_cpp::kSourcePreamble;
+      << "#include \"" << model.className << ".h\"\n" << generated_cpp::kSourcePreamble;
 
   out << "const char *const kArgNames[" << pre.inputCount() << "] = {";
   for (size_t f = 0; f < pre.inputCount(); ++f)
@@ -101,21 +112,23 @@ inline float normalized(const double *boundaries, const float *ranks, int count,
 )" << generated_cpp::kDenseFunction << R"(
 }  // namespace
 
-int InlinerSizeModel::LookupArgIndex(const std::string &name) {
+int )" << model.className << R"(::LookupArgIndex(const std::string &name) {
   for (int i = 0; i < kArgCount; ++i)
     if (name == kArgNames[i]) return i;
   return -1;
 }
 
-int InlinerSizeModel::LookupResultIndex(const std::string &name) {
-  return name == "fetch_)" << inlining::decisionName() << R"(" ? 0 : -1;
+int )" << model.className << R"(::LookupResultIndex(const std::string &name) {
+  return name == "fetch_)" << model.decisionName << R"(" ? 0 : -1;
 }
 
-void *InlinerSizeModel::arg_data(int index) { return index >= 0 && index < kArgCount ? &args_[index] : nullptr; }
+void *)" << model.className << R"(::arg_data(int index) {
+  return index >= 0 && index < kArgCount ? &args_[index] : nullptr;
+}
 
-void *InlinerSizeModel::result_data(int index) { return index == 0 ? &decision_ : nullptr; }
+void *)" << model.className << R"(::result_data(int index) { return index == 0 ? &decision_ : nullptr; }
 
-void InlinerSizeModel::Run() {
+void )" << model.className << R"(::Run() {
   float *in = input_;
   double value = 0;
   float x = 0;
@@ -144,13 +157,16 @@ void InlinerSizeModel::Run() {
 
 }  // namespace
 
-GeneratedSources generateInlinerSizeModel(const PolicyModel &policy, const std::string &origin) {
-  checkExportable(policy);
-  return {"InlinerSizeModel", header(policy, origin), source(policy, origin)};
+GeneratedSources generateYesNoModel(const PolicyModel &policy, const std::string &origin) {
+  const ReleaseModeModel model = checkExportable(policy);
+  return {model.className, header(policy, model, origin), source(policy, model, origin)};
 }
 
-void exportLlvmAot(const PolicyModel &policy, const std::string &origin, const fs::path &directory, bool replace) {
-  writeGeneratedSources(generateInlinerSizeModel(policy, origin), directory, replace);
+GeneratedSources exportLlvmAot(const PolicyModel &policy, const std::string &origin, const fs::path &directory,
+                               bool replace) {
+  GeneratedSources sources = generateYesNoModel(policy, origin);
+  writeGeneratedSources(sources, directory, replace);
+  return sources;
 }
 
 }  // namespace mlgo

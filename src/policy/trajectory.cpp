@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "mlgo/support/portable_math.h"
-#include "mlgo/trace/sampling.h"
+#include "mlgo/support/sampling.h"
 
 namespace mlgo {
 

@@ -35,10 +35,16 @@ const Problem &findProblem(const std::string &name) {
 
 void requireScalarBinaryDecisions(const Problem &problem, const std::string &stage) {
   const trace::DecisionSpec &spec = problem.decisionSpec();
-  if (spec.isInt64Scalars() && spec.actions == 2) return;
+  if (spec.kind() == trace::DecisionKind::YesNo) return;
   throw UsageError(stage + " does not handle problem \"" + problem.name() + "\" yet: its decisions have " +
                    std::to_string(spec.features.size()) + " feature tensors and " + std::to_string(spec.actions) +
                    " actions, and " + stage + " takes int64 scalar features and two actions (inlining's)");
+}
+
+const Problem &defaultProblem() { return findProblem("inlining"); }
+
+Problem::HookMaker Problem::fixedChoiceHooks(const std::string &choice) const {
+  throw UsageError("problem \"" + name() + "\" has no fixed choice \"" + choice + "\"");
 }
 
 Problem::HookMaker Problem::positionPolicyHooks(std::shared_ptr<const PositionPolicy>) const {

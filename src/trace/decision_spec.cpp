@@ -19,6 +19,27 @@ DecisionSpec DecisionSpec::int64Scalars(const std::vector<std::string> &names, i
   return spec;
 }
 
+const char *decisionKindName(DecisionKind kind) {
+  switch (kind) {
+    case DecisionKind::YesNo: return "yes/no";
+    case DecisionKind::Position: return "a position among candidates";
+    case DecisionKind::Continuous: return "a continuous value";
+  }
+  return "";
+}
+
+DecisionSpec DecisionSpec::continuousOf(std::vector<FeatureTensor> features) {
+  DecisionSpec spec;
+  spec.features = std::move(features);
+  spec.actions = 0;
+  return spec;
+}
+
+DecisionKind DecisionSpec::kind() const {
+  if (actions == 0) return DecisionKind::Continuous;
+  return isInt64Scalars() && actions == 2 ? DecisionKind::YesNo : DecisionKind::Position;
+}
+
 bool DecisionSpec::isInt64Scalars() const {
   for (const FeatureTensor &feature : features)
     if (feature.type != FeatureTensor::Type::Int64 || feature.elements() != 1) return false;
@@ -58,9 +79,10 @@ DecisionSpec DecisionSpec::fromJson(const json &value, const std::string &source
   };
   if (!value.is_object() || !value.contains("features") || !value["features"].is_array())
     fail("features", "missing or not an array");
-  if (!value.contains("actions") || !value["actions"].is_number_integer() || value["actions"].get<int64_t>() < 2 ||
-      value["actions"].get<int64_t>() > 127)
-    fail("actions", "missing or not a count from 2 to 127");
+  const json actions = value.value("actions", json());
+  if (!actions.is_number_integer() || actions.get<int64_t>() == 1 || actions.get<int64_t>() < 0 ||
+      actions.get<int64_t>() > 127)
+    fail("actions", "missing or not a count from 2 to 127 (0: a continuous decision)");
   DecisionSpec spec;
   spec.actions = value["actions"].get<int64_t>();
   for (size_t f = 0; f < value["features"].size(); ++f) {

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "mlgo/support/errors.h"
 #include "mlgo/support/varint.h"
 
 namespace mlgo::trace {
@@ -114,9 +115,18 @@ std::string encodeModule(const ModuleTrace &module) {
 
 ModuleTrace decodeModule(std::string_view bytes, size_t featureCount) { return decode(bytes, featureCount, nullptr); }
 
+const DecisionSpec *recordedSpec(const DecisionSpec &spec) {
+  switch (spec.kind()) {
+    case DecisionKind::YesNo: return nullptr;
+    case DecisionKind::Position: return &spec;
+    case DecisionKind::Continuous: break;
+  }
+  throw InputError("a trace of continuous decisions: the trace format records one action byte per decision");
+}
+
 ModuleTrace decodeModule(std::string_view bytes, const DecisionSpec &spec) {
-  if (spec.isInt64Scalars() && spec.actions == 2) return decode(bytes, spec.features.size(), nullptr);
-  return decode(bytes, spec.decisionWords(), &spec);
+  const DecisionSpec *recorded = recordedSpec(spec);
+  return decode(bytes, recorded ? spec.decisionWords() : spec.features.size(), recorded);
 }
 
 nlohmann::json traceHeader(const std::string &problem, const DecisionSpec &spec) {

@@ -25,7 +25,15 @@ double featureValue(const FeatureTensor &feature, const char *bytes, size_t e) {
   return static_cast<double>(value);
 }
 
-bool binary(const DecisionSpec &spec) { return spec.actions == 2; }
+/// Yes/no decisions are counted as yes and no; positions by the one chosen.
+bool binary(const DecisionSpec &spec) {
+  switch (spec.kind()) {
+    case DecisionKind::YesNo: return true;
+    case DecisionKind::Position: return false;
+    case DecisionKind::Continuous: break;
+  }
+  throw InputError("trace statistics of continuous decisions: the trace format records one action byte per decision");
+}
 
 /// A feature's value as JSON: an integer for int64 features.
 json number(const FeatureTensor &feature, double value) {

@@ -14,7 +14,7 @@
 #include "mlgo/report/event_file_writer.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
-#include "mlgo/trace/sampling.h"
+#include "mlgo/support/sampling.h"
 #include "mlgo/trace/trace_reader.h"
 #include "mlgo/training/cloning_task.h"
 #include "mlgo/training/deterministic_torch.h"
@@ -68,6 +68,16 @@ bool isHeldOutModule(const std::string &name, uint64_t seed, double fraction) {
   return uniformFromKey(hashName(name), seed ^ 0x6d6c676f686f6c64ull) < fraction;
 }
 
+std::unique_ptr<CloningTask> makeCloningTask(const BCOptions &options, const trace::TraceReader &reader,
+                                             const Problem &problem) {
+  switch (problem.decisionSpec().kind()) {
+    case trace::DecisionKind::YesNo: return makeScalarCloningTask(options, reader, problem);
+    case trace::DecisionKind::Position: return makePositionCloningTask(options, reader, problem);
+    case trace::DecisionKind::Continuous: break;
+  }
+  throw UsageError("train-bc has no cloning task for " + problem.name() + "'s continuous decisions yet");
+}
+
 namespace {
 
 /// Agreement and loss on a split, in evaluation mode (no dropout, no gradients).
@@ -105,9 +115,7 @@ BCSummary trainBehavioralCloning(const BCOptions &options) {
     throw InputError(describeInputProblem(options.trace.string(), "decision_spec",
                                           "the trace's decisions differ from this compiler's " + problem.name() +
                                               " decisions"));
-  const std::unique_ptr<CloningTask> task = problem.decisionSpec().isInt64Scalars()
-                                                ? makeScalarCloningTask(options, reader, problem)
-                                                : makePositionCloningTask(options, reader, problem);
+  const std::unique_ptr<CloningTask> task = makeCloningTask(options, reader, problem);
 
   startDeterministicTorch(options.seed);
   TorchMlp network(task->networkInputs(), hidden, activation, dropout, task->networkOutputs());

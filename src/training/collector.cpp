@@ -5,7 +5,7 @@
 
 #include "mlgo/problems/problem.h"
 #include "mlgo/training/trajectory_memo.h"
-#include "mlgo/trace/sampling.h"
+#include "mlgo/support/sampling.h"
 
 namespace mlgo {
 

@@ -1,6 +1,7 @@
 #include "mlgo/training/es_objective.h"
 
 #include "mlgo/problems/problem.h"
+#include "mlgo/support/errors.h"
 
 namespace mlgo {
 
@@ -65,9 +66,13 @@ ESFitness ESObjective::fitness(const std::vector<size_t> &modules, const std::ve
 std::unique_ptr<ESObjective> makeESObjective(const Problem &problem, const std::filesystem::path &warmstart,
                                              const Corpus &corpus, const CompilerDriver &driver, uint64_t seed,
                                              TrajectoryMemo *trajectories) {
-  if (problem.decisionSpec().isInt64Scalars())
-    return makeScalarESObjective(problem, warmstart, corpus, driver, seed, trajectories);
-  return makePositionESObjective(problem, warmstart, corpus, driver);
+  switch (problem.decisionSpec().kind()) {
+    case trace::DecisionKind::YesNo:
+      return makeScalarESObjective(problem, warmstart, corpus, driver, seed, trajectories);
+    case trace::DecisionKind::Position: return makePositionESObjective(problem, warmstart, corpus, driver);
+    case trace::DecisionKind::Continuous: break;
+  }
+  throw UsageError("train-es has no objective for " + problem.name() + "'s continuous decisions yet");
 }
 
 }  // namespace mlgo

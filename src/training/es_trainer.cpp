@@ -13,7 +13,7 @@
 #include "mlgo/support/errors.h"
 #include "mlgo/support/portable_math.h"
 #include "mlgo/support/text_input.h"
-#include "mlgo/trace/sampling.h"
+#include "mlgo/support/sampling.h"
 #include "mlgo/training/collector.h"
 #include "mlgo/training/distributed_es.h"
 #include "mlgo/training/es_objective.h"
@@ -174,7 +174,7 @@ struct Scores {
 class ESRun {
  public:
   explicit ESRun(const ESOptions &options)
-      : options_(options), problem_(findProblem(options.problem)), session_(options.corpus, options.driver),
+      : options_(options), problem_(*options.problem), session_(options.corpus, options.driver),
         corpus_(session_.corpus()), driver_(session_.driver()), settings_(ESSettings::fromConfig(options.config)) {
     if (options.driver.memo) trajectories_.emplace(options.driver.memo->options().maxBytes);
     objective_ = makeESObjective(problem_, options.warmstart, corpus_, driver_, options.seed,
@@ -361,7 +361,7 @@ ESSummary trainES(const ESOptions &options) {
 }
 
 void serveTrainES(const ESOptions &options, Cluster &cluster) {
-  const Problem &problem = findProblem(options.problem);
+  const Problem &problem = *options.problem;
   const CompileSession session(options.corpus, options.driver);
   // This rank's own trajectories: its modules' earlier compiles replay here.
   std::optional<TrajectoryMemo> trajectories;

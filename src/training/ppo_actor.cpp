@@ -49,8 +49,12 @@ PPOBatch PPOActor::makeBatch(const std::vector<CollectedModule> &collected,
 std::unique_ptr<PPOActor> makePPOActor(const Problem &problem,
                                        const std::optional<std::filesystem::path> &startingPolicy,
                                        const std::filesystem::path &vocab, const nlohmann::json &config) {
-  if (problem.decisionSpec().isInt64Scalars()) return makeScalarPPOActor(problem, startingPolicy, vocab, config);
-  return makePositionPPOActor(problem, startingPolicy, config);
+  switch (problem.decisionSpec().kind()) {
+    case trace::DecisionKind::YesNo: return makeScalarPPOActor(problem, startingPolicy, vocab, config);
+    case trace::DecisionKind::Position: return makePositionPPOActor(problem, startingPolicy, config);
+    case trace::DecisionKind::Continuous: break;
+  }
+  throw UsageError("train-ppo has no actor for " + problem.name() + "'s continuous decisions yet");
 }
 
 }  // namespace mlgo

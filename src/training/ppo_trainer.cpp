@@ -19,7 +19,7 @@
 #include "mlgo/support/errors.h"
 #include "mlgo/support/parallel_for.h"
 #include "mlgo/support/text_input.h"
-#include "mlgo/trace/sampling.h"
+#include "mlgo/support/sampling.h"
 #include "mlgo/training/adam_state.h"
 #include "mlgo/training/collector.h"
 #include "mlgo/training/deterministic_torch.h"
@@ -342,7 +342,7 @@ class PPORun {
         start_(std::chrono::steady_clock::now()),
         distributed_(options.cluster && options.cluster->distributed()),
         settings_(options.config),
-        problem_(findProblem(options.problem)),
+        problem_(*options.problem),
         rewardMeasure_(settings_.rewardMetric, problem_),
         session_(options.corpus, options.driver),
         corpus_(session_.corpus()),
@@ -727,7 +727,7 @@ PPOSummary trainPPO(const PPOOptions &options) {
 }
 
 void serveCollectionForPPO(const PPOOptions &options, Cluster &cluster) {
-  const Problem &problem = findProblem(options.problem);
+  const Problem &problem = *options.problem;
   const CompileSession session(options.corpus, options.driver);
   serveCollection(cluster, session.driver(), session.corpus(), problem, options.onCollectProgress);
 }

@@ -3,9 +3,9 @@
 #include <cstring>
 #include <optional>
 
-#include "mlgo/policy/position_policy.h"
+#include "mlgo/trace/position_layout.h"
 #include "mlgo/support/errors.h"
-#include "mlgo/trace/sampling.h"
+#include "mlgo/support/sampling.h"
 #include "mlgo/trace/trace_reader.h"
 #include "mlgo/vocab/quantiles.h"
 #include "mlgo/vocab/vocab_files.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "mlgo/trace/sampling.h"
+#include "mlgo/support/sampling.h"
 
 namespace mlgo {
 

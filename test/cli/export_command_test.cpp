@@ -8,6 +8,9 @@
 using namespace mlgo;
 namespace fs = std::filesystem;
 
+// The class the inlining problem names for LLVM's release-mode inliner.
+const std::string kInlinerHeader = "InlinerSizeModel.h", kInlinerSource = "InlinerSizeModel.cpp";
+
 TEST_CASE("cli export: both formats from a policy directory, bad policies and existing outputs refused",
           "[cli][export]") {
   test::TracedTestCorpus traced;
@@ -19,7 +22,7 @@ TEST_CASE("cli export: both formats from a policy directory, bad policies and ex
   INFO(aot.err);
   CHECK(aot.exitCode == exit_code::kSuccess);
   CHECK_THAT(aot.out, Catch::Contains("InlinerSizeModel.h"));
-  CHECK(fs::exists(traced / "aot" / kAotSourceName));
+  CHECK(fs::exists(traced / "aot" / kInlinerSource));
 
   test::CommandOutcome script = test::runProgram(
       test::mlgoBinary(),
@@ -28,13 +31,13 @@ TEST_CASE("cli export: both formats from a policy directory, bad policies and ex
   CHECK(fs::file_size(traced / "p.pt") > 1000);
 
   // An existing output stays as it was.
-  const std::string before = readFile(traced / "aot" / kAotSourceName);
+  const std::string before = readFile(traced / "aot" / kInlinerSource);
   test::CommandOutcome again =
       test::runProgram(test::mlgoBinary(),
                        {"export", "--policy", policy, "--format", "llvm-aot", "--output", (traced / "aot").string()});
   CHECK(again.exitCode == exit_code::kUsage);
   CHECK_THAT(again.err, Catch::Contains("exists (pass --force"));
-  CHECK(readFile(traced / "aot" / kAotSourceName) == before);
+  CHECK(readFile(traced / "aot" / kInlinerSource) == before);
 
   // An incomplete policy directory is named with what is missing.
   fs::remove(traced / "policy" / "model.json");

@@ -15,7 +15,8 @@ TEST_CASE("eval: never inlining against the -Oz baseline", "[eval]") {
   Corpus corpus = test::extractTestCorpus(scratch / "corpus");
   CompilerDriver driver({});
   EvalOptions options;
-  options.inlineMode = InlineMode::Never;
+  options.candidateHooks = findProblem("inlining").fixedChoiceHooks("never");
+  options.candidateDescription = "inline never";
   EvalReport report = evaluateCorpus(corpus, driver, options);
   CHECK_FALSE(report.candidateIsBaseline);
   CHECK(report.compared == corpus.modules.size());
@@ -92,9 +93,9 @@ TEST_CASE("eval: a regalloc policy against LLVM's default evictions, compared by
   // a legal policy and a poor one: the allocator splits or spills instead.
   test::regallocPolicyScoringBy("position").save(scratch / "never-evict");
   EvalOptions options;
-  options.problem = "regalloc";
+  options.problem = &findProblem("regalloc");
   options.candidateHooks = findProblem("regalloc").policyHooks(scratch / "never-evict");
-  options.policyDescription = "never-evict";
+  options.candidateDescription = "policy never-evict";
   const EvalReport report = evaluateCorpus(corpus, CompilerDriver(test::driverThreads(2)), options);
   REQUIRE(report.compared == corpus.modules.size());
 

@@ -1,4 +1,5 @@
 #include "mlgo/export/llvm_aot_export.h"
+#include "mlgo/problems/inlining/inlining_hook.h"
 
 #include <dlfcn.h>
 #include <llvm/Analysis/MLModelRunner.h>
@@ -7,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mlgo/eval/evaluation.h"
-#include "mlgo/policy/neural_policy.h"
+#include "mlgo/problems/inlining/neural_policy.h"
 #include "mlgo/problems/inlining/model_runner_policy.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
@@ -15,6 +16,9 @@
 
 using namespace mlgo;
 namespace fs = std::filesystem;
+
+// The class the inlining problem names for LLVM's release-mode inliner.
+const std::string kInlinerHeader = "InlinerSizeModel.h", kInlinerSource = "InlinerSizeModel.cpp";
 
 namespace {
 
@@ -36,15 +40,15 @@ TEST_CASE("llvm-aot export: LLVM's ReleaseModeModelRunner runs the generated mod
   const PolicyModel policy = test::randomInliningPolicy(traced, 7, everyPreprocessing);
   const fs::path exported = traced / "InlinerSizeModel";
   exportLlvmAot(policy, "a test policy", exported, false);
-  REQUIRE(fs::exists(exported / kAotHeaderName));
-  REQUIRE(fs::exists(exported / kAotSourceName));
+  REQUIRE(fs::exists(exported / kInlinerHeader));
+  REQUIRE(fs::exists(exported / kInlinerSource));
 
   // Standard C++ only, warning-free, also pedantic.
-  test::compileCxx({"-pedantic", "-c", (exported / kAotSourceName).string(), "-o", (traced / "model.o").string()});
+  test::compileCxx({"-pedantic", "-c", (exported / kInlinerSource).string(), "-o", (traced / "model.o").string()});
   // LLVM's runner around it, in a library sharing this process's libLLVM.
   const fs::path library = traced / "release_mode_runner.so";
   test::compileCxx({"-fPIC", "-shared", "-I", exported.string(), "-isystem", MLGO_LLVM_INCLUDE_DIR,
-              std::string(MLGO_TEST_SOURCES) + "/export/release_mode_runner.cpp", (exported / kAotSourceName).string(),
+              std::string(MLGO_TEST_SOURCES) + "/export/release_mode_runner.cpp", (exported / kInlinerSource).string(),
               "-o", library.string(), "-L", MLGO_LLVM_LIBRARY_DIR, "-lLLVM"});
   void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   INFO(dlerror());
@@ -59,8 +63,8 @@ TEST_CASE("llvm-aot export: LLVM's ReleaseModeModelRunner runs the generated mod
       std::make_shared<NeuralInliningPolicy>(std::make_shared<const PolicyModel>(policy)));
   auto runnerDecisions = std::make_shared<test::RecordingPolicy>(std::make_shared<inlining::ModelRunnerPolicy>(
       [makeRunner](llvm::LLVMContext &context) { return std::unique_ptr<llvm::MLModelRunner>(makeRunner(&context)); }));
-  viaPolicy.policy = ownDecisions;
-  viaRunner.policy = runnerDecisions;
+  viaPolicy.candidateHooks = inlining::hooksFor(ownDecisions);
+  viaRunner.candidateHooks = inlining::hooksFor(runnerDecisions);
   const EvalReport expected = evaluateCorpus(traced.corpus, driver, viaPolicy);
   const EvalReport actual = evaluateCorpus(traced.corpus, driver, viaRunner);
 
@@ -72,7 +76,7 @@ TEST_CASE("llvm-aot export: LLVM's ReleaseModeModelRunner runs the generated mod
   CHECK(candidateSizes(actual) == candidateSizes(expected));
   CHECK(actual.compared == traced.corpus.modules.size());
   // The runners' code lives in the library: destroy them before unloading it.
-  viaRunner.policy.reset();
+  viaRunner.candidateHooks = nullptr;
   runnerDecisions.reset();
   dlclose(handle);
 }
@@ -91,7 +95,7 @@ TEST_CASE("llvm-aot export: Run() allocates nothing and decides like the policy 
   REQUIRE(dump.exitCode == 0);
   const fs::path bench = traced / "aot_model_bench";
   test::compileCxx({"-I", (traced / "aot").string(), std::string(MLGO_TOOLS_SOURCES) + "/bench/aot_model_bench.cpp",
-              (traced / "aot" / kAotSourceName).string(), "-o", bench.string()});
+              (traced / "aot" / kInlinerSource).string(), "-o", bench.string()});
   test::CommandOutcome run = test::runProgram(bench.string(), {features.string(), "2"});
   INFO(run.out << run.err);
   REQUIRE(run.exitCode == 0);
@@ -110,12 +114,12 @@ TEST_CASE("llvm-aot export: an existing output is refused unless replaced, no pa
   CHECK_THROWS_AS(exportLlvmAot(policy, "p", scratch / "out", false), UsageError);
   CHECK(readFile(scratch / "out" / "keep.txt") == "mine");
   exportLlvmAot(policy, "p", scratch / "out", true);
-  CHECK(fs::exists(scratch / "out" / kAotSourceName));
+  CHECK(fs::exists(scratch / "out" / kInlinerSource));
   CHECK_FALSE(fs::exists(scratch / "out" / "keep.txt"));
   CHECK_FALSE(fs::exists(scratch / "out.partial"));
 
   PolicyModel other("regalloc", policy.preprocessor(), policy.layers(), policy.activation());
-  CHECK_THROWS_WITH(exportLlvmAot(other, "p", scratch / "other", false), Catch::Contains("inlining model"));
+  CHECK_THROWS_WITH(exportLlvmAot(other, "p", scratch / "other", false), Catch::Contains("yes/no models") && Catch::Contains("a position among candidates"));
   CHECK_FALSE(fs::exists(scratch / "other"));
   CHECK_FALSE(fs::exists(scratch / "other.partial"));
 }
@@ -126,10 +130,10 @@ TEST_CASE("llvm-aot export: a policy path with a newline stays inside the genera
   const std::string origin = (traced / "dir\n#error INJECTED\nint x = ").string() + "\\";
   const fs::path exported = traced / "model";
   exportLlvmAot(policy, origin, exported, false);
-  const std::string header = readFile(exported / kAotHeaderName), source = readFile(exported / kAotSourceName);
+  const std::string header = readFile(exported / kInlinerHeader), source = readFile(exported / kInlinerSource);
   CHECK(header.find("\n#error") == std::string::npos);
   CHECK(source.find("\n#error") == std::string::npos);
   CHECK_THAT(source, Catch::Contains("dir\\n#error INJECTED\\nint x = \\\\\"."));
   // It compiles: nothing of the path became code.
-  test::compileCxx({"-c", (exported / kAotSourceName).string(), "-o", (traced / "model.o").string()});
+  test::compileCxx({"-c", (exported / kInlinerSource).string(), "-o", (traced / "model.o").string()});
 }

@@ -16,7 +16,7 @@
 
 #include "mlgo/eval/clang_subprocess.h"
 #include "mlgo/eval/evaluation.h"
-#include "mlgo/policy/neural_policy.h"
+#include "mlgo/problems/inlining/neural_policy.h"
 #include "mlgo/serve/training_log.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
@@ -136,7 +136,7 @@ TEST_CASE("serve: a stock clang-19 compiles with the served policy to the sizes 
   // The same policy inside mlgo's driver.
   EvalOptions evalOptions;
   auto recorded = std::make_shared<test::RecordingPolicy>(served.policy);
-  evalOptions.policy = recorded;
+  evalOptions.candidateHooks = inlining::hooksFor(recorded);
   const EvalReport report = evaluateCorpus(traced.corpus, CompilerDriver(test::driverThreads(1)), evalOptions);
   std::vector<std::string> driverSizes;
   for (const ModuleEvaluation &module : report.modules)

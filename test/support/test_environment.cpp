@@ -13,7 +13,7 @@
 #include "mlgo/corpus/extract_ir.h"
 #include "mlgo/problems/inlining/inlining_policy.h"
 #include "mlgo/problems/problem.h"
-#include "mlgo/trace/default_trace.h"
+#include "mlgo/tracing/default_trace.h"
 #include "mlgo/training/bc_trainer.h"
 #include "mlgo/trace/trace_reader.h"
 #include "mlgo/vocab/gen_vocab.h"

@@ -3,13 +3,14 @@
 #include <fstream>
 
 #include "mlgo/eval/evaluation.h"
-#include "mlgo/policy/neural_policy.h"
+#include "mlgo/problems/inlining/inlining_hook.h"
+#include "mlgo/problems/inlining/neural_policy.h"
 #include "mlgo/policy/policy_model.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
-#include "mlgo/trace/default_trace.h"
-#include "mlgo/trace/explore.h"
+#include "mlgo/tracing/default_trace.h"
+#include "mlgo/tracing/explore.h"
 #include "mlgo/trace/trace_reader.h"
 #include "mlgo/training/bc_trainer.h"
 #include "mlgo/vocab/gen_vocab.h"
@@ -85,7 +86,7 @@ TEST_CASE("train-bc: a short run on a tiny trace clearly beats chance", "[traini
 
   // The policy compiles the corpus through the hook, close to -Oz.
   EvalOptions eval;
-  eval.policy = std::make_shared<NeuralInliningPolicy>(std::make_shared<PolicyModel>(policy));
+  eval.candidateHooks = inlining::hooksFor(std::make_shared<NeuralInliningPolicy>(std::make_shared<PolicyModel>(policy)));
   EvalReport report = evaluateCorpus(traced.corpus, CompilerDriver({}), eval);
   CHECK(report.compared == traced.corpus.modules.size());
   const double change = double(report.candidateTotals.sizes.text) / report.baselineTotals.sizes.text - 1;
@@ -109,8 +110,8 @@ TEST_CASE("train-bc: imitation of an explored trace learns what the search found
     const BCSummary summary = trainBehavioralCloning(options);
     const auto &problem = findProblem("inlining");
     EvalOptions eval;
-    eval.policy = std::make_shared<NeuralInliningPolicy>(std::make_shared<PolicyModel>(
-        PolicyModel::load(traced.scratch / output, problem.name(), problem.featureNames())));
+    eval.candidateHooks = inlining::hooksFor(std::make_shared<NeuralInliningPolicy>(std::make_shared<PolicyModel>(
+        PolicyModel::load(traced.scratch / output, problem.name(), problem.featureNames()))));
     const EvalReport report = evaluateCorpus(traced.corpus, CompilerDriver({}), eval);
     REQUIRE(report.compared == traced.corpus.modules.size());
     return std::make_pair(summary, report.candidateTotals.sizes.text);

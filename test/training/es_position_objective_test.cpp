@@ -17,7 +17,7 @@ namespace {
 struct RegallocES : test::RegallocWarmStart {
   ESOptions options(const std::string &output, unsigned threads, std::vector<std::string> sets) const {
     ESOptions options;
-    options.problem = "regalloc";
+    options.problem = &findProblem("regalloc");
     options.corpus = scratch / "corpus";
     options.warmstart = scratch / "bc";
     options.baselines = scratch / "trace";

@@ -29,7 +29,7 @@ struct RegallocPPO : test::RegallocWarmStart {
                                  "checkpoint_every=0",      "reward_metric=regalloc_score"};
     all.insert(all.end(), sets.begin(), sets.end());
     PPOOptions options;
-    options.problem = "regalloc";
+    options.problem = &findProblem("regalloc");
     options.corpus = scratch / "corpus";
     options.warmstart = scratch / "bc";
     options.baselines = scratch / "trace";
@@ -208,7 +208,7 @@ TEST_CASE("train-ppo on regalloc: bad starts and settings are refused by name", 
                  [&] { trainPPO(run.options("g", 1, {"reward_scope=function", "reward_metric=text"})); }),
              Contains("reward_metric") && Contains("per function"));
   PPOOptions inlining = run.options("h", 1, {"reward_scope=function", "reward_metric=text"});
-  inlining.problem = "inlining";
+  inlining.problem = &findProblem("inlining");
   CHECK_THAT(test::messageOf<UsageError>([&] { trainPPO(inlining); }),
              Contains("reward_scope") && Contains("inlining rewards (module)"));
   CHECK_THAT(test::messageOf<UsageError>([&] { trainPPO(run.options("i", 1, {"segment_reward=sum"})); }),

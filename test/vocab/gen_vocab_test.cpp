@@ -7,7 +7,7 @@
 
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/errors.h"
-#include "mlgo/trace/default_trace.h"
+#include "mlgo/tracing/default_trace.h"
 #include "mlgo/trace/trace_reader.h"
 #include "mlgo/vocab/gen_vocab.h"
 #include "mlgo/vocab/quantiles.h"

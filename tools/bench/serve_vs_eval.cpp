@@ -16,7 +16,7 @@
 #include "mlgo/driver/compile_session.h"
 #include "mlgo/eval/clang_subprocess.h"
 #include "mlgo/eval/evaluation.h"
-#include "mlgo/policy/neural_policy.h"
+#include "mlgo/problems/inlining/neural_policy.h"
 #include "mlgo/problems/inlining/inlining_hook.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/problems/inlining/inlining_channel_policy.h"
@@ -59,7 +59,7 @@ int main(int argc, char **argv) {
   fs::remove_all(scratch);
 
   mlgo::EvalOptions evalOptions;
-  evalOptions.policy = policy;
+  evalOptions.candidateHooks = mlgo::inlining::hooksFor(policy);
   const mlgo::EvalReport report = mlgo::evaluateCorpus(corpus, session.driver(), evalOptions);
   size_t equal = 0;
   for (size_t i = 0; i < corpus.modules.size(); ++i) {

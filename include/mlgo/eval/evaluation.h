@@ -10,32 +10,20 @@
 
 #include "mlgo/corpus/corpus.h"
 #include "mlgo/driver/compiler_driver.h"
-#include "mlgo/problems/inlining/inlining_policy.h"
 #include "mlgo/problems/problem.h"
 
 namespace mlgo {
 
-/// How the candidate compile decides inlining.
-enum class InlineMode {
-  Default,      ///< LLVM's heuristic, untouched (no hook)
-  HookDefault,  ///< the heuristic's decisions routed through mlgo's hook
-  Never,
-  Always,
-};
-std::optional<InlineMode> parseInlineMode(const std::string &name);
-const char *inlineModeName(InlineMode mode);
-
 struct EvalOptions {
   /// The problem whose decisions the candidate takes; both compiles carry
   /// its measuring hooks, so its measures are compared too.
-  std::string problem = "inlining";
+  const Problem *problem = &defaultProblem();
   /// Per-compile hooks taking the candidate's decisions (a trained policy,
-  /// Problem::policyHooks); they take precedence over policy and inlineMode.
+  /// Problem::policyHooks, or a fixed choice, Problem::fixedChoiceHooks);
+  /// null: the default heuristic decides.
   Problem::HookMaker candidateHooks;
-  InlineMode inlineMode = InlineMode::Default;
-  /// A policy deciding inlining (overrides inlineMode when set).
-  std::shared_ptr<const inlining::Policy> policy;
-  std::string policyDescription;
+  /// What the hooks are, for the report ("policy DIR", "inline never").
+  std::string candidateDescription;
   /// Candidate optimization pipeline instead of the recorded level.
   std::string passPipeline;
   /// Per-module pipelines (module name -> opt pipeline, from `mlgo autotune`'s
@@ -61,6 +49,7 @@ struct SizeTotals {
 
 struct EvalReport {
   std::string problem;
+  std::string baseline;   ///< human description of the baseline
   std::string candidate;  ///< human description of the choice evaluated
   bool candidateIsBaseline = false;  ///< compiled once, reported twice
   unsigned threads = 0;

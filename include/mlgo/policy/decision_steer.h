@@ -1,7 +1,7 @@
 #pragma once
 // Whatever takes the decisions of one compile in a problem's hook: a policy
 // sampling for reinforcement learning (ActionSampler), a baseline with some
-// decisions flipped for exploration (mlgo/trace/explore.h). Problem-agnostic:
+// decisions flipped for exploration (mlgo/tracing/explore.h). Problem-agnostic:
 // it sees a decision's raw features and, when it asks, the default
 // heuristic's action, and answers with an action.
 #include <cstdint>

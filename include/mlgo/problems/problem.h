@@ -48,6 +48,9 @@ class Problem {
   /// seam in the pass registry). Idempotent; compiles that do not use the
   /// problem keep LLVM's own behaviour.
   virtual void installProcessWide() const {}
+  /// The -mllvm flags installProcessWide() sets, as a stock clang spells
+  /// them (inlining: the ML advisor's size threshold).
+  virtual std::vector<std::string> processWideBackendFlags() const { return {}; }
   std::vector<std::string> featureNames() const { return decisionSpec().names(); }
   /// Per-module measurements beside the sizes (register allocation: LLVM's
   /// regalloc score), read from the hook of the module's compile (from
@@ -93,6 +96,17 @@ class Problem {
   /// LLVM's compiled-in model class for this problem; none when LLVM has no
   /// release-mode advisor for it.
   virtual std::optional<ReleaseModeModel> releaseModeModel() const { return std::nullopt; }
+
+  /// What the compiler decides when nothing steers it, for reports
+  /// ("recorded command line, " + this).
+  virtual std::string defaultHeuristicDescription() const { return "LLVM's default " + name() + " heuristic"; }
+  /// Choices that need no policy, which `mlgo eval` can compare with the
+  /// default (inlining: never, always, and the default heuristic through
+  /// mlgo's hook); none by default.
+  virtual std::vector<std::string> fixedChoices() const { return {}; }
+  /// Per-compile hooks taking every decision as fixedChoices()' `choice`
+  /// says. Throws UsageError for a choice the problem does not have.
+  virtual HookMaker fixedChoiceHooks(const std::string &choice) const;
 };
 
 /// Throws UsageError unless the problem's decisions are int64 scalars with two
@@ -102,6 +116,8 @@ void requireScalarBinaryDecisions(const Problem &problem, const std::string &sta
 
 /// The problem registered under `name`; throws UsageError naming the known ones.
 const Problem &findProblem(const std::string &name);
+/// The problem a command works on when neither a flag nor a policy names one.
+const Problem &defaultProblem();
 std::vector<std::string> problemNames();
 /// installProcessWide() of every registered problem: a process's start-up.
 void installEveryProblem();

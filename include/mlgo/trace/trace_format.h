@@ -62,6 +62,11 @@ std::string encodeModule(const ModuleTrace &module);
 /// outlive the result).
 ModuleTrace decodeModule(std::string_view bytes, size_t featureCount);
 ModuleTrace decodeModule(std::string_view bytes, const DecisionSpec &spec);
+/// What ModuleTrace::spec holds for decisions of `spec`: null for yes/no
+/// decisions (each word a feature, as in every trace of format version 1),
+/// else `spec`. Throws InputError for continuous decisions, which the format
+/// cannot record yet.
+const DecisionSpec *recordedSpec(const DecisionSpec &spec);
 
 /// The JSON header of a trace's shards and the start of its description:
 /// format, version, problem, feature_names and the decision spec.

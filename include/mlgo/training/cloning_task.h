@@ -61,6 +61,9 @@ float flipDecisionWeight(const trace::ModuleTrace &module, size_t decision, doub
 bool isHeldOutModule(const std::string &name, uint64_t seed, double fraction);
 
 /// Decisions of int64 scalars and two actions, preprocessed with the vocab.
+/// The task for the problem's kind of decision.
+std::unique_ptr<CloningTask> makeCloningTask(const BCOptions &options, const trace::TraceReader &reader,
+                                             const Problem &problem);
 std::unique_ptr<CloningTask> makeScalarCloningTask(const BCOptions &options, const trace::TraceReader &reader,
                                                    const Problem &problem);
 /// Decisions among positions (mlgo/policy/position_policy.h); no vocab.

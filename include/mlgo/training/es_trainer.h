@@ -34,6 +34,7 @@
 #include "mlgo/distributed/cluster.h"
 #include "mlgo/driver/compiler_driver.h"
 #include "mlgo/policy/policy_model.h"
+#include "mlgo/problems/problem.h"
 #include "mlgo/training/config_schema.h"
 
 namespace mlgo {
@@ -103,7 +104,7 @@ struct ESOptions {
   uint64_t seed = 0;
   bool resume = false;
   DriverOptions driver;
-  std::string problem = "inlining";
+  const Problem *problem = &defaultProblem();
   /// The ranks of an MPI run (null: this process alone). Rank 0 runs
   /// trainES, the others serveTrainES.
   Cluster *cluster = nullptr;

@@ -24,6 +24,7 @@
 #include "mlgo/corpus/corpus.h"
 #include "mlgo/distributed/cluster.h"
 #include "mlgo/driver/compiler_driver.h"
+#include "mlgo/problems/problem.h"
 #include "mlgo/training/config_schema.h"
 
 namespace mlgo {
@@ -43,7 +44,7 @@ struct PPOOptions {
   uint64_t seed = 0;
   bool resume = false;
   DriverOptions driver;
-  std::string problem = "inlining";
+  const Problem *problem = &defaultProblem();
   /// Called with every iteration's metrics record (also in metrics.jsonl).
   std::function<void(const nlohmann::json &)> onMetrics;
   /// Called during collection with modules done and total (of this rank).

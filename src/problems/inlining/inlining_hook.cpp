@@ -68,4 +68,9 @@ void installInliningAdvisor() {
   });
 }
 
+std::function<std::shared_ptr<PipelineHook>()> hooksFor(std::shared_ptr<const Policy> policy) {
+  installInliningAdvisor();
+  return [policy] { return std::make_shared<InliningHook>(policy); };
+}
+
 }  // namespace mlgo::inlining

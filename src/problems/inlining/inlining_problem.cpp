@@ -2,7 +2,7 @@
 #include "mlgo/problems/inlining/inlining_channel_policy.h"
 #include "mlgo/problems/inlining/inlining_hook.h"
 #include "mlgo/policy/decision_steer.h"
-#include "mlgo/policy/neural_policy.h"
+#include "mlgo/problems/inlining/neural_policy.h"
 #include "mlgo/problems/problem.h"
 
 namespace mlgo::inlining {
@@ -53,6 +53,7 @@ class InliningProblem final : public Problem {
  public:
   std::string name() const override { return "inlining"; }
   void installProcessWide() const override { installInliningAdvisor(); }
+  std::vector<std::string> processWideBackendFlags() const override { return {advisorSizeFlag()}; }
   const trace::DecisionSpec &decisionSpec() const override {
     static const trace::DecisionSpec spec = trace::DecisionSpec::int64Scalars(inlining::featureNames());
     return spec;
@@ -67,9 +68,7 @@ class InliningProblem final : public Problem {
   }
   HookMaker policyHooks(const std::filesystem::path &directory) const override {
     auto model = std::make_shared<const PolicyModel>(PolicyModel::load(directory, name(), featureNames()));
-    auto policy = std::make_shared<const NeuralInliningPolicy>(std::move(model));
-    installInliningAdvisor();
-    return [policy] { return std::make_shared<InliningHook>(policy); };
+    return hooksFor(std::make_shared<const NeuralInliningPolicy>(std::move(model)));
   }
   std::unique_ptr<serve::ChannelPolicy> channelPolicy(const std::filesystem::path &directory) const override {
     auto model = std::make_shared<const PolicyModel>(PolicyModel::load(directory, name(), featureNames()));
@@ -77,6 +76,18 @@ class InliningProblem final : public Problem {
   }
   std::optional<ReleaseModeModel> releaseModeModel() const override {
     return ReleaseModeModel{"InlinerSizeModel", inlining::decisionName()};
+  }
+  std::string defaultHeuristicDescription() const override { return "LLVM default inliner"; }
+  /// "hook-default" is LLVM's heuristic answered through mlgo's hook: the
+  /// same code as no hook, which eval's test of the hook relies on.
+  std::vector<std::string> fixedChoices() const override { return {"hook-default", "never", "always"}; }
+  HookMaker fixedChoiceHooks(const std::string &choice) const override {
+    const std::optional<FixedChoice> fixed =
+        choice == "hook-default" ? std::optional<FixedChoice>(FixedChoice::Default)
+        : choice == "default"    ? std::nullopt
+                                 : parseFixedChoice(choice);
+    if (!fixed) return Problem::fixedChoiceHooks(choice);
+    return hooksFor(makeFixedPolicy(*fixed));
   }
 };
 

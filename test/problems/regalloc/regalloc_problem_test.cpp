@@ -9,7 +9,7 @@
 #include "mlgo/problems/regalloc/eviction_hook.h"
 #include "mlgo/support/exit_codes.h"
 #include "mlgo/support/text_input.h"
-#include "mlgo/trace/default_trace.h"
+#include "mlgo/tracing/default_trace.h"
 #include "mlgo/trace/trace_reader.h"
 #include "support/test_environment.h"
 

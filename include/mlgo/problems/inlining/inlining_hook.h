@@ -10,6 +10,7 @@
 //     heuristic's decision when the policy wants it;
 //   - otherwise: LLVM's plain DefaultInlineAdvisor, i.e. exactly -Oz.
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -17,6 +18,10 @@
 #include "mlgo/problems/inlining/inlining_policy.h"
 
 namespace mlgo::inlining {
+
+/// Per-compile hooks whose every inlining decision `policy` takes (the
+/// advisor installed).
+std::function<std::shared_ptr<PipelineHook>()> hooksFor(std::shared_ptr<const Policy> policy);
 
 class InliningHook final : public PipelineHook {
  public:

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "mlgo/trace/sampling.h"
+#include "mlgo/support/sampling.h"
 
 using namespace mlgo;
 

@@ -1,4 +1,4 @@
-#include "mlgo/trace/explore_baseline.h"
+#include "mlgo/tracing/explore_baseline.h"
 
 #include <cmath>
 #include <optional>
@@ -75,12 +75,16 @@ class PolicyBaseline final : public ExploreBaseline {
 }  // namespace
 
 std::unique_ptr<ExploreBaseline> defaultExploreBaseline(const Problem &problem) {
-  if (problem.decisionSpec().actions != 2)
-    throw UsageError("exploring " + problem.name() + "'s decisions among " +
-                     std::to_string(problem.decisionSpec().actions) +
-                     " positions needs --policy: the default heuristic names only its own choice, a policy ranks "
-                     "the others (with --around-default, explore keeps the default's decisions as the baseline)");
-  return std::make_unique<DefaultBaseline>();
+  switch (problem.decisionSpec().kind()) {
+    case trace::DecisionKind::YesNo: return std::make_unique<DefaultBaseline>();
+    case trace::DecisionKind::Position:
+      throw UsageError("exploring " + problem.name() + "'s decisions among " +
+                       std::to_string(problem.decisionSpec().actions) +
+                       " positions needs --policy: the default heuristic names only its own choice, a policy ranks "
+                       "the others (with --around-default, explore keeps the default's decisions as the baseline)");
+    case trace::DecisionKind::Continuous: break;
+  }
+  throw UsageError("explore flips decisions: " + problem.name() + "'s continuous decisions have nothing to flip");
 }
 
 std::unique_ptr<ExploreBaseline> scalarPolicyBaseline(std::shared_ptr<const PolicyModel> policy, bool aroundDefault) {

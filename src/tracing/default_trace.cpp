@@ -1,4 +1,4 @@
-#include "mlgo/trace/default_trace.h"
+#include "mlgo/tracing/default_trace.h"
 
 #include <chrono>
 #include <cstring>
@@ -13,7 +13,7 @@
 #include "mlgo/support/parallel_for.h"
 #include "mlgo/support/text_input.h"
 #include "mlgo/support/user_regex.h"
-#include "mlgo/trace/sampling.h"
+#include "mlgo/support/sampling.h"
 #include "mlgo/trace/trace_format.h"
 #include "mlgo/trace/trace_writer.h"
 #include "mlgo/support/varint.h"

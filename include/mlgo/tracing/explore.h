@@ -1,7 +1,7 @@
 #pragma once
 // `mlgo explore`: per-module search over a problem's decisions around a
 // baseline (the default heuristic, a policy's greedy choices, or the default's
-// ranked by a policy: mlgo/trace/explore_baseline.h), whose best trajectories
+// ranked by a policy: mlgo/tracing/explore_baseline.h), whose best trajectories
 // are what imitation learning learns from (ml-compiler-opt's
 // generate_bc_trajectories). Per module, within a budget of compiles:
 //   1. compile with the default heuristic (the reward baseline) and, for a

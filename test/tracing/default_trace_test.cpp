@@ -6,7 +6,7 @@
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
-#include "mlgo/trace/default_trace.h"
+#include "mlgo/tracing/default_trace.h"
 #include "mlgo/trace/trace_reader.h"
 #include "mlgo/trace/trace_stats.h"
 #include "support/test_environment.h"

@@ -1,4 +1,4 @@
-#include "mlgo/trace/sampling.h"
+#include "mlgo/support/sampling.h"
 
 namespace mlgo {
 

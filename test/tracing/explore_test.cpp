@@ -9,8 +9,8 @@
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/text_input.h"
-#include "mlgo/trace/explore.h"
-#include "mlgo/trace/explore_baseline.h"
+#include "mlgo/tracing/explore.h"
+#include "mlgo/tracing/explore_baseline.h"
 #include "mlgo/trace/trace_reader.h"
 #include "support/test_environment.h"
 

@@ -1,4 +1,4 @@
-#include "mlgo/trace/explore.h"
+#include "mlgo/tracing/explore.h"
 
 #include <algorithm>
 #include <chrono>
@@ -20,8 +20,8 @@
 #include "mlgo/support/parallel_for.h"
 #include "mlgo/support/text_input.h"
 #include "mlgo/support/varint.h"
-#include "mlgo/trace/explore_baseline.h"
-#include "mlgo/trace/sampling.h"
+#include "mlgo/tracing/explore_baseline.h"
+#include "mlgo/support/sampling.h"
 #include "mlgo/trace/trace_writer.h"
 
 namespace mlgo {
@@ -191,7 +191,7 @@ class ModuleSearch {
     steered.record.name = module_.name;
     const trace::DecisionSpec &spec = problem_.decisionSpec();
     steered.record.featureCount = spec.decisionWords();
-    steered.record.spec = spec.isInt64Scalars() ? nullptr : &spec;  // as the problem's own traces
+    steered.record.spec = recordedSpec(spec);  // as the problem's own traces
     FlipSteer steer(baseline, metric_.segmented(), steered);
     const std::shared_ptr<PipelineHook> hook = problem_.steeringHook(steer);
     steered.result = driver_.compile({&module_, "", {hook}});
@@ -390,9 +390,7 @@ ExploredModule decodeExplored(std::string_view bytes, const trace::DecisionSpec 
   explored.keptFlips.resize(reader.varint());
   for (size_t &k : explored.keptFlips) k = reader.varint();
   const std::string_view record = reader.bytes();
-  if (explored.ok())
-    explored.best = spec.isInt64Scalars() ? trace::decodeModule(record, spec.decisionWords())
-                                          : trace::decodeModule(record, spec);
+  if (explored.ok()) explored.best = trace::decodeModule(record, spec);
   return explored;
 }
 
