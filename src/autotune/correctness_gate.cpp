@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "mlgo/driver/compile_memo.h"
+#include "mlgo/support/atomic_file.h"
 #include "mlgo/support/data_paths.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/parallel_for.h"
@@ -26,6 +28,20 @@ std::string describeFailure(const std::string &step, const ProcessOutcome &outco
     for (size_t at; (at = details.find(directory)) != std::string::npos;) details.erase(at, directory.size());
   if (!details.empty()) text += ": " + details.substr(0, 300);
   return text;
+}
+
+}  // namespace
+
+namespace {
+
+/// What `tool --version` prints (written to `scratch`): part of a
+/// remembered verdict's key.
+std::string toolVersion(const std::string &tool, const fs::path &scratch) {
+  runProcess({tool, "--version"}, std::chrono::seconds(30), scratch.string());
+  std::error_code ignored;
+  const std::string text = fs::exists(scratch, ignored) ? readFile(scratch) : "";
+  fs::remove(scratch, ignored);
+  return tool + ": " + text;
 }
 
 }  // namespace
@@ -68,6 +84,49 @@ CorrectnessGate::CorrectnessGate(GateOptions options) : options_(std::move(optio
   for (size_t i = 0; i < programs_.size(); ++i)
     if (!errors[i].empty())
       throw InputError(describeInputProblem(options_.programs.string(), programs_[i].name, errors[i]));
+  if (!options_.verdictCache.empty()) {
+    const fs::path scratch = options_.workDirectory / "version.txt";
+    cacheKeyBase_ = std::string("mlgo ") + MLGO_VERSION + "\n" + toolVersion(options_.clang, scratch) +
+                    toolVersion(options_.opt, scratch);
+    for (const Program &program : programs_)
+      cacheKeyBase_ += program.name + "\n" +
+                       CompileMemo::hash(readFile(options_.programs / (program.name + (program.cxx ? ".cpp" : ".c")))) +
+                       "\n";
+  }
+}
+
+fs::path CorrectnessGate::cachedVerdictPath(const std::string &pipeline) const {
+  return options_.verdictCache / (CompileMemo::hash(cacheKeyBase_ + pipeline) + ".json");
+}
+
+std::optional<GateVerdict> CorrectnessGate::rememberedVerdict(const std::string &pipeline) const {
+  if (options_.verdictCache.empty()) return std::nullopt;
+  std::error_code error;
+  const fs::path path = cachedVerdictPath(pipeline);
+  if (!fs::is_regular_file(path, error)) return std::nullopt;
+  try {
+    const nlohmann::json entry = nlohmann::json::parse(readFile(path));
+    // The full pipeline is stored: a hash collision is never taken for a hit.
+    if (entry.at("pipeline").get<std::string>() != pipeline) return std::nullopt;
+    return GateVerdict{entry.at("passed").get<bool>(), entry.at("failure").get<std::string>(),
+                       entry.at("program").get<std::string>(), entry.at("cxx_link_only").get<bool>()};
+  } catch (const std::exception &) {
+    return std::nullopt;  // a damaged entry is asked again, and rewritten
+  }
+}
+
+void CorrectnessGate::rememberVerdict(const std::string &pipeline, const GateVerdict &verdict) const {
+  if (options_.verdictCache.empty()) return;
+  const nlohmann::json entry{{"pipeline", pipeline},
+                             {"passed", verdict.passed},
+                             {"failure", verdict.failure},
+                             {"program", verdict.program},
+                             {"cxx_link_only", verdict.cxxLinkOnly}};
+  try {
+    writeFileAtomically(cachedVerdictPath(pipeline), entry.dump() + "\n");
+  } catch (const std::exception &) {
+    // A cache that cannot be written costs time, never the verdict.
+  }
 }
 
 CorrectnessGate::ProgramRun CorrectnessGate::runOne(const Program &program, const std::string &pipeline,
@@ -110,6 +169,11 @@ GateVerdict CorrectnessGate::check(const std::string &pipeline) {
     auto found = verdicts_.find(pipeline);
     if (found != verdicts_.end()) return found->second;
   }
+  if (const std::optional<GateVerdict> remembered = rememberedVerdict(pipeline)) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++remembered_;
+    return verdicts_.emplace(pipeline, *remembered).first->second;
+  }
   const size_t slot = nextSlot_++;
   std::vector<ProgramRun> runs(programs_.size());
   parallelFor(programs_.size(), options_.threads, [&](size_t i) { runs[i] = runOne(programs_[i], pipeline, slot); });
@@ -122,6 +186,8 @@ GateVerdict CorrectnessGate::check(const std::string &pipeline) {
       if (run.failure.empty() || cxxLink != linkFailures) continue;
       verdict = {false, programs_[i].name + ": " + run.failure, programs_[i].name, cxxLink};
     }
+  // Timeouts depend on the machine's load: such a verdict is not kept for later runs.
+  if (verdict.failure.find("ran past the timeout") == std::string::npos) rememberVerdict(pipeline, verdict);
   std::lock_guard<std::mutex> lock(mutex_);
   ++runs_;
   return verdicts_.emplace(pipeline, verdict).first->second;
@@ -139,6 +205,11 @@ bool CorrectnessGate::breaks(const std::string &pipeline, const std::string &pro
 size_t CorrectnessGate::listsChecked() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return runs_;
+}
+
+size_t CorrectnessGate::verdictsRemembered() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return remembered_;
 }
 
 }  // namespace mlgo::autotune

@@ -95,7 +95,7 @@ int runAutotune(const AutotuneFlags &flags) {
   Cluster &cluster = runCluster();
   const std::filesystem::path gateWork = std::filesystem::path(flags.output) / "gate-work";
   const std::unique_ptr<autotune::CorrectnessGate> gate =
-      cluster.isLeader() && !predicted ? makeGate(flags.passLists, gateWork.string(), flags.driver.threads) : nullptr;
+      cluster.isLeader() && !predicted ? makeGate(flags.passLists, gateWork.string(), flags.driver) : nullptr;
 
   const autotune::AutotuneReport report = autotuneCorpus(corpus, driver, space, options, gate.get(), cluster);
   if (!cluster.isLeader()) return exit_code::kSuccess;
@@ -122,6 +122,8 @@ int runAutotune(const AutotuneFlags &flags) {
       report.fallbacksScreenedOut, summary["mean_list_length"].get<double>(), report.seconds);
   for (const autotune::ModuleTuning &tuning : report.modules)
     if (!tuning.ok) spdlog::warn("{}: {}", tuning.name, tuning.failure);
+  if (gate && gate->verdictsRemembered() > 0)
+    spdlog::info("correctness gate: {} verdicts remembered from earlier runs", gate->verdictsRemembered());
   logMemoStats(driverOptions);
   logLostWorkers(isolated);
   return report.modules.size() == summary["tuned"].get<size_t>() ? exit_code::kSuccess : exit_code::kPartialFailure;

@@ -61,16 +61,18 @@ int runHarvest(const HarvestFlags &flags) {
   const std::filesystem::path gateWork =
       std::filesystem::temp_directory_path() / ("mlgo-harvest-gate-" + std::to_string(::getpid()));
   const std::unique_ptr<autotune::CorrectnessGate> gate =
-      makeGate(flags.passLists, gateWork.string(), flags.driver.threads);
+      makeGate(flags.passLists, gateWork.string(), flags.driver);
 
   const autotune::HarvestReport report =
       autotune::harvestCorpus(session.corpus(), session.driver(), space, options, gate.get(), pool);
   std::error_code ignored;
   std::filesystem::remove_all(gateWork, ignored);
   std::printf("%zu modules: %zu already in the pool, %zu harvested (%zu whose -Oz compile failed), %zu left for a "
-              "later run, %zu unreadable; %zu compilations, %zu gate checks; %.1f s; pool %s\n",
+              "later run, %zu unreadable; %zu compilations, %zu gate checks (%zu verdicts remembered); %.1f s; "
+              "pool %s\n",
               report.modules, report.known, report.harvested, report.failed, report.remaining, report.unreadable,
-              report.compilations, gate ? gate->listsChecked() : size_t(0), report.seconds, flags.pool.c_str());
+              report.compilations, gate ? gate->listsChecked() : size_t(0),
+              gate ? gate->verdictsRemembered() : size_t(0), report.seconds, flags.pool.c_str());
   logMemoStats(driverOptions);
   logLostWorkers(isolated);
   return report.failed + report.unreadable > 0 ? exit_code::kPartialFailure : exit_code::kSuccess;

@@ -51,7 +51,7 @@ autotune::CandidateCompile candidateCompile(const PassListFlags &flags, const st
 }
 
 std::unique_ptr<autotune::CorrectnessGate> makeGate(const PassListFlags &flags, const std::string &workDirectory,
-                                                    unsigned threads) {
+                                                    const DriverFlags &driver) {
   if (flags.noGate) return nullptr;
   autotune::GateOptions options;
   options.programs =
@@ -59,11 +59,13 @@ std::unique_ptr<autotune::CorrectnessGate> makeGate(const PassListFlags &flags, 
   options.workDirectory = workDirectory;
   options.clang = findClang("");
   options.opt = autotune::findOpt();
-  options.threads = threads;
+  options.threads = driver.threads;
+  if (!driver.cacheDirectory.empty()) options.verdictCache = std::filesystem::path(driver.cacheDirectory) / "gate-verdicts";
   if (options.clang.empty() || options.opt.empty())
     throw UsageError("the correctness gate needs clang-19 and opt-19 (or pass --no-gate)");
   auto gate = std::make_unique<autotune::CorrectnessGate>(options);
-  spdlog::info("correctness gate: {} programs", gate->programCount());
+  spdlog::info("correctness gate: {} programs{}", gate->programCount(),
+               options.verdictCache.empty() ? "" : ", verdicts remembered in " + options.verdictCache.string());
   return gate;
 }
 

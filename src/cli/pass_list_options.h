@@ -34,10 +34,11 @@ autotune::CandidateCompile candidateCompile(const PassListFlags &flags, const st
                                             const DriverFlags &driverFlags, const DriverOptions &driverOptions,
                                             std::unique_ptr<IsolatedCompiler> &workers);
 
-/// The correctness gate in `workDirectory` (null with --no-gate). Throws
-/// UsageError when clang-19 or opt-19 is missing.
+/// The correctness gate in `workDirectory` (null with --no-gate), on the
+/// driver's --threads; with --cache-dir it remembers verdicts across runs in
+/// its gate-verdicts/. Throws UsageError when clang-19 or opt-19 is missing.
 std::unique_ptr<autotune::CorrectnessGate> makeGate(const PassListFlags &flags, const std::string &workDirectory,
-                                                    unsigned threads);
+                                                    const DriverFlags &driver);
 
 /// A line on stderr when compile workers were lost and replaced.
 void logLostWorkers(const std::unique_ptr<IsolatedCompiler> &workers);

@@ -45,7 +45,7 @@ int runSweep(const SweepFlags &flags) {
   Cluster &cluster = runCluster();
   const std::string gateWork = (std::filesystem::path(flags.output) / autotune::kGateWorkDirectory).string();
   const std::unique_ptr<autotune::CorrectnessGate> gate =
-      cluster.isLeader() ? makeGate(flags.passLists, gateWork, flags.driver.threads) : nullptr;
+      cluster.isLeader() ? makeGate(flags.passLists, gateWork, flags.driver) : nullptr;
   options.gate = gate.get();
   spdlog::info("sweeping {} lists over {} modules", options.lists.size(), corpus.modules.size());
 

@@ -61,6 +61,45 @@ TEST_CASE("correctness gate: -Oz passes, a crashing compiler or a failing progra
   CHECK(failing.breaks("default<Oz>", "extra", true));
 }
 
+TEST_CASE("correctness gate: verdicts remembered across runs, asked again when a program changes",
+          "[autotune][gate]") {
+  test::ScratchDirectory scratch;
+  GateOptions options = smallGate(scratch);
+  options.verdictCache = scratch / "cache" / "gate-verdicts";
+  GateVerdict passed, crashed;
+  {
+    CorrectnessGate first(options);
+    passed = first.check("default<Oz>");
+    crashed = first.check("function(codegenprepare)");
+    CHECK(first.listsChecked() == 2);
+    CHECK(first.verdictsRemembered() == 0);
+  }
+  auto sameVerdict = [](const GateVerdict &a, const GateVerdict &b) {
+    return a.passed == b.passed && a.failure == b.failure && a.program == b.program && a.cxxLinkOnly == b.cxxLinkOnly;
+  };
+  CorrectnessGate second(options);
+  CHECK(sameVerdict(second.check("default<Oz>"), passed));
+  CHECK(sameVerdict(second.check("function(codegenprepare)"), crashed));
+  CHECK(second.listsChecked() == 0);
+  CHECK(second.verdictsRemembered() == 2);
+
+  // A damaged entry is asked again (and rewritten); another list is never a hit.
+  for (const auto &entry : fs::directory_iterator(options.verdictCache)) writeFileAtomically(entry.path(), "{garbage");
+  CorrectnessGate third(options);
+  CHECK(sameVerdict(third.check("default<Oz>"), passed));
+  CHECK(third.listsChecked() == 1);
+  CHECK(third.check("default<Oz>,mergefunc").passed);
+  CHECK(third.listsChecked() == 2);
+
+  // One program's source changed: every verdict is asked again.
+  writeFileAtomically(scratch / "programs" / "base_encodings.c",
+                      readFile(scratch / "programs" / "base_encodings.c") + "\n/* changed */\n");
+  CorrectnessGate changed(options);
+  CHECK(sameVerdict(changed.check("default<Oz>"), passed));
+  CHECK(changed.listsChecked() == 1);
+  CHECK(changed.verdictsRemembered() == 0);
+}
+
 TEST_CASE("correctness gate: a program that does not compile is bad input", "[autotune][gate][errors]") {
   test::ScratchDirectory scratch;
   CHECK_THROWS_WITH(CorrectnessGate(smallGate(scratch, "int main(void) { return nope; }\n")),

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,11 @@ struct GateOptions {
   std::string opt;                      ///< opt-19
   unsigned threads = 0;
   std::chrono::milliseconds timeout{10000};  ///< per compile step and per run
+  /// Where verdicts are remembered across runs (`--cache-dir`'s
+  /// gate-verdicts/); empty: within this run only. A verdict is keyed by the
+  /// pipeline, the programs' names and sources, and the versions of mlgo,
+  /// LLVM, clang and opt, so a changed program or toolchain asks again.
+  std::filesystem::path verdictCache;
 };
 
 struct GateVerdict {
@@ -64,7 +70,10 @@ class CorrectnessGate final : public PassListGate {
   bool breaks(const std::string &pipeline, const std::string &program, bool linkFailuresCount) override;
 
   size_t programCount() const { return programs_.size(); }
+  /// Lists run through every program in this run (not remembered ones).
   size_t listsChecked() const;
+  /// Verdicts read from the verdict cache instead of running the programs.
+  size_t verdictsRemembered() const;
 
  private:
   struct Program {
@@ -77,12 +86,16 @@ class CorrectnessGate final : public PassListGate {
     bool linkFailed = false;
   };
   ProgramRun runOne(const Program &program, const std::string &pipeline, size_t slot) const;
+  std::filesystem::path cachedVerdictPath(const std::string &pipeline) const;
+  std::optional<GateVerdict> rememberedVerdict(const std::string &pipeline) const;
+  void rememberVerdict(const std::string &pipeline, const GateVerdict &verdict) const;
 
   GateOptions options_;
   std::vector<Program> programs_;
   mutable std::mutex mutex_;
   std::map<std::string, GateVerdict> verdicts_;
-  size_t runs_ = 0;
+  size_t runs_ = 0, remembered_ = 0;
+  std::string cacheKeyBase_;  ///< programs and versions, the part of a verdict's key every list shares
   /// Numbers the scratch files of each check, so concurrent checks never share one.
   std::atomic<size_t> nextSlot_{0};
 };
