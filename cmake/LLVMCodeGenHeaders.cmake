@@ -1,12 +1,15 @@
-# Three headers private to LLVM 19's lib/CodeGen (RegAllocEvictionAdvisor.h,
-# AllocationOrder.h, RegAllocScore.h) that the register-allocation problem
-# compiles against: llvm-19-dev does not ship them, libLLVM-19 exports what
-# they declare. They come from Debian's llvm-toolchain-19 source package of
+# Headers private to LLVM 19's lib/CodeGen that the register-allocation
+# problems compile against (the eviction and priority advisors' interfaces,
+# the allocation order, the score, and the greedy allocator whose per-range
+# stage the priority advisor reads, with the headers it includes):
+# llvm-19-dev does not ship them, libLLVM-19 exports what they declare.
+# They come from Debian's llvm-toolchain-19 source package of
 # the installed version, fetched once into a per-user cache (or from
 # -DMLGO_LLVM_CODEGEN_HEADERS=<dir>). The tree holds only mlgo's own code.
 set(MLGO_LLVM_CODEGEN_HEADERS "" CACHE PATH
-  "Directory with LLVM 19's lib/CodeGen/{RegAllocEvictionAdvisor,AllocationOrder,RegAllocScore}.h")
-set(_mlgo_codegen_headers RegAllocEvictionAdvisor.h AllocationOrder.h RegAllocScore.h)
+  "Directory with LLVM 19's lib/CodeGen headers listed in cmake/LLVMCodeGenHeaders.cmake")
+set(_mlgo_codegen_headers RegAllocEvictionAdvisor.h AllocationOrder.h RegAllocScore.h RegAllocPriorityAdvisor.h
+  RegAllocGreedy.h InterferenceCache.h RegAllocBase.h SpillPlacement.h SplitKit.h)
 
 function(_mlgo_codegen_headers_present dir result)
   set(present TRUE)

@@ -7,7 +7,8 @@
 # (tools/install-deps.sh adds one). Usage: fetch-llvm-codegen-headers.sh DEST
 set -euo pipefail
 dest="$1"
-headers=(RegAllocEvictionAdvisor.h AllocationOrder.h RegAllocScore.h)
+headers=(RegAllocEvictionAdvisor.h AllocationOrder.h RegAllocScore.h RegAllocPriorityAdvisor.h RegAllocGreedy.h
+         InterferenceCache.h RegAllocBase.h SpillPlacement.h SplitKit.h)
 
 version="$(dpkg-query -W -f='${Version}' llvm-19-dev 2>/dev/null || true)"
 if [ -z "$version" ]; then

@@ -1,5 +1,7 @@
 #include "mlgo/policy/policy_directory.h"
 
+#include <cmath>
+
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/text_input.h"
@@ -50,6 +52,53 @@ void write(const fs::path &partial, const fs::path &directory, const json &metad
   writeFileAtomically(partial / kMetadataFile, metadata.dump(2) + "\n");
   // Replace the old directory only once the new one is complete.
   replaceDirectory(partial, directory);
+}
+
+std::string textField(const json &object, const char *key) {
+  return object.contains(key) && object[key].is_string() ? object[key].get<std::string>() : std::string("(none)");
+}
+
+std::vector<float> preprocessingFloats(const json &object, const char *key, size_t size, const fs::path &file) {
+  const std::string where = std::string("preprocessing.") + key;
+  if (!object.contains(key) || !object[key].is_array() || object[key].size() != size)
+    throw InputError(describeInputProblem(file.string(), where, "expected " + std::to_string(size) + " numbers"));
+  std::vector<float> values;
+  for (const json &value : object[key]) {
+    if (!value.is_number() || !std::isfinite(value.get<double>()))
+      throw InputError(describeInputProblem(file.string(), where, "not a finite number: " + value.dump()));
+    values.push_back(value.get<float>());
+  }
+  return values;
+}
+
+void checkIdentity(const json &metadata, const fs::path &metadataPath, const std::string &problem, const char *kind,
+                   const trace::DecisionSpec &spec) {
+  auto fail = [&](const std::string &entry, const std::string &what) {
+    return InputError(describeInputProblem(metadataPath.string(), entry, what));
+  };
+  if (textField(metadata, "problem") != problem)
+    throw fail("problem", "the policy is for " + textField(metadata, "problem") + ", not " + problem);
+  if (textField(metadata, "kind") != kind)
+    throw fail("kind", "a " + problem + " policy must be " + kind + ", this one is " + textField(metadata, "kind"));
+  if (!metadata.contains("decision_spec") ||
+      trace::DecisionSpec::fromJson(metadata["decision_spec"], metadataPath.string()) != spec)
+    throw fail("decision_spec", "the policy's decisions differ from this compiler's " + problem + " decisions");
+}
+
+DenseNetwork readNetwork(const json &metadata, const json &layers, const fs::path &metadataPath,
+                         const fs::path &weightsPath, size_t inputs) {
+  const json network = metadata.value("network", json::object());
+  std::vector<size_t> widths;
+  Activation activation;
+  try {
+    widths = network.at("hidden_layers").get<std::vector<size_t>>();
+    activation = parseActivation(network.at("activation").get<std::string>());
+  } catch (const std::exception &e) {
+    throw InputError(describeInputProblem(metadataPath.string(), "network",
+                                          "hidden_layers or activation missing or malformed: " + jsonErrorText(e)));
+  }
+  widths.push_back(1);
+  return DenseNetwork(DenseNetwork::layersFromJson(layers, weightsPath, inputs, widths), activation);
 }
 
 }  // namespace mlgo::policy_directory

@@ -98,43 +98,13 @@ std::string PositionPolicy::serialize() const {
   return std::string(bytes.begin(), bytes.end());
 }
 
-namespace {
-
-std::vector<float> finiteFloatList(const json &object, const char *key, size_t size, const fs::path &file) {
-  const std::string where = std::string("preprocessing.") + key;
-  if (!object.contains(key) || !object[key].is_array() || object[key].size() != size)
-    throw InputError(describeInputProblem(file.string(), where, "expected " + std::to_string(size) + " numbers"));
-  std::vector<float> values;
-  for (const json &value : object[key]) {
-    if (!value.is_number() || !std::isfinite(value.get<double>()))
-      throw InputError(describeInputProblem(file.string(), where, "not a finite number: " + value.dump()));
-    values.push_back(value.get<float>());
-  }
-  return values;
-}
-
-std::string textField(const json &object, const char *key) {
-  return object.contains(key) && object[key].is_string() ? object[key].get<std::string>() : std::string("(none)");
-}
-
-}  // namespace
-
 PositionPolicy PositionPolicy::load(const fs::path &given, const std::string &problem,
                                     const trace::DecisionSpec &spec) {
   const fs::path directory = policy_directory::resolve(given);
   const fs::path metadataPath = directory / kMetadataFile;
   const json metadata = policy_directory::readFile(metadataPath);
   policy_directory::checkFormat(metadata, metadataPath);
-  auto fail = [&](const std::string &entry, const std::string &what) {
-    return InputError(describeInputProblem(metadataPath.string(), entry, what));
-  };
-  if (textField(metadata, "problem") != problem)
-    throw fail("problem", "the policy is for " + textField(metadata, "problem") + ", not " + problem);
-  if (textField(metadata, "kind") != kKind)
-    throw fail("kind", "a " + problem + " policy must be " + kKind + ", this one is " + textField(metadata, "kind"));
-  if (!metadata.contains("decision_spec") ||
-      trace::DecisionSpec::fromJson(metadata["decision_spec"], metadataPath.string()) != spec)
-    throw fail("decision_spec", "the policy's decisions differ from this compiler's " + problem + " decisions");
+  policy_directory::checkIdentity(metadata, metadataPath, problem, kKind, spec);
   const fs::path weightsPath = directory / kWeightsFile;
   return fromJson(metadata, policy_directory::readFile(weightsPath).value("layers", json()), metadataPath, weightsPath);
 }
@@ -148,23 +118,13 @@ PositionPolicy PositionPolicy::fromJson(const json &metadata, const json &layers
   trace::DecisionSpec spec = trace::DecisionSpec::fromJson(metadata["decision_spec"], metadataPath.string());
   const PositionLayout layout(spec);
   const json pre = metadata.value("preprocessing", json::object());
-  if (textField(pre, "transform") != kInputTransform)
+  if (policy_directory::textField(pre, "transform") != kInputTransform)
     throw fail("preprocessing.transform", std::string("expected ") + kInputTransform);
-  std::vector<float> means = finiteFloatList(pre, "means", layout.width(), metadataPath);
-  std::vector<float> stddevs = finiteFloatList(pre, "stddevs", layout.width(), metadataPath);
-  const json network = metadata.value("network", json::object());
-  std::vector<size_t> widths;
-  Activation activation;
-  try {
-    widths = network.at("hidden_layers").get<std::vector<size_t>>();
-    activation = parseActivation(network.at("activation").get<std::string>());
-  } catch (const std::exception &e) {
-    throw fail("network", "hidden_layers or activation missing or malformed: " + jsonErrorText(e));
-  }
-  widths.push_back(1);
-  std::vector<DenseLayer> layers = DenseNetwork::layersFromJson(layersJson, weightsPath, layout.width(), widths);
-  PositionPolicy policy(textField(metadata, "problem"), std::move(spec), std::move(means), std::move(stddevs),
-                        DenseNetwork(std::move(layers), activation));
+  std::vector<float> means = policy_directory::preprocessingFloats(pre, "means", layout.width(), metadataPath);
+  std::vector<float> stddevs = policy_directory::preprocessingFloats(pre, "stddevs", layout.width(), metadataPath);
+  PositionPolicy policy(policy_directory::textField(metadata, "problem"), std::move(spec), std::move(means),
+                        std::move(stddevs),
+                        policy_directory::readNetwork(metadata, layersJson, metadataPath, weightsPath, layout.width()));
   policy.training = metadata.value("training", json::object());
   return policy;
 }

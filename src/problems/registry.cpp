@@ -10,6 +10,7 @@ const Problem &inliningProblem();
 }
 namespace regalloc {
 const Problem &regallocProblem();
+const Problem &priorityProblem();
 }
 
 namespace {
@@ -18,6 +19,7 @@ const std::map<std::string, const Problem *> &registry() {
   static const std::map<std::string, const Problem *> problems = {
       {"inlining", &inlining::inliningProblem()},
       {"regalloc", &regalloc::regallocProblem()},
+      {"regalloc-priority", &regalloc::priorityProblem()},
   };
   return problems;
 }

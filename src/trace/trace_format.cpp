@@ -2,16 +2,23 @@
 
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 
 #include "mlgo/support/errors.h"
 #include "mlgo/support/varint.h"
 
 namespace mlgo::trace {
 
-void ModuleTrace::addDecision(const int64_t *values, int64_t defaultDecision, int64_t action) {
-  features.insert(features.end(), values, values + featureCount);
+void ModuleTrace::addDecision(const int64_t *words, int64_t defaultDecision, int64_t action) {
+  features.insert(features.end(), words, words + featureCount);
   defaultDecisions.push_back(static_cast<int8_t>(defaultDecision));
   actions.push_back(static_cast<uint8_t>(action));
+}
+
+void ModuleTrace::addContinuousDecision(const int64_t *words, float defaultValue, float value) {
+  features.insert(features.end(), words, words + featureCount);
+  defaultValues.push_back(defaultValue);
+  values.push_back(value);
 }
 
 namespace {
@@ -57,10 +64,22 @@ void decodeFeatures(ByteReader &reader, int64_t *words, size_t featureCount, con
   }
 }
 
+bool continuous(const DecisionSpec *spec) { return spec && spec->kind() == DecisionKind::Continuous; }
+
+void putFloat(std::string &out, float value) { out.append(reinterpret_cast<const char *>(&value), sizeof value); }
+
+float takeFloat(ByteReader &reader) {
+  char bytes[sizeof(float)];
+  for (char &byte : bytes) byte = static_cast<char>(reader.byte());
+  float value;
+  std::memcpy(&value, bytes, sizeof value);
+  return value;
+}
+
 /// Each decision takes at least this many bytes of a record.
 size_t minimumDecisionBytes(size_t featureCount, const DecisionSpec *spec) {
   if (!spec) return featureCount + 2;
-  size_t bytes = 2;
+  size_t bytes = continuous(spec) ? 2 * sizeof(float) : 2;
   for (const FeatureTensor &tensor : spec->features)
     bytes += tensor.type == FeatureTensor::Type::Float ? tensor.bytes() : tensor.elements();
   return bytes;
@@ -80,10 +99,14 @@ ModuleTrace decode(std::string_view bytes, size_t featureCount, const DecisionSp
   if (decisions > bytes.size() / minimumDecisionBytes(featureCount, spec))
     throw ByteReader::DecodeError("decision count too large");
   module.features.assign(decisions * featureCount, 0);
-  module.defaultDecisions.reserve(decisions);
-  module.actions.reserve(decisions);
+  const bool realValued = continuous(spec);
   for (uint64_t d = 0; d < decisions; ++d) {
     decodeFeatures(reader, module.features.data() + d * featureCount, featureCount, spec);
+    if (realValued) {
+      module.defaultValues.push_back(takeFloat(reader));
+      module.values.push_back(takeFloat(reader));
+      continue;
+    }
     const uint8_t defaultCode = reader.byte();
     const uint8_t action = reader.byte();
     if (defaultCode > actions || action >= actions) throw ByteReader::DecodeError("invalid decision value");
@@ -97,7 +120,9 @@ ModuleTrace decode(std::string_view bytes, size_t featureCount, const DecisionSp
 }  // namespace
 
 // Layout: position, name, native size, decision count, then per decision its
-// features, the default action + 1 (0: not computed) and the action.
+// features, the default action + 1 (0: not computed) and the action; for a
+// continuous decision, the default's value (NaN: not computed) and the value,
+// each 4 little-endian bytes of a float.
 std::string encodeModule(const ModuleTrace &module) {
   std::string out;
   out.reserve(32 + module.name.size() + module.decisions() * (module.featureCount + 2));
@@ -105,8 +130,14 @@ std::string encodeModule(const ModuleTrace &module) {
   putBytes(out, module.name);
   putVarint(out, module.nativeSize);
   putVarint(out, module.decisions());
+  const bool realValued = continuous(module.spec);
   for (size_t d = 0; d < module.decisions(); ++d) {
     encodeFeatures(out, module.featuresOf(d), module.featureCount, module.spec);
+    if (realValued) {
+      putFloat(out, module.defaultValues[d]);
+      putFloat(out, module.values[d]);
+      continue;
+    }
     out.push_back(static_cast<char>(module.defaultDecisions[d] + 1));
     out.push_back(static_cast<char>(module.actions[d]));
   }
@@ -118,10 +149,10 @@ ModuleTrace decodeModule(std::string_view bytes, size_t featureCount) { return d
 const DecisionSpec *recordedSpec(const DecisionSpec &spec) {
   switch (spec.kind()) {
     case DecisionKind::YesNo: return nullptr;
-    case DecisionKind::Position: return &spec;
-    case DecisionKind::Continuous: break;
+    case DecisionKind::Position:
+    case DecisionKind::Continuous: return &spec;
   }
-  throw InputError("a trace of continuous decisions: the trace format records one action byte per decision");
+  throw std::logic_error("unknown decision kind");
 }
 
 ModuleTrace decodeModule(std::string_view bytes, const DecisionSpec &spec) {

@@ -1,6 +1,7 @@
 #include "mlgo/trace/trace_stats.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 
@@ -25,16 +26,6 @@ double featureValue(const FeatureTensor &feature, const char *bytes, size_t e) {
   return static_cast<double>(value);
 }
 
-/// Yes/no decisions are counted as yes and no; positions by the one chosen.
-bool binary(const DecisionSpec &spec) {
-  switch (spec.kind()) {
-    case DecisionKind::YesNo: return true;
-    case DecisionKind::Position: return false;
-    case DecisionKind::Continuous: break;
-  }
-  throw InputError("trace statistics of continuous decisions: the trace format records one action byte per decision");
-}
-
 /// A feature's value as JSON: an integer for int64 features.
 json number(const FeatureTensor &feature, double value) {
   if (feature.type == FeatureTensor::Type::Int64) return static_cast<int64_t>(value);
@@ -48,10 +39,44 @@ std::string numberText(const FeatureTensor &feature, double value) {
   return text;
 }
 
+void widen(FeatureRange &range, double value) {
+  range.min = std::min(range.min, value);
+  range.max = std::max(range.max, value);
+  range.sum += value;
+  ++range.elements;
+}
+
+/// Counts decision `d`'s action: yes/no decisions as yes and no, positions
+/// by whether the default's was chosen, values by whether they equal the
+/// default's and over their range.
+void countAction(DecisionKind kind, const ModuleTrace &module, size_t d, TraceStats &stats) {
+  switch (kind) {
+    case DecisionKind::YesNo:
+      stats.inlined += module.actions[d];
+      stats.defaultInlined += module.defaultDecisions[d] == 1;
+      [[fallthrough]];
+    case DecisionKind::Position:
+      stats.differing += module.defaultDecisions[d] >= 0 && module.actions[d] != module.defaultDecisions[d];
+      return;
+    case DecisionKind::Continuous:
+      stats.differing += !std::isnan(module.defaultValues[d]) && module.values[d] != module.defaultValues[d];
+      widen(stats.values, module.values[d]);
+      return;
+  }
+}
+
+json rangeJson(const FeatureTensor &feature, const FeatureRange &range) {
+  if (!range.elements) return json::object();
+  return {{"min", number(feature, range.min)},
+          {"max", number(feature, range.max)},
+          {"mean", range.sum / range.elements}};
+}
+
 }  // namespace
 
 TraceStats computeTraceStats(const TraceReader &reader) {
   const DecisionSpec &spec = reader.decisionSpec();
+  const DecisionKind kind = spec.kind();
   TraceStats stats;
   stats.features.resize(spec.features.size());
   try {
@@ -59,21 +84,12 @@ TraceStats computeTraceStats(const TraceReader &reader) {
       ++stats.modules;
       stats.decisions += module.decisions();
       for (size_t d = 0; d < module.decisions(); ++d) {
-        if (binary(spec)) {
-          stats.inlined += module.actions[d];
-          stats.defaultInlined += module.defaultDecisions[d] == 1;
-        }
-        stats.differing += module.defaultDecisions[d] >= 0 && module.actions[d] != module.defaultDecisions[d];
+        countAction(kind, module, d, stats);
         const char *tensor = reinterpret_cast<const char *>(module.featuresOf(d));
         for (size_t f = 0; f < spec.features.size(); tensor += spec.features[f++].bytes()) {
           FeatureRange &range = stats.features[f];
-          for (size_t e = 0; e < spec.features[f].elements(); ++e) {
-            const double value = featureValue(spec.features[f], tensor, e);
-            range.min = std::min(range.min, value);
-            range.max = std::max(range.max, value);
-            range.sum += value;
-            ++range.elements;
-          }
+          for (size_t e = 0; e < spec.features[f].elements(); ++e)
+            widen(range, featureValue(spec.features[f], tensor, e));
         }
       }
     });
@@ -86,14 +102,8 @@ TraceStats computeTraceStats(const TraceReader &reader) {
 json traceStatsToJson(const TraceReader &reader, const TraceStats &stats) {
   const DecisionSpec &spec = reader.decisionSpec();
   json features = json::object();
-  for (size_t f = 0; f < stats.features.size(); ++f) {
-    const FeatureRange &range = stats.features[f];
-    features[spec.features[f].name] =
-        range.elements ? json{{"min", number(spec.features[f], range.min)},
-                              {"max", number(spec.features[f], range.max)},
-                              {"mean", range.sum / range.elements}}
-                       : json::object();
-  }
+  for (size_t f = 0; f < stats.features.size(); ++f)
+    features[spec.features[f].name] = rangeJson(spec.features[f], stats.features[f]);
   const json &description = reader.description();
   const uint64_t recordBytes = description.value("record_bytes", uint64_t(0));
   json out{{"problem", reader.problem()},
@@ -104,9 +114,15 @@ json traceStatsToJson(const TraceReader &reader, const TraceStats &stats) {
            {"trace_bytes", description.value("trace_bytes", uint64_t(0))},
            {"bytes_per_decision", stats.decisions ? double(recordBytes) / stats.decisions : 0.0},
            {"features", std::move(features)}};
-  if (binary(spec)) {
-    out["inlined"] = stats.inlined;
-    out["default_inlined"] = stats.defaultInlined;
+  switch (spec.kind()) {
+    case DecisionKind::YesNo:
+      out["inlined"] = stats.inlined;
+      out["default_inlined"] = stats.defaultInlined;
+      break;
+    case DecisionKind::Position: break;
+    case DecisionKind::Continuous:
+      out["values"] = rangeJson({"value", FeatureTensor::Type::Float}, stats.values);
+      break;
   }
   if (!stats.error.empty()) out["error"] = stats.error;
   return out;
@@ -115,12 +131,21 @@ json traceStatsToJson(const TraceReader &reader, const TraceStats &stats) {
 std::string traceStatsToText(const TraceReader &reader, const TraceStats &stats) {
   const json summary = traceStatsToJson(reader, stats);
   const DecisionSpec &spec = reader.decisionSpec();
-  char actions[128];
-  if (binary(spec))
-    std::snprintf(actions, sizeof actions, "%llu inlined, default would inline %llu", (unsigned long long)stats.inlined,
-                  (unsigned long long)stats.defaultInlined);
-  else
-    std::snprintf(actions, sizeof actions, "%llu differ from the default", (unsigned long long)stats.differing);
+  char actions[160];
+  switch (spec.kind()) {
+    case DecisionKind::YesNo:
+      std::snprintf(actions, sizeof actions, "%llu inlined, default would inline %llu",
+                    (unsigned long long)stats.inlined, (unsigned long long)stats.defaultInlined);
+      break;
+    case DecisionKind::Position:
+      std::snprintf(actions, sizeof actions, "%llu differ from the default", (unsigned long long)stats.differing);
+      break;
+    case DecisionKind::Continuous:
+      std::snprintf(actions, sizeof actions, "%llu differ from the default; values %g to %g",
+                    (unsigned long long)stats.differing, stats.values.elements ? stats.values.min : 0.0,
+                    stats.values.elements ? stats.values.max : 0.0);
+      break;
+  }
   char line[512];
   std::snprintf(line, sizeof line,
                 "problem %s: %llu modules, %llu decisions (%s), %zu modules failed; %llu bytes, %.1f bytes per "
@@ -162,8 +187,14 @@ json moduleToJson(const TraceReader &reader, const ModuleTrace &module) {
       }
       tensor += feature.bytes();
     }
-    decision["default"] = module.defaultDecisions[d];
-    decision["action"] = module.actions[d];
+    if (module.values.empty()) {
+      decision["default"] = module.defaultDecisions[d];
+      decision["action"] = module.actions[d];
+    } else {
+      // JSON has no NaN: a default not computed is null.
+      decision["default"] = std::isnan(module.defaultValues[d]) ? json() : json(module.defaultValues[d]);
+      decision["action"] = module.values[d];
+    }
     decisions.push_back(std::move(decision));
   }
   return {{"name", module.name}, {"position", module.position}, {"native_size", module.nativeSize},

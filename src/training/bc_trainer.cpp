@@ -64,6 +64,16 @@ float flipDecisionWeight(const trace::ModuleTrace &module, size_t decision, doub
   return byDefault >= 0 && int64_t(module.actions[decision]) != byDefault ? float(1 + flipWeight) : 1.0f;
 }
 
+void refuseScalarOnlyKeys(const nlohmann::json &config, const std::string &problem) {
+  if (config.at("gain_weight").get<double>() != 0)
+    throw UsageError("gain_weight weighs modules by their .text gain, which is not what " + problem +
+                     " is measured by (flip_weight applies)");
+  if (config.at("with_sqrt").get<bool>() || config.at("with_z_score").get<bool>() ||
+      !config.at("passthrough_features").empty())
+    throw UsageError("with_sqrt, with_z_score and passthrough_features apply to vocab-bucketized features, not to " +
+                     problem + "'s (always signed log1p and z-score)");
+}
+
 bool isHeldOutModule(const std::string &name, uint64_t seed, double fraction) {
   return uniformFromKey(hashName(name), seed ^ 0x6d6c676f686f6c64ull) < fraction;
 }
@@ -73,9 +83,9 @@ std::unique_ptr<CloningTask> makeCloningTask(const BCOptions &options, const tra
   switch (problem.decisionSpec().kind()) {
     case trace::DecisionKind::YesNo: return makeScalarCloningTask(options, reader, problem);
     case trace::DecisionKind::Position: return makePositionCloningTask(options, reader, problem);
-    case trace::DecisionKind::Continuous: break;
+    case trace::DecisionKind::Continuous: return makeValueCloningTask(options, reader, problem);
   }
-  throw UsageError("train-bc has no cloning task for " + problem.name() + "'s continuous decisions yet");
+  throw std::logic_error("unknown decision kind");
 }
 
 namespace {

@@ -33,18 +33,6 @@ struct RawPositions {
   size_t modules = 0;
 };
 
-/// Config keys of the scalar preprocessing and of weighing modules by their
-/// .text gain, which decisions among positions do not have.
-void refuseScalarOnlyKeys(const nlohmann::json &config, const std::string &problem) {
-  if (config.at("gain_weight").get<double>() != 0)
-    throw UsageError("gain_weight weighs modules by their .text gain, which is not what " + problem +
-                     " is measured by (flip_weight applies)");
-  if (config.at("with_sqrt").get<bool>() || config.at("with_z_score").get<bool>() ||
-      !config.at("passthrough_features").empty())
-    throw UsageError("with_sqrt, with_z_score and passthrough_features apply to vocab-bucketized features, not to " +
-                     problem + "'s (always signed log1p and z-score)");
-}
-
 class PositionCloningTask final : public CloningTask {
  public:
   PositionCloningTask(const BCOptions &options, const trace::TraceReader &reader, const Problem &problem)

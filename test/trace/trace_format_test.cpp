@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
 
 #include "mlgo/support/varint.h"
@@ -100,6 +101,32 @@ TEST_CASE("trace format: tensor decisions with masks round-trip bit for bit", "[
   // Inlining's spec encodes as version 1 did.
   const ModuleTrace scalars = sample();
   CHECK(decodeModule(encodeModule(scalars), DecisionSpec::int64Scalars({"a", "b", "c"})).features == scalars.features);
+}
+
+TEST_CASE("trace format: continuous decisions keep their float values, a default not computed as NaN", "[trace]") {
+  static const DecisionSpec spec = DecisionSpec::continuousOf(
+      {{"size", FeatureTensor::Type::Int64, {1}}, {"weight", FeatureTensor::Type::Float, {1}}});
+  REQUIRE(spec.decisionWords() == 2);
+  ModuleTrace module;
+  module.name = "m.o";
+  module.featureCount = spec.decisionWords();
+  module.spec = recordedSpec(spec);
+  const float weight = 0.375f;
+  int64_t words[2] = {-7, 0};
+  std::memcpy(&words[1], &weight, sizeof weight);
+  module.addContinuousDecision(words, 1e9f, 123.5f);
+  module.addContinuousDecision(words, std::nanf(""), -2.25f);
+  REQUIRE(module.decisions() == 2);
+  const std::string bytes = encodeModule(module);
+  const ModuleTrace decoded = decodeModule(bytes, spec);
+  CHECK(decoded.features == module.features);
+  CHECK(decoded.actions.empty());
+  CHECK(decoded.values == std::vector<float>{123.5f, -2.25f});
+  REQUIRE(decoded.defaultValues.size() == 2);
+  CHECK(decoded.defaultValues[0] == 1e9f);
+  CHECK(std::isnan(decoded.defaultValues[1]));
+  CHECK_THROWS_AS(decodeModule(bytes.substr(0, bytes.size() - 1), spec), ByteReader::DecodeError);
+  CHECK_THROWS_AS(decodeModule(bytes + "x", spec), ByteReader::DecodeError);
 }
 
 TEST_CASE("trace reader: version 2 traces carry their spec, and version 1 traces still load", "[trace]") {

@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
-# Does the register-allocation seam leave LLVM's code alone? For each corpus,
-# build/mlgo_bench_regalloc_seam compiles every module with LLVM's own
-# eviction advisor and with mlgo's hook answering the default advisor's
-# position at every decision, and compares the two objects byte for byte;
-# then again with the optimized IR taken from the compile memo.
+# Do the register-allocation seams leave LLVM's code alone? For each corpus
+# and each seam (eviction, priority), build/mlgo_bench_regalloc_seam compiles
+# every module with LLVM's own advisors and with mlgo's hook answering the
+# default advisor's choice at every decision (a position, a priority), and
+# compares the two objects byte for byte; then again with the optimized IR
+# taken from the compile memo.
 # Corpora: the demo's -O2 and -O3 corpora (tools/demo/build-corpus.sh
 # --opt-level O2|O3, both splits combined with mlgo combine-corpus) where
 # DEMO_WORKDIR has them, and the correctness gate's C/C++
 # programs (tools/passlisteval/programs) at -O2 and -O3, built here with
 # embedded bitcode and extracted with mlgo extract-ir.
-#   tools/bench/regalloc-seam.sh BUILD_DIR [DEMO_WORKDIR] [THREADS]
+#   tools/bench/regalloc-seam.sh BUILD_DIR [DEMO_WORKDIR] [THREADS] [SEAMS]
+# SEAMS: "eviction priority" (the default), or one of them.
 # Exit status 1 when any corpus has a module whose objects differ.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="$(cd "$1" && pwd)"
 demo="${2:-}"
 threads="${3:-$(nproc)}"
+seams="${4:-eviction priority}"
 bench="$build/mlgo_bench_regalloc_seam"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -34,13 +37,16 @@ programs_corpus() {  # programs_corpus LEVEL: the gate programs as a corpus
 }
 
 status=0
-run() {  # run LABEL CORPUS
-  local out rc=0
-  echo "== $1"
-  out="$("$bench" "$2" "$threads")" || rc=$?
-  grep -v '^differs\|^failed\|^problem' <<<"$out" || true
-  grep '^differs\|^failed\|^problem' <<<"$out" | head -5 || true
-  [ "$rc" -eq 0 ] || status=1
+run() {  # run LABEL CORPUS: every seam
+  local out rc seam
+  for seam in $seams; do
+    rc=0
+    echo "== $1, $seam seam"
+    out="$("$bench" "$2" "$threads" "$seam")" || rc=$?
+    grep -v '^differs\|^failed\|^problem' <<<"$out" || true
+    grep '^differs\|^failed\|^problem' <<<"$out" | head -5 || true
+    [ "$rc" -eq 0 ] || status=1
+  done
 }
 for level in O2 O3; do
   if [ -n "$demo" ] && [ -d "$demo/$level/corpus/train" ]; then

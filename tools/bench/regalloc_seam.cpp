@@ -1,23 +1,26 @@
-// Measurement (not a test): does the register-allocation seam leave LLVM's
-// code alone, and what does it cost? For each module of a corpus: compile it
-// with LLVM's own eviction advisor, then with an EvictionHook whose steer
-// answers the default advisor's position at every decision, and compare the
-// two objects byte for byte. Then the hooked compiles again through a driver
+// Measurement (not a test): do the register-allocation seams leave LLVM's
+// code alone, and what do they cost? For each module of a corpus: compile it
+// with LLVM's own advisors, then with a hook whose steer answers the default
+// advisor's choice at every decision (an EvictionHook's position, or a
+// PriorityHook's priority), and compare the two objects byte for byte. Then the hooked compiles again through a driver
 // with a compile memo, twice: the second time every module's optimized IR
 // comes from the memo and only code generation runs; those objects are
 // compared with LLVM's too. Reports the decisions, LLVM's regalloc score
 // (summed over functions) and the compile times.
-//   build/mlgo_bench_regalloc_seam CORPUS_DIR [THREADS]
+//   build/mlgo_bench_regalloc_seam CORPUS_DIR [THREADS] [eviction|priority]
 // Exit status 1 when any module's objects differ.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <string>
 
 #include "mlgo/corpus/corpus.h"
 #include "mlgo/driver/compile_memo.h"
 #include "mlgo/driver/compile_session.h"
 #include "mlgo/driver/compiler_driver.h"
 #include "mlgo/problems/regalloc/eviction_hook.h"
+#include "mlgo/problems/regalloc/priority_hook.h"
 
 namespace {
 
@@ -30,26 +33,45 @@ class ObjectCapture final : public PipelineHook {
   std::string bytes;
 };
 
-class FollowDefault final : public regalloc::EvictionSteer {
+class FollowDefaultPosition final : public regalloc::EvictionSteer {
  public:
   int64_t decide(const regalloc::EvictionObservation &observation) override { return observation.defaultPosition; }
 };
 
+class FollowDefaultPriority final : public regalloc::PrioritySteer {
+ public:
+  double decide(const regalloc::PriorityObservation &observation) override { return observation.defaultPriority; }
+};
+
+/// A seam's hook answering the default, and what it measured.
+struct Seam {
+  std::function<std::shared_ptr<PipelineHook>()> followingDefault;
+  std::function<double(const PipelineHook &)> score;
+  std::function<std::vector<std::string>(const PipelineHook &)> problems;
+};
+
+template <class Hook, class Steer>
+Seam seamOf() {
+  return {[] { return std::make_shared<Hook>(std::make_shared<Steer>()); },
+          [](const PipelineHook &hook) { return static_cast<const Hook &>(hook).score(); },
+          [](const PipelineHook &hook) { return static_cast<const Hook &>(hook).problems(); }};
+}
+
 struct Run {
   std::vector<CompileResult> results;
   std::vector<std::shared_ptr<ObjectCapture>> objects;
-  std::vector<std::shared_ptr<regalloc::EvictionHook>> hooks;
+  std::vector<std::shared_ptr<PipelineHook>> hooks;
   double seconds = 0;
 };
 
-Run compileCorpus(const Corpus &corpus, const CompilerDriver &driver, bool steered) {
+Run compileCorpus(const Corpus &corpus, const CompilerDriver &driver, const Seam *seam) {
   Run run;
   std::vector<CompileRequest> requests;
   for (const CorpusModule &module : corpus.modules) {
     run.objects.push_back(std::make_shared<ObjectCapture>());
     CompileRequest request{&module, "", {run.objects.back()}};
-    if (steered) {
-      run.hooks.push_back(std::make_shared<regalloc::EvictionHook>(std::make_shared<FollowDefault>()));
+    if (seam) {
+      run.hooks.push_back(seam->followingDefault());
       request.hooks.push_back(run.hooks.back());
     }
     requests.push_back(std::move(request));
@@ -63,22 +85,25 @@ Run compileCorpus(const Corpus &corpus, const CompilerDriver &driver, bool steer
 }  // namespace
 
 int main(int argc, char **argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s CORPUS_DIR [THREADS]\n", argv[0]);
+  const std::string seamName = argc > 3 ? argv[3] : "eviction";
+  if (argc < 2 || (seamName != "eviction" && seamName != "priority")) {
+    std::fprintf(stderr, "usage: %s CORPUS_DIR [THREADS] [eviction|priority]\n", argv[0]);
     return 2;
   }
+  const Seam seam = seamName == "priority" ? seamOf<regalloc::PriorityHook, FollowDefaultPriority>()
+                                           : seamOf<regalloc::EvictionHook, FollowDefaultPosition>();
   DriverOptions options;
   options.threads = argc > 2 ? static_cast<unsigned>(std::atoi(argv[2])) : 0;
   const CompileSession session(argv[1], options);
   const Corpus &corpus = session.corpus();
   const CompilerDriver &driver = session.driver();
-  const Run stock = compileCorpus(corpus, driver, false);
-  const Run steered = compileCorpus(corpus, driver, true);
+  const Run stock = compileCorpus(corpus, driver, nullptr);
+  const Run steered = compileCorpus(corpus, driver, &seam);
   DriverOptions withMemo = options;
   withMemo.memo = std::make_shared<CompileMemo>(MemoOptions{size_t(4) << 30, std::nullopt, 0});
   const CompilerDriver memoDriver(withMemo);
-  compileCorpus(corpus, memoDriver, true);  // fills the memo with every module's optimized IR
-  const Run fromMemo = compileCorpus(corpus, memoDriver, true);
+  compileCorpus(corpus, memoDriver, &seam);  // fills the memo with every module's optimized IR
+  const Run fromMemo = compileCorpus(corpus, memoDriver, &seam);
 
   size_t compiled = 0, identical = 0, identicalFromMemo = 0, failed = 0, withDecisions = 0, problems = 0;
   uint64_t decisions = 0;
@@ -92,11 +117,11 @@ int main(int argc, char **argv) {
       continue;
     }
     ++compiled;
-    const regalloc::EvictionHook &hook = *steered.hooks[i];
+    const PipelineHook &hook = *steered.hooks[i];
     decisions += hook.decisionsTaken();
     withDecisions += hook.decisionsTaken() > 0;
-    score += hook.score();
-    for (const std::string &problem : hook.problems()) {
+    score += seam.score(hook);
+    for (const std::string &problem : seam.problems(hook)) {
       ++problems;
       std::printf("problem %s: %s\n", name.c_str(), problem.c_str());
     }

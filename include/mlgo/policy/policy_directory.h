@@ -2,10 +2,15 @@
 // What every kind of policy directory shares (PolicyModel's, PositionPolicy's):
 // its two files, its format tag, how a given path is resolved to it, and
 // reading its JSON files with errors that name them.
+#include <cstddef>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "mlgo/policy/dense_network.h"
+#include "mlgo/trace/decision_spec.h"
 
 namespace mlgo::policy_directory {
 
@@ -32,5 +37,21 @@ void write(const std::filesystem::path &partial, const std::filesystem::path &di
            const nlohmann::json &metadata, const nlohmann::json &layers);
 /// DIR.partial, emptied and created.
 std::filesystem::path startPartial(const std::filesystem::path &directory);
+
+/// A string field of `object`, or "(none)" when it has none.
+std::string textField(const nlohmann::json &object, const char *key);
+/// preprocessing.`key` of a policy.json (`object` is its "preprocessing"):
+/// `size` finite numbers; InputError naming `file` and the entry otherwise.
+std::vector<float> preprocessingFloats(const nlohmann::json &object, const char *key, size_t size,
+                                       const std::filesystem::path &file);
+/// InputError naming `metadataPath` unless the policy.json is of `problem`,
+/// of `kind` and of decisions `spec`.
+void checkIdentity(const nlohmann::json &metadata, const std::filesystem::path &metadataPath,
+                   const std::string &problem, const char *kind, const trace::DecisionSpec &spec);
+/// The network a policy.json's "network" describes, with `layers` (from
+/// `weightsPath`): `inputs` wide, one output. InputError naming the file.
+DenseNetwork readNetwork(const nlohmann::json &metadata, const nlohmann::json &layers,
+                         const std::filesystem::path &metadataPath, const std::filesystem::path &weightsPath,
+                         size_t inputs);
 
 }  // namespace mlgo::policy_directory

@@ -39,6 +39,9 @@ inline std::vector<std::string> traceDirectoryEntries() {
 
 /// The decisions of one module. Features are stored flat, decision-major,
 /// featureCount int64 words a decision (DecisionSpec: the tensors' bytes).
+/// A discrete decision's default and action are in defaultDecisions and
+/// actions; a continuous one's in defaultValues and values (float, the type
+/// LLVM's ML advisors use for a real-valued decision).
 struct ModuleTrace {
   uint64_t position = 0;  ///< index of the module in the corpus
   std::string name;
@@ -50,10 +53,14 @@ struct ModuleTrace {
   std::vector<int64_t> features;         ///< decisions() * featureCount words
   std::vector<int8_t> defaultDecisions;  ///< the default's action, or -1 when not computed
   std::vector<uint8_t> actions;          ///< what was done
+  std::vector<float> defaultValues;      ///< continuous: the default's value, NaN when not computed
+  std::vector<float> values;             ///< continuous: what was done
 
-  size_t decisions() const { return actions.size(); }
+  /// One of actions and values is empty.
+  size_t decisions() const { return actions.size() + values.size(); }
   const int64_t *featuresOf(size_t decision) const { return features.data() + decision * featureCount; }
-  void addDecision(const int64_t *values, int64_t defaultDecision, int64_t action);
+  void addDecision(const int64_t *words, int64_t defaultDecision, int64_t action);
+  void addContinuousDecision(const int64_t *words, float defaultValue, float value);
 };
 
 std::string encodeModule(const ModuleTrace &module);
@@ -64,8 +71,7 @@ ModuleTrace decodeModule(std::string_view bytes, size_t featureCount);
 ModuleTrace decodeModule(std::string_view bytes, const DecisionSpec &spec);
 /// What ModuleTrace::spec holds for decisions of `spec`: null for yes/no
 /// decisions (each word a feature, as in every trace of format version 1),
-/// else `spec`. Throws InputError for continuous decisions, which the format
-/// cannot record yet.
+/// else `spec`.
 const DecisionSpec *recordedSpec(const DecisionSpec &spec);
 
 /// The JSON header of a trace's shards and the start of its description:

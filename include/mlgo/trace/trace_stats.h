@@ -26,6 +26,7 @@ struct TraceStats {
   uint64_t inlined = 0;         ///< two-action problems: actions 1 (inlined)
   uint64_t defaultInlined = 0;  ///< two-action problems: decisions whose default was 1
   uint64_t differing = 0;       ///< decisions whose action is not the default's
+  FeatureRange values;          ///< continuous decisions: the values taken
   std::vector<FeatureRange> features;
   std::string error;  ///< set when reading stopped at a damaged record
 };

@@ -41,7 +41,7 @@ class CloningTask {
   /// network's choice against the recorded actions of training decisions `batch`.
   virtual torch::Tensor batchLoss(TorchMlp &network, const torch::Tensor &batch) const = 0;
   /// Share of the split's decisions where the greedy choice is the recorded
-  /// action, and the mean loss. Without dropout; no gradients.
+  /// action (a real value: within a factor of 2 in 1 + value), and the mean loss. Without dropout; no gradients.
   virtual std::pair<double, double> evaluate(TorchMlp &network, Split split) const = 0;
   /// Saves the network as the problem's policy directory.
   virtual void savePolicy(const TorchMlp &network, Activation activation, const nlohmann::json &training,
@@ -57,6 +57,11 @@ torch::Tensor weightedCrossEntropy(const torch::Tensor &logits, const torch::Ten
 /// action is not the default heuristic's (where exploration changed it).
 float flipDecisionWeight(const trace::ModuleTrace &module, size_t decision, double flipWeight);
 
+/// UsageError for the config keys of the scalar preprocessing and of weighing
+/// modules by their .text gain, which `problem`'s decisions do not have
+/// (decisions among positions, real values).
+void refuseScalarOnlyKeys(const nlohmann::json &config, const std::string &problem);
+
 /// Whether a module is held out: chosen by a hash of its name and the seed.
 bool isHeldOutModule(const std::string &name, uint64_t seed, double fraction);
 
@@ -69,5 +74,9 @@ std::unique_ptr<CloningTask> makeScalarCloningTask(const BCOptions &options, con
 /// Decisions among positions (mlgo/policy/position_policy.h); no vocab.
 std::unique_ptr<CloningTask> makePositionCloningTask(const BCOptions &options, const trace::TraceReader &reader,
                                                      const Problem &problem);
+/// Real-valued decisions of scalar features (mlgo/policy/value_policy.h),
+/// regressed in log2(1 + value); no vocab.
+std::unique_ptr<CloningTask> makeValueCloningTask(const BCOptions &options, const trace::TraceReader &reader,
+                                                  const Problem &problem);
 
 }  // namespace mlgo

@@ -1,10 +1,8 @@
 // How an EvictionHook reaches LLVM's register allocator without a pass
-// manager of its own: clang's code generation builds its legacy pass manager
-// inside EmitBackendOutput, which takes no callbacks, and the pass manager
-// creates the eviction advisor analysis and the virtual-register rewriter
-// through LLVM's pass registry. installEvictionSeam() replaces those two
-// registry constructors, once per process: on a thread where an EvictionHook
-// is active they build mlgo's passes, elsewhere LLVM's own, as before.
+// manager of its own (pass_constructor.h): installEvictionSeam() replaces the
+// registry constructors of the eviction advisor analysis and of the
+// virtual-register rewriter, once per process: on a thread where an
+// EvictionHook is active they build mlgo's passes, elsewhere LLVM's own.
 //
 // The score: LLVM's RegAllocScoring pass, which would hand the score to the
 // advisor analysis, does nothing outside LLVM's TFLite builds, so the
@@ -14,13 +12,12 @@
 
 #include <llvm/CodeGen/Passes.h>
 #include <llvm/InitializePasses.h>
-#include <llvm/PassInfo.h>
-#include <llvm/PassRegistry.h>
 
 // Private to LLVM's lib/CodeGen; fetched by cmake/LLVMCodeGenHeaders.cmake.
 #include "RegAllocEvictionAdvisor.h"
 
 #include "eviction_seam.h"
+#include "pass_constructor.h"
 
 namespace mlgo::regalloc {
 
@@ -39,15 +36,6 @@ llvm::Pass *createRewriter() {
   return stockRewriter();
 }
 
-/// Swaps the registry's constructor of `id` for `replacement`; the stock one.
-llvm::PassInfo::NormalCtor_t replaceConstructor(llvm::PassRegistry &registry, const void *id,
-                                                llvm::PassInfo::NormalCtor_t replacement) {
-  auto *info = const_cast<llvm::PassInfo *>(registry.getPassInfo(id));
-  const llvm::PassInfo::NormalCtor_t stock = info->getNormalCtor();
-  info->setNormalCtor(replacement);
-  return stock;
-}
-
 }  // namespace
 
 void installEvictionSeam() {
@@ -56,9 +44,8 @@ void installEvictionSeam() {
     llvm::PassRegistry &registry = *llvm::PassRegistry::getPassRegistry();
     llvm::initializeRegAllocEvictionAdvisorAnalysisPass(registry);
     llvm::initializeVirtRegRewriterPass(registry);
-    stockEvictionAnalysis =
-        replaceConstructor(registry, &llvm::RegAllocEvictionAdvisorAnalysis::ID, &createEvictionAnalysis);
-    stockRewriter = replaceConstructor(registry, &llvm::VirtRegRewriterID, &createRewriter);
+    stockEvictionAnalysis = replacePassConstructor(&llvm::RegAllocEvictionAdvisorAnalysis::ID, &createEvictionAnalysis);
+    stockRewriter = replacePassConstructor(&llvm::VirtRegRewriterID, &createRewriter);
   });
 }
 

@@ -11,14 +11,11 @@
 #include "mlgo/problems/regalloc/eviction_hook.h"
 #include "mlgo/support/errors.h"
 #include "eviction_seam.h"
+#include "score_measure.h"
 
 namespace mlgo::regalloc {
 
 namespace {
-
-/// LLVM's regalloc score of a compile (the sum of calculateRegAllocScore over
-/// its functions), as baselines.json, eval and train-es name it.
-constexpr const char *kScoreMeasure = "regalloc_score";
 
 /// The features of one decision as int64 words, the layout traces and
 /// policies read (mlgo/trace/decision_spec.h).
@@ -97,16 +94,12 @@ class RegallocProblem final : public Problem {
     return std::make_shared<EvictionHook>(std::make_shared<SteerAdapter>(steer));
   }
   std::map<std::string, double> measures(const PipelineHook &hook) const override {
-    const auto *eviction = dynamic_cast<const EvictionHook *>(&hook);
-    if (!eviction) return {};
-    return {{kScoreMeasure, eviction->score()}};
+    return scoreMeasures<EvictionHook>(hook);
   }
   std::vector<std::string> measureNames() const override { return {kScoreMeasure}; }
   std::string segmentName() const override { return "function"; }
   SegmentMeasures segmentMeasures(const PipelineHook &hook) const override {
-    const auto *eviction = dynamic_cast<const EvictionHook *>(&hook);
-    if (!eviction) return {};
-    return {{kScoreMeasure, eviction->functionScores()}};
+    return functionScoreMeasures<EvictionHook>(hook);
   }
   std::shared_ptr<PipelineHook> measuringHook() const override { return std::make_shared<EvictionHook>(); }
   HookMaker policyHooks(const std::filesystem::path &directory) const override {

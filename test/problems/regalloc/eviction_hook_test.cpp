@@ -1,23 +1,12 @@
 #include <catch2/catch.hpp>
 
-#include <fstream>
-
-#include "mlgo/driver/compiler_driver.h"
 #include "mlgo/problems/regalloc/eviction_hook.h"
-#include "support/test_environment.h"
+#include "hooked_compile.h"
 
 using namespace mlgo;
 using namespace mlgo::regalloc;
-namespace fs = std::filesystem;
 
 namespace {
-
-/// Keeps the object code of the compile it is part of.
-class ObjectCapture final : public PipelineHook {
- public:
-  void objectEmitted(std::string_view object) override { bytes.assign(object); }
-  std::string bytes;
-};
 
 /// Answers what LLVM's default advisor chose, and checks what it is shown.
 class DefaultSteer final : public EvictionSteer {
@@ -47,39 +36,13 @@ class OutOfMaskSteer final : public EvictionSteer {
   int64_t decide(const EvictionObservation &) override { return 99; }
 };
 
-struct Compiled {
-  CompileResult result;
-  std::string object;
-  double score = 0;
-  uint64_t decisions = 0, changed = 0;
-  std::vector<std::string> problems;
-};
+using Compiled = test::HookedCompile;
+using test::ObjectCapture;
+using test::runLinked;
 
-Compiled compileWith(const CompilerDriver &driver, const CorpusModule &module,
-                     std::shared_ptr<EvictionSteer> steer, bool withHook = true) {
-  auto capture = std::make_shared<ObjectCapture>();
-  auto eviction = std::make_shared<EvictionHook>(std::move(steer));
-  CompileRequest request{&module, "", {capture}};
-  if (withHook) request.hooks.push_back(eviction);
-  Compiled compiled;
-  compiled.result = driver.compile(request);
-  compiled.object = capture->bytes;
-  compiled.score = eviction->score();
-  compiled.decisions = eviction->decisionsTaken();
-  compiled.changed = eviction->changedDecisions();
-  compiled.problems = eviction->problems();
-  return compiled;
-}
-
-/// Links `object` into a program and runs it; its standard output.
-std::string runLinked(const fs::path &directory, const std::string &name, const std::string &object) {
-  const fs::path objectFile = directory / (name + ".o"), program = directory / name;
-  std::ofstream(objectFile, std::ios::binary) << object;
-  const test::CommandOutcome link = test::runProgram(test::clangPath(), {objectFile.string(), "-o", program.string()});
-  REQUIRE(link.exitCode == 0);
-  const test::CommandOutcome run = test::runProgram(program.string(), {});
-  REQUIRE(run.exitCode == 0);
-  return run.out;
+Compiled compileWith(const CompilerDriver &driver, const CorpusModule &module, std::shared_ptr<EvictionSteer> steer,
+                     bool withHook = true) {
+  return test::compileHooked<EvictionHook>(driver, module, std::move(steer), withHook);
 }
 
 }  // namespace

@@ -1,0 +1,136 @@
+#include "mlgo/policy/value_policy.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "mlgo/policy/policy_directory.h"
+#include "mlgo/policy/position_policy.h"
+#include "mlgo/support/errors.h"
+#include "mlgo/support/text_input.h"
+
+namespace mlgo {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+constexpr const char *kInputTransform = "signed-log1p-z-score";
+constexpr const char *kOutputTransform = "log2-1p";
+
+bool scalarContinuous(const trace::DecisionSpec &spec) {
+  if (spec.kind() != trace::DecisionKind::Continuous) return false;
+  return std::all_of(spec.features.begin(), spec.features.end(),
+                     [](const trace::FeatureTensor &feature) { return feature.elements() == 1; });
+}
+}  // namespace
+
+ValuePolicy::ValuePolicy(std::string problem, trace::DecisionSpec spec, std::vector<float> means,
+                         std::vector<float> stddevs, TargetScale scale, DenseNetwork network)
+    : problem_(std::move(problem)),
+      spec_(std::move(spec)),
+      means_(std::move(means)),
+      stddevs_(std::move(stddevs)),
+      scale_(scale),
+      network_(std::move(network)) {
+  if (!scalarContinuous(spec_))
+    throw UsageError("value policy: the decisions must be real values of scalar features");
+  const size_t width = spec_.features.size();
+  if (means_.size() != width || stddevs_.size() != width)
+    throw UsageError("value policy: " + std::to_string(width) + " inputs need as many means and stddevs");
+  if (network_.inputs() != width || network_.outputs() != 1)
+    throw UsageError("value policy: the network must map " + std::to_string(width) + " inputs to 1 value");
+}
+
+void ValuePolicy::squashedInputs(const trace::DecisionSpec &spec, const int64_t *words, float *out) {
+  const char *bytes = reinterpret_cast<const char *>(words);
+  for (size_t f = 0; f < spec.features.size(); ++f) {
+    const char *at = bytes + spec.offsetOf(f);
+    double value;
+    if (spec.features[f].type == trace::FeatureTensor::Type::Float) {
+      float x;
+      std::memcpy(&x, at, sizeof x);
+      value = x;
+    } else {
+      int64_t x;
+      std::memcpy(&x, at, sizeof x);
+      value = static_cast<double>(x);
+    }
+    // LLVM gives a range that must not be spilled an infinite weight.
+    out[f] = std::isfinite(value) ? signedLog1p(static_cast<float>(value)) : std::copysign(100.0f, float(value));
+  }
+}
+
+void ValuePolicy::inputs(const int64_t *words, float *out) const {
+  squashedInputs(spec_, words, out);
+  for (size_t f = 0; f < features(); ++f) out[f] = (out[f] - means_[f]) / (stddevs_[f] + 1e-6f);
+}
+
+double ValuePolicy::decide(const int64_t *words) const {
+  thread_local std::vector<float> buffer;
+  buffer.resize(features());
+  inputs(words, buffer.data());
+  float output;
+  network_.forward(buffer.data(), &output);
+  const double target = static_cast<double>(output) * scale_.stddev + scale_.mean;
+  return std::max(0.0, std::exp2(target) - 1.0);
+}
+
+float ValuePolicy::target(double value) { return static_cast<float>(std::log2(1.0 + std::max(value, 0.0))); }
+
+json ValuePolicy::metadata() const {
+  return json{{"format", policy_directory::kFormat},
+              {"version", policy_directory::kVersion},
+              {"problem", problem_},
+              {"kind", kKind},
+              {"feature_names", spec_.names()},
+              {"decision_spec", spec_.toJson()},
+              {"preprocessing", {{"transform", kInputTransform}, {"means", means_}, {"stddevs", stddevs_}}},
+              {"output", {{"transform", kOutputTransform}, {"mean", scale_.mean}, {"stddev", scale_.stddev}}},
+              {"network",
+               {{"inputs", network_.inputs()},
+                {"hidden_layers", network_.hiddenSizes()},
+                {"activation", activationName(network_.activation())},
+                {"outputs", 1}}},
+              {"training", training},
+              {"mlgo_version", MLGO_VERSION}};
+}
+
+void ValuePolicy::save(const fs::path &directory) const {
+  policy_directory::write(policy_directory::startPartial(directory), directory, metadata(), network_.layersToJson());
+}
+
+ValuePolicy ValuePolicy::load(const fs::path &given, const std::string &problem, const trace::DecisionSpec &spec) {
+  using policy_directory::textField;
+  const fs::path directory = policy_directory::resolve(given);
+  const fs::path metadataPath = directory / policy_directory::kMetadataFile;
+  const json metadata = policy_directory::readFile(metadataPath);
+  policy_directory::checkFormat(metadata, metadataPath);
+  policy_directory::checkIdentity(metadata, metadataPath, problem, kKind, spec);
+  const json output = metadata.value("output", json::object());
+  if (textField(output, "transform") != kOutputTransform)
+    throw InputError(describeInputProblem(metadataPath.string(), "output.transform",
+                                          std::string("expected ") + kOutputTransform));
+  TargetScale scale;
+  for (auto [key, field] : {std::pair{"mean", &scale.mean}, std::pair{"stddev", &scale.stddev}}) {
+    if (!output.contains(key) || !output[key].is_number() || !std::isfinite(output[key].get<double>()))
+      throw InputError(describeInputProblem(metadataPath.string(), std::string("output.") + key,
+                                            "missing or not a finite number"));
+    *field = output[key].get<float>();
+  }
+  const json pre = metadata.value("preprocessing", json::object());
+  if (textField(pre, "transform") != kInputTransform)
+    throw InputError(describeInputProblem(metadataPath.string(), "preprocessing.transform",
+                                          std::string("expected ") + kInputTransform));
+  const size_t width = spec.features.size();
+  std::vector<float> means = policy_directory::preprocessingFloats(pre, "means", width, metadataPath);
+  std::vector<float> stddevs = policy_directory::preprocessingFloats(pre, "stddevs", width, metadataPath);
+  const fs::path weightsPath = directory / policy_directory::kWeightsFile;
+  ValuePolicy policy(problem, spec, std::move(means), std::move(stddevs), scale,
+                     policy_directory::readNetwork(metadata, policy_directory::readFile(weightsPath).value("layers", json()),
+                                                   metadataPath, weightsPath, width));
+  policy.training = metadata.value("training", json::object());
+  return policy;
+}
+
+}  // namespace mlgo

@@ -1,0 +1,113 @@
+// Register-allocation priority as an mlgo problem: LLVM's default priorities
+// traced with LLVM's own three features, a real-valued decision, and LLVM's
+// regalloc score as the module's measure (ml-compiler-opt's
+// compiler_opt/rl/regalloc_priority).
+#include <algorithm>
+#include <cstring>
+
+#include "mlgo/policy/value_policy.h"
+#include "mlgo/problems/problem.h"
+#include "mlgo/problems/regalloc/priority_hook.h"
+#include "mlgo/support/errors.h"
+#include "score_measure.h"
+
+namespace mlgo::regalloc {
+
+namespace {
+
+constexpr const char *kName = "regalloc-priority";
+
+/// A decision's features as the decision spec lays them out in words
+/// (li_size, stage, then weight's 4 bytes in the third word).
+void toWords(const PriorityObservation &observation, std::vector<int64_t> &words) {
+  std::fill(words.begin(), words.end(), 0);
+  words[0] = observation.size;
+  words[1] = observation.stage;
+  std::memcpy(&words[2], &observation.weight, sizeof observation.weight);
+}
+
+/// Takes the default's priority at every decision and records it.
+class PriorityTraceRecorder final : public PrioritySteer {
+ public:
+  explicit PriorityTraceRecorder(trace::ModuleTrace &trace)
+      : trace_(trace), words_(priorityDecisionSpec().decisionWords()) {
+    trace_.featureCount = words_.size();
+    trace_.spec = &priorityDecisionSpec();
+  }
+  double decide(const PriorityObservation &observation) override {
+    toWords(observation, words_);
+    // Recorded as LLVM's ML advisor reads its model's answer: a float.
+    const auto priority = static_cast<float>(observation.defaultPriority);
+    trace_.addContinuousDecision(words_.data(), priority, priority);
+    return observation.defaultPriority;
+  }
+
+ private:
+  trace::ModuleTrace &trace_;
+  std::vector<int64_t> words_;
+};
+
+/// A trained policy giving every priority.
+class PolicySteer final : public PrioritySteer {
+ public:
+  explicit PolicySteer(std::shared_ptr<const ValuePolicy> policy)
+      : policy_(std::move(policy)), words_(priorityDecisionSpec().decisionWords()) {}
+  double decide(const PriorityObservation &observation) override {
+    toWords(observation, words_);
+    // LLVM's priorities are below 2^32; the network's answer is clamped there.
+    return std::min(policy_->decide(words_.data()), 4294967295.0);
+  }
+
+ private:
+  std::shared_ptr<const ValuePolicy> policy_;
+  std::vector<int64_t> words_;
+};
+
+class PriorityProblem final : public Problem {
+ public:
+  std::string name() const override { return kName; }
+  void installProcessWide() const override { installPrioritySeam(); }
+  const trace::DecisionSpec &decisionSpec() const override { return priorityDecisionSpec(); }
+  std::shared_ptr<PipelineHook> defaultTracingHook(trace::ModuleTrace &trace) const override {
+    return std::make_shared<PriorityHook>(std::make_shared<PriorityTraceRecorder>(trace));
+  }
+  std::shared_ptr<PipelineHook> steeringHook(DecisionSteer &) const override {
+    throw noLearnerYet("train-ppo, train-es or explore");
+  }
+  std::map<std::string, double> measures(const PipelineHook &hook) const override {
+    return scoreMeasures<PriorityHook>(hook);
+  }
+  std::vector<std::string> measureNames() const override { return {kScoreMeasure}; }
+  std::string segmentName() const override { return "function"; }
+  SegmentMeasures segmentMeasures(const PipelineHook &hook) const override {
+    return functionScoreMeasures<PriorityHook>(hook);
+  }
+  std::shared_ptr<PipelineHook> measuringHook() const override { return std::make_shared<PriorityHook>(); }
+  HookMaker policyHooks(const std::filesystem::path &directory) const override {
+    auto policy = std::make_shared<const ValuePolicy>(ValuePolicy::load(directory, name(), decisionSpec()));
+    return [policy] { return std::make_shared<PriorityHook>(std::make_shared<PolicySteer>(policy)); };
+  }
+  std::unique_ptr<serve::ChannelPolicy> channelPolicy(const std::filesystem::path &) const override {
+    throw noLearnerYet("mlgo serve");
+  }
+  /// MLRegAllocPriorityAdvisor.cpp's CompiledModelType under
+  /// LLVM_HAVE_TF_AOT_REGALLOCPRIORITYMODEL.
+  std::optional<ReleaseModeModel> releaseModeModel() const override {
+    return ReleaseModeModel{"RegAllocPriorityModel", kPriorityDecisionName};
+  }
+
+ private:
+  static UsageError noLearnerYet(const std::string &stage) {
+    return UsageError("problem \"" + std::string(kName) + "\" decides a real value (a priority), which " + stage +
+                      " does not take yet (default-trace, trace-info, gen-vocab, train-bc and eval --policy do)");
+  }
+};
+
+}  // namespace
+
+const Problem &priorityProblem() {
+  static const PriorityProblem problem;
+  return problem;
+}
+
+}  // namespace mlgo::regalloc
