@@ -99,7 +99,7 @@ class PriorityProblem final : public Problem {
  private:
   static UsageError noLearnerYet(const std::string &stage) {
     return UsageError("problem \"" + std::string(kName) + "\" decides a real value (a priority), which " + stage +
-                      " does not take yet (default-trace, trace-info, gen-vocab, train-bc and eval --policy do)");
+                      " does not take yet (default-trace, gen-vocab, train-bc, eval --policy and mlgo cc --policy do)");
   }
 };
 

@@ -156,6 +156,16 @@ TEST_CASE("regalloc-priority problem: the CLI traces it, clones the default's pr
   CHECK(evaluation["modules"][0]["measures"]["candidate"]["regalloc_score"].get<double>() > 0);
   CHECK(evaluation["modules"][0]["measures"]["baseline"]["regalloc_score"].get<double>() > 0);
 
+  // A build applies it through mlgo cc: every priority of the compile is the policy's.
+  const std::string object = (scratch / "built.o").string(), log = (scratch / "cc.jsonl").string();
+  auto built = test::runMlgo({"cc", "--policy", bc, "--log", log, test::clangPath(), "-O2", "-c",
+                              (test::testData() / "regalloc/pressure.c").string(), "-o", object});
+  INFO(built.err);
+  REQUIRE(built.exitCode == exit_code::kSuccess);
+  const nlohmann::json logged = nlohmann::json::parse(readBytes(log));
+  CHECK(logged["applied"]["policy"] == bc);
+  CHECK(logged["decisions"].get<uint64_t>() > 10);
+
   // The learners that steer decisions one by one refuse it up front, saying why.
   auto ppo = test::runMlgo({"train-ppo", "--problem", "regalloc-priority", "--corpus", corpus.directory.string(),
                             "--output", (scratch / "ppo").string()});
