@@ -2,18 +2,21 @@
 # Register allocation measured on running code. Every PassListEval program
 # (tools/passlisteval/programs: 50 self-checking C and C++ programs, never in
 # a training corpus) is built at -O2 twice by a stock clang-19: with LLVM's
-# default eviction advisor, and with a regalloc policy that `mlgo serve
-# --problem regalloc` answers over LLVM's interactive channel. Both builds run
+# default advisors, and with a register-allocation policy: one that `mlgo
+# serve` answers over LLVM's interactive channel (eviction policies), or,
+# with BUILD_WITH=cc, one that `mlgo cc --policy` applies in-process (any
+# problem's policy, e.g. regalloc-priority's, which no server answers yet;
+# the problem is the one the policy directory records). Both builds run
 # (each must exit 0 and print nothing: the programs check their own results)
 # and are measured under valgrind's cachegrind, whose counts are
 # deterministic:
 #   cycle estimate = Ir + 10 x (I1mr + D1mr + D1mw) + 100 x (ILmr + DLmr + DLmw)
 # (instructions, plus 10 cycles a first-level miss and 100 a last-level one:
 # the weights of KCachegrind's cycle estimate, without branch simulation).
-# The same programs also become an mlgo corpus, and `mlgo eval --problem
-# regalloc --policy` gives the regalloc score change on them.
+# The same programs also become an mlgo corpus, and `mlgo eval --policy`
+# gives the regalloc score change on them.
 #
-# Usage: tools/bench/regalloc-programs.sh BUILD_DIR POLICY OUT_DIR [PROGRAM...]
+# Usage: [BUILD_WITH=serve|cc] tools/bench/regalloc-programs.sh BUILD_DIR POLICY OUT_DIR [PROGRAM...]
 # Writes OUT_DIR/programs.tsv (one line a program), OUT_DIR/eval.json and a
 # summary on stdout. Exit status 1 when a policy-built program fails its
 # own checks (or any build fails).
@@ -28,6 +31,8 @@ POLICY=$2
 OUT=$3
 shift 3
 MLGO="$BUILD/mlgo"
+BUILD_WITH=${BUILD_WITH:-serve}
+[[ $BUILD_WITH == serve || $BUILD_WITH == cc ]] || { echo "BUILD_WITH is serve or cc, not $BUILD_WITH" >&2; exit 2; }
 HERE=$(cd "$(dirname "$0")/../.." && pwd)
 PROGRAMS="$HERE/tools/passlisteval/programs"
 CC=clang-19
@@ -77,14 +82,19 @@ for name in "${names[@]}"; do
   # Default build.
   "${compile[@]}" -O2 -c "$source" -o "$OUT/objects/$name.default.o"
   "${link[@]}" "$OUT/objects/$name.default.o" -lm -o "$OUT/bin/$name.default"
-  # Policy build: a server for this one compile, then the stock compiler.
-  channel="$OUT/objects/$name.channel"
-  "$MLGO" --log-level warn serve --problem regalloc --policy "$POLICY" --channel "$channel" --max-sessions 1 >/dev/null &
-  server=$!
-  while [[ ! -p "$channel.out" ]]; do sleep 0.05; done
-  "${compile[@]}" -O2 -c "$source" -o "$OUT/objects/$name.policy.o" \
-    -mllvm -regalloc-enable-advisor=release -mllvm "-regalloc-evict-interactive-channel-base=$channel"
-  wait "$server"
+  if [[ $BUILD_WITH == cc ]]; then
+    # Policy build: the compile through mlgo cc, which applies the policy in-process.
+    "$MLGO" --log-level warn cc --policy "$POLICY" "${compile[@]}" -O2 -c "$source" -o "$OUT/objects/$name.policy.o"
+  else
+    # Policy build: a server for this one compile, then the stock compiler.
+    channel="$OUT/objects/$name.channel"
+    "$MLGO" --log-level warn serve --policy "$POLICY" --channel "$channel" --max-sessions 1 >/dev/null &
+    server=$!
+    while [[ ! -p "$channel.out" ]]; do sleep 0.05; done
+    "${compile[@]}" -O2 -c "$source" -o "$OUT/objects/$name.policy.o" \
+      -mllvm -regalloc-enable-advisor=release -mllvm "-regalloc-evict-interactive-channel-base=$channel"
+    wait "$server"
+  fi
   "${link[@]}" "$OUT/objects/$name.policy.o" -lm -o "$OUT/bin/$name.policy"
   # For the score: the program as a corpus module (embedded bitcode).
   "${compile[@]}" -O2 -Xclang -fembed-bitcode=all -c "$source" -o "$OUT/corpus-build/$name.o"
@@ -104,7 +114,7 @@ echo "$commands]" >"$OUT/corpus-build/compile_commands.json"
 
 rm -rf "$OUT/corpus"
 "$MLGO" --log-level warn extract-ir --input "$OUT/corpus-build/compile_commands.json" --output-dir "$OUT/corpus" >/dev/null
-"$MLGO" --log-level warn eval --problem regalloc --corpus "$OUT/corpus" --policy "$POLICY" --json "$OUT/eval.json" \
+"$MLGO" --log-level warn eval --corpus "$OUT/corpus" --policy "$POLICY" --json "$OUT/eval.json" \
   | grep '^regalloc_score:' || true
 
 column -t -s $'\t' "$OUT/programs.tsv"
