@@ -7,6 +7,7 @@
 #include "mlgo/policy/policy_directory.h"
 #include "mlgo/policy/position_policy.h"
 #include "mlgo/support/errors.h"
+#include "mlgo/support/portable_math.h"
 #include "mlgo/support/text_input.h"
 
 namespace mlgo {
@@ -17,6 +18,7 @@ using nlohmann::json;
 namespace {
 constexpr const char *kInputTransform = "signed-log1p-z-score";
 constexpr const char *kOutputTransform = "log2-1p";
+constexpr double kLn2 = 0.69314718055994530942;
 
 bool scalarContinuous(const trace::DecisionSpec &spec) {
   if (spec.kind() != trace::DecisionKind::Continuous) return false;
@@ -73,10 +75,13 @@ double ValuePolicy::decide(const int64_t *words) const {
   float output;
   network_.forward(buffer.data(), &output);
   const double target = static_cast<double>(output) * scale_.stddev + scale_.mean;
-  return std::max(0.0, std::exp2(target) - 1.0);
+  // 2^target - 1, with mlgo's portable exp: glibc's double functions differ between CPUs.
+  return std::max(0.0, portable::exp(target * kLn2) - 1.0);
 }
 
-float ValuePolicy::target(double value) { return static_cast<float>(std::log2(1.0 + std::max(value, 0.0))); }
+float ValuePolicy::target(double value) {
+  return static_cast<float>(portable::log1p(std::max(value, 0.0)) / kLn2);
+}
 
 json ValuePolicy::metadata() const {
   return json{{"format", policy_directory::kFormat},
