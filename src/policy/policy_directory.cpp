@@ -85,6 +85,13 @@ void checkIdentity(const json &metadata, const fs::path &metadataPath, const std
     throw fail("decision_spec", "the policy's decisions differ from this compiler's " + problem + " decisions");
 }
 
+json networkJson(const DenseNetwork &network) {
+  return {{"inputs", network.inputs()},
+          {"hidden_layers", network.hiddenSizes()},
+          {"activation", activationName(network.activation())},
+          {"outputs", network.outputs()}};
+}
+
 DenseNetwork readNetwork(const json &metadata, const json &layers, const fs::path &metadataPath,
                          const fs::path &weightsPath, size_t inputs) {
   const json network = metadata.value("network", json::object());

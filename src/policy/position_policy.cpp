@@ -80,11 +80,7 @@ json PositionPolicy::metadata() const {
                 {"input_names", layout_.inputNames()},
                 {"means", means_},
                 {"stddevs", stddevs_}}},
-              {"network",
-               {{"inputs", network_.inputs()},
-                {"hidden_layers", network_.hiddenSizes()},
-                {"activation", activationName(network_.activation())},
-                {"outputs", 1}}},
+              {"network", policy_directory::networkJson(network_)},
               {"training", training},
               {"mlgo_version", MLGO_VERSION}};
 }

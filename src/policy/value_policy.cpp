@@ -92,11 +92,7 @@ json ValuePolicy::metadata() const {
               {"decision_spec", spec_.toJson()},
               {"preprocessing", {{"transform", kInputTransform}, {"means", means_}, {"stddevs", stddevs_}}},
               {"output", {{"transform", kOutputTransform}, {"mean", scale_.mean}, {"stddev", scale_.stddev}}},
-              {"network",
-               {{"inputs", network_.inputs()},
-                {"hidden_layers", network_.hiddenSizes()},
-                {"activation", activationName(network_.activation())},
-                {"outputs", 1}}},
+              {"network", policy_directory::networkJson(network_)},
               {"training", training},
               {"mlgo_version", MLGO_VERSION}};
 }

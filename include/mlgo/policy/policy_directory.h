@@ -48,6 +48,8 @@ std::vector<float> preprocessingFloats(const nlohmann::json &object, const char 
 /// of `kind` and of decisions `spec`.
 void checkIdentity(const nlohmann::json &metadata, const std::filesystem::path &metadataPath,
                    const std::string &problem, const char *kind, const trace::DecisionSpec &spec);
+/// A policy.json's "network": inputs, hidden_layers, activation, outputs.
+nlohmann::json networkJson(const DenseNetwork &network);
 /// The network a policy.json's "network" describes, with `layers` (from
 /// `weightsPath`): `inputs` wide, one output. InputError naming the file.
 DenseNetwork readNetwork(const nlohmann::json &metadata, const nlohmann::json &layers,
