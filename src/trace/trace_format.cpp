@@ -100,6 +100,13 @@ ModuleTrace decode(std::string_view bytes, size_t featureCount, const DecisionSp
     throw ByteReader::DecodeError("decision count too large");
   module.features.assign(decisions * featureCount, 0);
   const bool realValued = continuous(spec);
+  if (realValued) {
+    module.defaultValues.reserve(decisions);
+    module.values.reserve(decisions);
+  } else {
+    module.defaultDecisions.reserve(decisions);
+    module.actions.reserve(decisions);
+  }
   for (uint64_t d = 0; d < decisions; ++d) {
     decodeFeatures(reader, module.features.data() + d * featureCount, featureCount, spec);
     if (realValued) {
