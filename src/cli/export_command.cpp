@@ -7,6 +7,7 @@
 #include "common_options.h"
 #include "mlgo/export/llvm_aot_export.h"
 #include "mlgo/export/position_model_aot.h"
+#include "mlgo/export/value_model_aot.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/exit_codes.h"
@@ -40,19 +41,37 @@ int exportYesNoPolicy(const Problem &problem, const ExportFlags &flags) {
   return exit_code::kSuccess;
 }
 
-/// Policies choosing among positions (register allocation): LLVM's
-/// compiled-in model class of the problem.
-int exportPositionPolicy(const Problem &problem, const ExportFlags &flags) {
+/// LLVM's compiled-in model class of the problem, the only format of
+/// policies other than yes/no ones.
+ReleaseModeModel releaseModeModelOf(const Problem &problem, const ExportFlags &flags) {
   const std::optional<ReleaseModeModel> model = problem.releaseModeModel();
   if (flags.format != "llvm-aot" || !model)
     throw UsageError("a " + problem.name() + " policy exports only as llvm-aot" +
                      (model ? "" : ", and LLVM has no release-mode model for " + problem.name()));
+  return *model;
+}
+
+/// Policies choosing among positions (register-allocation eviction).
+int exportPositionPolicy(const Problem &problem, const ExportFlags &flags) {
+  const ReleaseModeModel model = releaseModeModelOf(problem, flags);
   const PositionPolicy policy = PositionPolicy::load(flags.policy, problem.name(), problem.decisionSpec());
-  const GeneratedSources sources = generatePositionModel(policy, *model, "policy " + flags.policy);
+  const GeneratedSources sources = generatePositionModel(policy, model, "policy " + flags.policy);
   writeGeneratedSources(sources, flags.output, flags.force);
   std::printf("wrote %s and %s (llvm::%s, %zu feature tensors, %zu positions) to %s\n",
-              sources.headerName().c_str(), sources.sourceName().c_str(), model->className.c_str(),
+              sources.headerName().c_str(), sources.sourceName().c_str(), model.className.c_str(),
               policy.spec().features.size(), policy.layout().positions(), flags.output.c_str());
+  return exit_code::kSuccess;
+}
+
+/// Policies deciding a real value (register-allocation priority).
+int exportValuePolicy(const Problem &problem, const ExportFlags &flags) {
+  const ReleaseModeModel model = releaseModeModelOf(problem, flags);
+  const ValuePolicy policy = ValuePolicy::load(flags.policy, problem.name(), problem.decisionSpec());
+  const GeneratedSources sources = generateValueModel(policy, model, "policy " + flags.policy);
+  writeGeneratedSources(sources, flags.output, flags.force);
+  std::printf("wrote %s and %s (llvm::%s, %zu features, a float %s) to %s\n", sources.headerName().c_str(),
+              sources.sourceName().c_str(), model.className.c_str(), policy.features(), model.decisionName.c_str(),
+              flags.output.c_str());
   return exit_code::kSuccess;
 }
 
@@ -61,9 +80,9 @@ int runExport(const ExportFlags &flags) {
   switch (problem.decisionSpec().kind()) {
     case trace::DecisionKind::YesNo: return exportYesNoPolicy(problem, flags);
     case trace::DecisionKind::Position: return exportPositionPolicy(problem, flags);
-    case trace::DecisionKind::Continuous: break;
+    case trace::DecisionKind::Continuous: return exportValuePolicy(problem, flags);
   }
-  throw UsageError("export has no format for " + problem.name() + "'s continuous decisions yet");
+  throw std::logic_error("unknown kind of decision");
 }
 
 }  // namespace
@@ -72,7 +91,8 @@ void addExportCommand(CLI::App *command, CommandRunner &runner) {
   auto flags = std::make_shared<ExportFlags>();
   command->add_option("--policy", flags->policy, "Policy directory (from train-bc, train-ppo or train-es)")->required();
   command->add_option("--format", flags->format,
-                      "llvm-aot: C++ for a release-mode LLVM (llvm::InlinerSizeModel, llvm::RegAllocEvictModel: "
+                      "llvm-aot: C++ for a release-mode LLVM (llvm::InlinerSizeModel, llvm::RegAllocEvictModel, "
+                      "llvm::RegAllocPriorityModel: "
                       "a directory with CLASS.h/.cpp); torchscript: a TorchScript module file (inlining)")
       ->required()
       ->check(CLI::IsMember({"llvm-aot", "torchscript"}));

@@ -1,4 +1,4 @@
-// mlgo serve: answers a stock clang's inlining questions with a policy, over
+// mlgo serve: answers a stock clang's questions (inlining, eviction, priority) with a policy, over
 // LLVM's interactive model runner channel.
 #include <atomic>
 #include <csignal>
@@ -78,7 +78,9 @@ void addServeCommand(CLI::App *command, CommandRunner &runner) {
                       "Channel base BASE: named pipes BASE.in and BASE.out, created when missing; pass the same "
                       "BASE to clang (inlining: -mllvm -inliner-interactive-channel-base=BASE and -mllvm "
                       "-ml-advisor-size-increase-threshold=1000, as mlgo's own compiles use; regalloc: -mllvm "
-                      "-regalloc-enable-advisor=release -mllvm -regalloc-evict-interactive-channel-base=BASE)")
+                      "-regalloc-enable-advisor=release -mllvm -regalloc-evict-interactive-channel-base=BASE; "
+                      "regalloc-priority: -mllvm -regalloc-enable-priority-advisor=release -mllvm "
+                      "-regalloc-priority-interactive-channel-base=BASE)")
       ->required();
   command->add_option("--log", flags->log, "Write every decision served to this trace directory");
   command->add_option("--max-sessions", flags->maxSessions, "Stop after this many compilations (0: until SIGINT)")

@@ -18,7 +18,6 @@ using nlohmann::json;
 namespace {
 constexpr const char *kInputTransform = "signed-log1p-z-score";
 constexpr const char *kOutputTransform = "log2-1p";
-constexpr double kLn2 = 0.69314718055994530942;
 
 bool scalarContinuous(const trace::DecisionSpec &spec) {
   if (spec.kind() != trace::DecisionKind::Continuous) return false;
@@ -77,6 +76,11 @@ double ValuePolicy::decide(const int64_t *words) const {
   const double target = static_cast<double>(output) * scale_.stddev + scale_.mean;
   // 2^target - 1, with mlgo's portable exp: glibc's double functions differ between CPUs.
   return std::max(0.0, portable::exp(target * kLn2) - 1.0);
+}
+
+float ValuePolicy::floatAnswer(const int64_t *words, double largest) const {
+  const double value = decide(words);
+  return static_cast<float>(largest > 0 ? std::min(value, largest) : value);
 }
 
 float ValuePolicy::target(double value) {

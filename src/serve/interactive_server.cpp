@@ -189,12 +189,55 @@ void renewPipe(const fs::path &path) {
     throw std::runtime_error("cannot renew channel " + path.string() + ": " + std::strerror(errno));
 }
 
-/// The action in the advice tensor's integer type, little-endian as the
-/// compiler on this machine reads it.
-std::vector<char> encodeAdvice(const TensorSpecification &advice, int64_t action) {
+/// Throws InputError naming `source` unless the compiler asks for one
+/// answer of the type the policy's kind of decision gives.
+void requireAdvice(const TensorSpecification &advice, trace::DecisionKind kind, const std::string &source) {
+  const bool real = advice.type == "float" || advice.type == "double";
+  switch (kind) {
+    case trace::DecisionKind::YesNo:
+    case trace::DecisionKind::Position:
+      if (advice.elementCount() == 1 && !real) return;
+      throw InputError(
+          describeInputProblem(source, "header: advice", "expected one integer decision, got " + advice.type));
+    case trace::DecisionKind::Continuous:
+      if (advice.elementCount() == 1 && real) return;
+      throw InputError(describeInputProblem(source, "header: advice", "expected one real value, got " + advice.type));
+  }
+}
+
+/// The decision in the advice tensor's type, little-endian as the compiler
+/// on this machine reads it.
+std::vector<char> encodeAdvice(const TensorSpecification &advice, trace::DecisionKind kind,
+                               const ChannelPolicy::Decision &decision) {
   std::vector<char> bytes(advice.byteSize(), 0);
-  std::memcpy(bytes.data(), &action, std::min(bytes.size(), sizeof action));
+  switch (kind) {
+    case trace::DecisionKind::YesNo:
+    case trace::DecisionKind::Position:
+      std::memcpy(bytes.data(), &decision.action, std::min(bytes.size(), sizeof decision.action));
+      break;
+    case trace::DecisionKind::Continuous:
+      if (advice.type == "double") {
+        const double value = decision.value;
+        std::memcpy(bytes.data(), &value, std::min(bytes.size(), sizeof value));
+      } else {
+        std::memcpy(bytes.data(), &decision.value, std::min(bytes.size(), sizeof decision.value));
+      }
+      break;
+  }
   return bytes;
+}
+
+void record(trace::ModuleTrace &trace, trace::DecisionKind kind, const int64_t *words,
+            const ChannelPolicy::Decision &decision) {
+  switch (kind) {
+    case trace::DecisionKind::YesNo:
+    case trace::DecisionKind::Position:
+      trace.addDecision(words, decision.defaultAction, decision.action);
+      return;
+    case trace::DecisionKind::Continuous:
+      trace.addContinuousDecision(words, decision.defaultValue, decision.value);
+      return;
+  }
 }
 
 class Session {
@@ -221,10 +264,9 @@ class Session {
       return;
     }
     const LogHeader header = parseLogHeader(line, source);
+    const trace::DecisionKind kind = policy_.decisionSpec().kind();
     const TensorSpecification advice = policy_.connect(header, source);
-    if (advice.elementCount() != 1 || advice.type == "float" || advice.type == "double")
-      throw InputError(
-          describeInputProblem(source, "header: advice", "expected one integer decision, got " + advice.type));
+    requireAdvice(advice, kind, source);
     std::vector<char> observation(header.observationBytes() + 1);
     std::vector<int64_t> words(trace_.featureCount);
     while (reader.readLine(line, complete)) {
@@ -247,8 +289,8 @@ class Session {
       const ChannelPolicy::Decision decision = policy_.decide(observation.data(), words.data());
       ++report_.decisions;
       report_.nonzero += decision.action != 0;
-      if (options_.traceDirectory) trace_.addDecision(words.data(), decision.defaultAction, decision.action);
-      const std::vector<char> answer = encodeAdvice(advice, decision.action);
+      if (options_.traceDirectory) record(trace_, kind, words.data(), decision);
+      const std::vector<char> answer = encodeAdvice(advice, kind, decision);
       if (!writeAll(toCompiler, answer.data(), answer.size(), options_)) {
         report_.problem = "the compiler went away before reading decision " + std::to_string(event.id);
         return;

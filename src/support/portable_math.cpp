@@ -10,9 +10,9 @@ namespace mlgo::portable {
 
 namespace {
 
-constexpr double kLn2High = 6.93147180369123816490e-01;
-constexpr double kLn2Low = 1.90821492927058770002e-10;
-constexpr double kInverseLn2 = 1.44269504088896338700e+00;
+constexpr double kLn2High = kExpLn2High;
+constexpr double kLn2Low = kExpLn2Low;
+constexpr double kInverseLn2 = kExpInverseLn2;
 constexpr double kHalfPiHigh = 1.57079632673412561417e+00;
 constexpr double kHalfPiLow = 6.07710050650619224932e-11;
 constexpr double kTwoOverPi = 6.36619772367581382433e-01;
@@ -22,7 +22,7 @@ constexpr double kSqrtHalf = 0.70710678118654752440;
 /// 1e-17 relative), as 1 + r (1 + r/2 (1 + r/3 (... (1 + r/13)))).
 double expReduced(double r) {
   double p = 1.0;
-  for (int n = 13; n >= 1; --n) p = 1.0 + r * p / n;
+  for (int n = kExpDegree; n >= 1; --n) p = 1.0 + r * p / n;
   return p;
 }
 
@@ -45,8 +45,8 @@ double cosReduced(double r) {
 
 double exp(double x) {
   if (std::isnan(x)) return x;
-  if (x > 709.782712893384) return std::numeric_limits<double>::infinity();
-  if (x < -745.1332191019412) return 0.0;
+  if (x > kExpOverflow) return std::numeric_limits<double>::infinity();
+  if (x < kExpUnderflow) return 0.0;
   const double k = std::floor(x * kInverseLn2 + 0.5);
   const double r = (x - k * kLn2High) - k * kLn2Low;
   // ldexp scales exactly (and rounds a subnormal result the IEEE way).

@@ -111,6 +111,31 @@ PositionPolicy regallocPolicyScoringBy(const std::string &input, float weight) {
                         std::vector<float>(layout.width(), 1.0f), DenseNetwork({layer}, Activation::Relu));
 }
 
+ValuePolicy randomPriorityPolicy(unsigned seed, Activation activation) {
+  const trace::DecisionSpec &spec = findProblem("regalloc-priority").decisionSpec();
+  std::mt19937 random(seed);
+  std::normal_distribution<float> normal(0.0f, 0.5f);
+  std::vector<DenseLayer> layers;
+  size_t inputs = spec.features.size();
+  for (size_t outputs : {16, 8, 1}) {
+    DenseLayer layer{inputs, outputs, std::vector<float>(inputs * outputs), std::vector<float>(outputs)};
+    for (float &w : layer.weights) w = normal(random);
+    for (float &b : layer.bias) b = normal(random);
+    layers.push_back(std::move(layer));
+    inputs = outputs;
+  }
+  return ValuePolicy("regalloc-priority", spec, {3.0f, 0.7f, 1.5f}, {1.5f, 0.2f, 1.0f}, {24.0f, 6.0f},
+                     DenseNetwork(std::move(layers), activation));
+}
+
+Corpus priorityTracedCorpus(const fs::path &directory, const fs::path &trace) {
+  const Corpus corpus = singleSourceCorpus(directory, testData() / "regalloc/pressure.c", "-O2");
+  DefaultTraceOptions options;
+  options.output = trace;
+  runDefaultTrace(corpus, CompilerDriver(driverThreads(1)), findProblem("regalloc-priority"), options);
+  return corpus;
+}
+
 Corpus regallocTracedCorpus(const fs::path &directory, const fs::path &trace) {
   const Corpus corpus =
       sourcesCorpus(directory, {testData() / "regalloc/pressure.c", testData() / "regalloc/kernels.c"}, "-O2");

@@ -11,6 +11,7 @@
 #include "mlgo/driver/compiler_driver.h"
 #include "mlgo/policy/policy_model.h"
 #include "mlgo/policy/position_policy.h"
+#include "mlgo/policy/value_policy.h"
 #include "mlgo/problems/inlining/inlining_policy.h"
 
 namespace mlgo::test {
@@ -98,6 +99,16 @@ Corpus sourcesCorpus(const std::filesystem::path &directory, const std::vector<s
 /// largest ("position": the last allowed one; 32, "evict nothing", where LLVM
 /// allows that).
 PositionPolicy regallocPolicyScoringBy(const std::string &input, float weight = 1.0f);
+
+/// A regalloc-priority policy with hidden layers (16, 8) drawn from `seed`,
+/// its input statistics and output scale around LLVM's: values from about
+/// 2^12 to past 2^32, unlike the default's, so that answers vary, need float
+/// rounding and reach the clamp.
+ValuePolicy randomPriorityPolicy(unsigned seed, Activation activation = Activation::Relu);
+
+/// test/data/regalloc/pressure.c at -O2 in `directory`, its default
+/// priority trace in `trace`.
+Corpus priorityTracedCorpus(const std::filesystem::path &directory, const std::filesystem::path &trace);
 
 /// The register-allocation test programs (test/data/regalloc: pressure.c,
 /// kernels.c) at -O2 in `directory`, their default regalloc trace in `trace`.

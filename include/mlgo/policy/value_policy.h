@@ -26,6 +26,8 @@ namespace mlgo {
 class ValuePolicy {
  public:
   static constexpr const char *kKind = "value-regression";
+  /// ln 2, by which decide() turns 2^t into e^(t ln 2).
+  static constexpr double kLn2 = 0.69314718055994530942;
 
   /// `spec` must be a continuous decision of scalar features (UsageError).
   /// The log2(1 + value) of the training decisions: its mean and standard
@@ -52,6 +54,9 @@ class ValuePolicy {
   size_t features() const { return spec_.features.size(); }
   /// The value for a decision: 2^(output x stddev + mean) - 1, at least 0.
   double decide(const int64_t *words) const;
+  /// The value as an LLVM advisor reads a model's answer: decide() clamped to
+  /// `largest` (0: no bound) and rounded to float.
+  float floatAnswer(const int64_t *words, double largest) const;
   /// The regression target of a value: log2(1 + max(value, 0)).
   static float target(double value);
 

@@ -32,6 +32,9 @@ class ChannelPolicy;
 struct ReleaseModeModel {
   std::string className;     ///< in namespace llvm, declared in CLASS.h
   std::string decisionName;  ///< the output, looked up as "fetch_<decisionName>"
+  /// Real-valued decisions: the largest answer the advisor can take (LLVM
+  /// casts the float to its own type); the model clamps to it. 0: no bound.
+  double largestValue = 0;
 };
 
 class Problem {

@@ -6,6 +6,7 @@
 // 21 eviction tensors and answers a position. Problems make theirs
 // (Problem::channelPolicy); the server (interactive_server.h) knows none.
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -27,9 +28,13 @@ class ChannelPolicy {
   /// InputError naming `source` and the feature that does not match.
   virtual TensorSpecification connect(const LogHeader &header, const std::string &source) = 0;
 
+  /// What the decision spec's kind answers: yes/no and positions an action,
+  /// continuous decisions a value.
   struct Decision {
     int64_t action = 0;
     int64_t defaultAction = -1;  ///< when the compiler sent it
+    float value = 0;
+    float defaultValue = std::numeric_limits<float>::quiet_NaN();  ///< NaN: not sent
   };
   /// Decides one observation (every feature's bytes, in the header's order)
   /// and writes the decision's features as a trace records them into `words`

@@ -2,8 +2,10 @@
 // `mlgo serve`: the host side of LLVM 19's interactive model runner. A stock
 // clang-19 run with the problem's flags (inlining:
 //   -mllvm -enable-ml-inliner=release -mllvm -inliner-interactive-channel-base=BASE,
-// register allocation:
-//   -mllvm -regalloc-enable-advisor=release -mllvm -regalloc-evict-interactive-channel-base=BASE)
+// register-allocation eviction:
+//   -mllvm -regalloc-enable-advisor=release -mllvm -regalloc-evict-interactive-channel-base=BASE,
+// register-allocation priority:
+//   -mllvm -regalloc-enable-priority-advisor=release -mllvm -regalloc-priority-interactive-channel-base=BASE)
 // opens BASE.in for reading and BASE.out for writing (named pipes), sends a
 // training-log header and one observation per decision (training_log.h), and
 // reads each decision back as the advice tensor's bytes. What the

@@ -8,6 +8,7 @@
 #include "mlgo/policy/value_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/problems/regalloc/priority_hook.h"
+#include "priority_channel_policy.h"
 #include "mlgo/support/errors.h"
 #include "score_measure.h"
 
@@ -54,8 +55,8 @@ class PolicySteer final : public PrioritySteer {
       : policy_(std::move(policy)), words_(priorityDecisionSpec().decisionWords()) {}
   double decide(const PriorityObservation &observation) override {
     toWords(observation, words_);
-    // LLVM's priorities are below 2^32; the network's answer is clamped there.
-    return std::min(policy_->decide(words_.data()), 4294967295.0);
+    // As LLVM's release-mode advisor reads an exported model's answer.
+    return policy_->floatAnswer(words_.data(), kLargestPriority);
   }
 
  private:
@@ -87,19 +88,21 @@ class PriorityProblem final : public Problem {
     auto policy = std::make_shared<const ValuePolicy>(ValuePolicy::load(directory, name(), decisionSpec()));
     return [policy] { return std::make_shared<PriorityHook>(std::make_shared<PolicySteer>(policy)); };
   }
-  std::unique_ptr<serve::ChannelPolicy> channelPolicy(const std::filesystem::path &) const override {
-    throw noLearnerYet("mlgo serve");
+  std::unique_ptr<serve::ChannelPolicy> channelPolicy(const std::filesystem::path &directory) const override {
+    return makePriorityChannelPolicy(
+        std::make_shared<const ValuePolicy>(ValuePolicy::load(directory, name(), decisionSpec())));
   }
   /// MLRegAllocPriorityAdvisor.cpp's CompiledModelType under
   /// LLVM_HAVE_TF_AOT_REGALLOCPRIORITYMODEL.
   std::optional<ReleaseModeModel> releaseModeModel() const override {
-    return ReleaseModeModel{"RegAllocPriorityModel", kPriorityDecisionName};
+    return ReleaseModeModel{"RegAllocPriorityModel", kPriorityDecisionName, kLargestPriority};
   }
 
  private:
   static UsageError noLearnerYet(const std::string &stage) {
     return UsageError("problem \"" + std::string(kName) + "\" decides a real value (a priority), which " + stage +
-                      " does not take yet (default-trace, gen-vocab, train-bc, eval --policy and mlgo cc --policy do)");
+                      " does not take yet (default-trace, gen-vocab, train-bc, eval --policy, export, serve and mlgo cc --policy "
+                      "do)");
   }
 };
 

@@ -171,7 +171,4 @@ TEST_CASE("regalloc-priority problem: the CLI traces it, clones the default's pr
                             "--output", (scratch / "ppo").string()});
   CHECK(ppo.exitCode == exit_code::kUsage);
   CHECK_THAT(ppo.err, Contains("regalloc-priority"));
-  auto served = test::runMlgo({"serve", "--policy", bc, "--channel", (scratch / "channel").string()});
-  CHECK(served.exitCode == exit_code::kUsage);
-  CHECK_THAT(served.err, Contains("regalloc-priority"));
 }

@@ -25,6 +25,9 @@ namespace mlgo::regalloc {
 class EvictionHook;
 
 inline constexpr const char *kPriorityDecisionName = "priority";
+/// The largest float below 2^32: the largest answer LLVM's ML advisor can
+/// cast to its unsigned priority. A policy's answers are clamped to it.
+inline constexpr double kLargestPriority = 4294967040.0;
 
 /// LLVM 19's priority decision: its three features (in its order, with its
 /// types) and one real-valued action.

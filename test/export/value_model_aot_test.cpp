@@ -1,0 +1,118 @@
+// The llvm-aot export of a regalloc-priority policy, compiled with clang-19
+// and run by LLVM 19's own ReleaseModeModelRunner on every decision of a real
+// priority trace: it must answer the float mlgo's own compile answers.
+#include "mlgo/export/value_model_aot.h"
+
+#include <dlfcn.h>
+#include <llvm/Analysis/MLModelRunner.h>
+#include <llvm/Analysis/TensorSpec.h>
+#include <llvm/IR/LLVMContext.h>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <set>
+
+#include "mlgo/problems/problem.h"
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/exit_codes.h"
+#include "mlgo/trace/trace_reader.h"
+#include "support/test_environment.h"
+
+using namespace mlgo;
+using Catch::Matchers::Contains;
+namespace fs = std::filesystem;
+
+namespace {
+
+const Problem &priority() { return findProblem("regalloc-priority"); }
+
+std::vector<llvm::TensorSpec> tensorSpecs(const trace::DecisionSpec &spec) {
+  std::vector<llvm::TensorSpec> specs;
+  for (const trace::FeatureTensor &tensor : spec.features)
+    specs.push_back(tensor.type == trace::FeatureTensor::Type::Int64
+                        ? llvm::TensorSpec::createSpec<int64_t>(tensor.name, tensor.shape)
+                        : llvm::TensorSpec::createSpec<float>(tensor.name, tensor.shape));
+  return specs;
+}
+
+}  // namespace
+
+TEST_CASE("llvm-aot export of a priority policy: LLVM's ReleaseModeModelRunner answers what mlgo answers",
+          "[export][aot][regalloc][priority]") {
+  test::ScratchDirectory scratch;
+  test::priorityTracedCorpus(scratch / "corpus", scratch / "trace");
+  const Activation activation = GENERATE(Activation::Relu, Activation::Tanh);
+  const ValuePolicy policy = test::randomPriorityPolicy(7, activation);
+  const ReleaseModeModel model = *priority().releaseModeModel();
+  const GeneratedSources sources = generateValueModel(policy, model, "a test policy");
+  CHECK(sources.headerName() == "RegAllocPriorityModel.h");
+  const fs::path exported = scratch / "RegAllocPriorityModel";
+  writeGeneratedSources(sources, exported, false);
+
+  // Standard C++ only, warning-free, also pedantic.
+  test::compileCxx(
+      {"-pedantic", "-c", (exported / sources.sourceName()).string(), "-o", (scratch / "model.o").string()});
+  const fs::path library = scratch / "release_mode_priority_runner.so";
+  test::compileCxx({"-fPIC", "-shared", "-I", exported.string(), "-isystem", MLGO_LLVM_INCLUDE_DIR,
+                    std::string(MLGO_TEST_SOURCES) + "/export/release_mode_priority_runner.cpp",
+                    (exported / sources.sourceName()).string(), "-o", library.string(), "-L", MLGO_LLVM_LIBRARY_DIR,
+                    "-lLLVM"});
+  void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  INFO(dlerror());
+  REQUIRE(handle);
+  using MakeRunner = llvm::MLModelRunner *(*)(llvm::LLVMContext *, const std::vector<llvm::TensorSpec> *);
+  auto makeRunner = reinterpret_cast<MakeRunner>(dlsym(handle, "mlgoMakePriorityRunner"));
+  REQUIRE(makeRunner);
+
+  const trace::DecisionSpec &spec = priority().decisionSpec();
+  const std::vector<llvm::TensorSpec> inputs = tensorSpecs(spec);
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::MLModelRunner> runner(makeRunner(&context, &inputs));
+  size_t decisions = 0, mismatches = 0, clamped = 0, aboveFloatPrecision = 0;
+  std::set<float> answers;
+  trace::TraceReader(scratch / "trace").forEachModule([&](const trace::ModuleTrace &module) {
+    for (size_t d = 0; d < module.decisions(); ++d, ++decisions) {
+      const auto *bytes = reinterpret_cast<const char *>(module.featuresOf(d));
+      for (size_t f = 0; f < spec.features.size(); ++f)
+        std::memcpy(runner->getTensorUntyped(f), bytes + spec.offsetOf(f), spec.features[f].elementBytes());
+      const float expected = policy.floatAnswer(module.featuresOf(d), model.largestValue);
+      const float answered = runner->evaluate<float>();
+      answers.insert(answered);
+      clamped += expected == static_cast<float>(model.largestValue);
+      aboveFloatPrecision += expected > 16777216.0f;
+      if (std::memcmp(&answered, &expected, sizeof expected) != 0) ++mismatches;
+    }
+  });
+  CHECK(decisions > 10);
+  CHECK(mismatches == 0);
+  CHECK(answers.size() > 5);  // the answers vary, or agreement would prove little
+  CHECK(aboveFloatPrecision > 0);
+  INFO("clamped " << clamped << " of " << decisions);
+  runner.reset();  // its code lives in the library
+  dlclose(handle);
+}
+
+TEST_CASE("cli export: a priority policy as llvm::RegAllocPriorityModel, read from the policy, torchscript refused",
+          "[cli][export][regalloc][priority]") {
+  test::ScratchDirectory scratch;
+  test::randomPriorityPolicy(3, Activation::Relu).save(scratch / "policy");
+  const std::string policy = (scratch / "policy").string();
+  const auto exportAs = [&](const std::string &format, const std::string &output) {
+    return test::runProgram(test::mlgoBinary(), {"export", "--policy", policy, "--format", format, "--output",
+                                                 (scratch / output).string()});
+  };
+  const test::CommandOutcome aot = exportAs("llvm-aot", "aot");
+  INFO(aot.err);
+  REQUIRE(aot.exitCode == exit_code::kSuccess);
+  CHECK_THAT(aot.out, Contains("RegAllocPriorityModel.h") && Contains("3 features, a float priority"));
+  CHECK_THAT(readFile(scratch / "aot/RegAllocPriorityModel.cpp"),
+             Contains("\"feed_li_size\"") && Contains("\"fetch_priority\""));
+  CHECK_THAT(readFile(scratch / "aot/RegAllocPriorityModel.h"), Contains("class RegAllocPriorityModel final"));
+
+  const test::CommandOutcome torchscript = exportAs("torchscript", "p.pt");
+  CHECK(torchscript.exitCode == exit_code::kUsage);
+  CHECK_THAT(torchscript.err, Contains("exports only as llvm-aot"));
+  CHECK_FALSE(fs::exists(scratch / "p.pt"));
+}

@@ -1,0 +1,157 @@
+// A regalloc-priority policy served to a stock clang-19: LLVM's own ML
+// priority advisor (release mode, interactive channel) asks mlgo serve for
+// every live range's priority, and the code equals mlgo's own compile with
+// the same policy.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstring>
+#include <future>
+#include <thread>
+
+#include "mlgo/eval/clang_subprocess.h"
+#include "mlgo/problems/problem.h"
+#include "mlgo/problems/regalloc/priority_hook.h"
+#include "mlgo/serve/channel_policy.h"
+#include "mlgo/serve/interactive_server.h"
+#include "mlgo/trace/trace_reader.h"
+#include "support/test_environment.h"
+
+using namespace mlgo;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Lets a value policy decide in mlgo's own compile, as a served one does,
+/// and records what it was shown and what it answered, in order.
+class RecordingSteer final : public regalloc::PrioritySteer {
+ public:
+  explicit RecordingSteer(const ValuePolicy &policy) : policy_(policy) {}
+  double decide(const regalloc::PriorityObservation &observation) override {
+    std::vector<int64_t> words(regalloc::priorityDecisionSpec().decisionWords(), 0);
+    words[0] = observation.size;
+    words[1] = observation.stage;
+    std::memcpy(&words[2], &observation.weight, sizeof observation.weight);
+    const float answer = policy_.floatAnswer(words.data(), regalloc::kLargestPriority);
+    features.insert(features.end(), words.begin(), words.end());
+    answers.push_back(answer);
+    changed += static_cast<uint32_t>(answer) != observation.defaultPriority;
+    return answer;
+  }
+  std::vector<int64_t> features;
+  std::vector<float> answers;
+  size_t changed = 0;
+
+ private:
+  const ValuePolicy &policy_;
+};
+
+}  // namespace
+
+TEST_CASE("serve a regalloc-priority policy: a stock clang-19 takes its priorities, as mlgo's own compile does",
+          "[serve][regalloc][priority][clang]") {
+  test::ScratchDirectory scratch;
+  // Modules whose every function goes through the greedy allocator: LLVM
+  // opens the channel only when it first asks for a priority.
+  const Corpus corpus = test::sourcesCorpus(
+      scratch / "corpus", {test::testData() / "regalloc/pressure.c", test::testData() / "regalloc/kernels.c"}, "-O2");
+  const ValuePolicy policy = test::randomPriorityPolicy(11);
+  policy.save(scratch / "policy");
+  const std::unique_ptr<serve::ChannelPolicy> served =
+      findProblem("regalloc-priority").channelPolicy(scratch / "policy");
+  const fs::path base = scratch / "channel";
+  serve::ServeOptions options;
+  options.channelBase = base;
+  options.maxSessions = corpus.modules.size();
+  options.traceDirectory = scratch / "served";
+  auto server = std::async(std::launch::async, [&] { return serve::serveChannel(*served, options); });
+  while (!fs::exists(base.string() + ".out")) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+
+  // A stock clang-19 per module, one after the other, with the flags serve prints.
+  const std::vector<std::string> interactive{"-mllvm", "-regalloc-enable-priority-advisor=release", "-mllvm",
+                                             "-regalloc-priority-interactive-channel-base=" + base.string()};
+  CHECK(served->compilerFlags(base.string()) == "-mllvm -regalloc-enable-priority-advisor=release -mllvm "
+                                                "-regalloc-priority-interactive-channel-base=" + base.string());
+  std::vector<uint64_t> clangText;
+  fs::create_directories(scratch / "objects");
+  for (const CorpusModule &module : corpus.modules) {
+    const CompileResult result = compileWithClangSubprocess(test::clangPath(), module, scratch / "objects",
+                                                            std::chrono::seconds(60), interactive);
+    INFO(module.name << ": " << result.message);
+    REQUIRE(result.ok());
+    clangText.push_back(result.sizes.text);
+  }
+  REQUIRE(server.wait_for(std::chrono::seconds(30)) == std::future_status::ready);
+  const serve::ServeSummary summary = server.get();
+  CHECK(summary.sessions == corpus.modules.size());
+  CHECK(summary.incompleteSessions == 0);
+
+  // The same policy in mlgo's driver: the same features, in the same order,
+  // the same answers and the same code size.
+  std::vector<int64_t> ownFeatures;
+  std::vector<float> ownAnswers;
+  std::vector<uint64_t> ownText;
+  size_t changed = 0;
+  CompilerDriver driver(test::driverThreads(1));
+  for (const CorpusModule &module : corpus.modules) {
+    auto steer = std::make_shared<RecordingSteer>(policy);
+    const CompileResult result = driver.compile({&module, "", {std::make_shared<regalloc::PriorityHook>(steer)}});
+    REQUIRE(result.ok());
+    ownText.push_back(result.sizes.text);
+    ownFeatures.insert(ownFeatures.end(), steer->features.begin(), steer->features.end());
+    ownAnswers.insert(ownAnswers.end(), steer->answers.begin(), steer->answers.end());
+    changed += steer->changed;
+  }
+  std::vector<int64_t> servedFeatures;
+  std::vector<float> servedAnswers;
+  trace::TraceReader servedTrace(scratch / "served");
+  CHECK(servedTrace.problem() == "regalloc-priority");
+  servedTrace.forEachModule([&](const trace::ModuleTrace &module) {
+    servedFeatures.insert(servedFeatures.end(), module.features.begin(), module.features.end());
+    servedAnswers.insert(servedAnswers.end(), module.values.begin(), module.values.end());
+  });
+  REQUIRE(ownAnswers.size() > 20);
+  CHECK(summary.decisions == ownAnswers.size());
+  CHECK(servedAnswers == ownAnswers);
+  CHECK(servedFeatures == ownFeatures);
+  CHECK(clangText == ownText);
+  CHECK(changed > 0);  // the policy is not the default's priorities
+}
+
+TEST_CASE("serve a regalloc-priority policy: another feature set or an integer advice is refused",
+          "[serve][regalloc][priority][errors]") {
+  test::ScratchDirectory scratch;
+  test::randomPriorityPolicy(3).save(scratch / "policy");
+  const std::unique_ptr<serve::ChannelPolicy> served =
+      findProblem("regalloc-priority").channelPolicy(scratch / "policy");
+  std::vector<serve::TensorSpecification> features;
+  for (const trace::FeatureTensor &tensor : regalloc::priorityDecisionSpec().features)
+    features.push_back({tensor.name, tensor.typeName(), tensor.shape, tensor.elementBytes()});
+  features[2].type = "double";  // weight is a float in LLVM 19
+  features[2].elementSize = 8;
+  CHECK_THROWS_WITH(served->connect(serve::parseLogHeader(serve::formatLogHeader(features, std::nullopt), "c.out"),
+                                    "c.out"),
+                    Catch::Contains("c.out") && Catch::Contains("weight"));
+
+  // LLVM's features, but an integer answer asked for: the server refuses it.
+  features[2].type = "float";
+  features[2].elementSize = 4;
+  serve::ServeOptions options;
+  options.channelBase = scratch / "channel";
+  auto server = std::async(std::launch::async, [&] { return serve::serveChannel(*served, options); });
+  while (!fs::exists(scratch / "channel.out")) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  {
+    // The compiler's side, in the order LLVM opens it.
+    const int fromServer = ::open((scratch / "channel.in").c_str(), O_RDONLY);
+    const int toServer = ::open((scratch / "channel.out").c_str(), O_WRONLY);
+    const std::string header = serve::formatLogHeader(features, serve::scalarInt64("priority")) + "\n";
+    CHECK(::write(toServer, header.data(), header.size()) == ssize_t(header.size()));
+    ::close(toServer);
+    ::close(fromServer);
+  }
+  CHECK_THROWS_WITH(server.get(), Catch::Contains("channel.out: header: advice") &&
+                                      Catch::Contains("expected one real value, got int64_t"));
+}
