@@ -1,4 +1,5 @@
 // mlgo report: plots and one HTML page for a training run and its evaluations.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -25,7 +26,8 @@ struct ReportFlags {
 std::vector<std::string> comparableMetrics() {
   std::vector<std::string> metrics{"text", "text+data"};
   for (const std::string &name : problemNames())
-    for (const std::string &measure : findProblem(name).measureNames()) metrics.push_back(measure);
+    for (const std::string &measure : findProblem(name).measureNames())
+      if (std::find(metrics.begin(), metrics.end(), measure) == metrics.end()) metrics.push_back(measure);
   return metrics;
 }
 

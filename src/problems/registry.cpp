@@ -54,6 +54,10 @@ Problem::HookMaker Problem::positionPolicyHooks(std::shared_ptr<const PositionPo
                    "\" does not decide among positions: no position policy takes its decisions");
 }
 
+Problem::HookMaker Problem::valuePolicyHooks(std::shared_ptr<const ValuePolicy>) const {
+  throw UsageError("problem \"" + name() + "\" does not decide real values: no value policy takes its decisions");
+}
+
 std::vector<std::string> problemNames() {
   std::vector<std::string> names;
   for (const auto &[key, problem] : registry()) names.push_back(key);

@@ -70,9 +70,9 @@ std::unique_ptr<ESObjective> makeESObjective(const Problem &problem, const std::
     case trace::DecisionKind::YesNo:
       return makeScalarESObjective(problem, warmstart, corpus, driver, seed, trajectories);
     case trace::DecisionKind::Position: return makePositionESObjective(problem, warmstart, corpus, driver);
-    case trace::DecisionKind::Continuous: break;
+    case trace::DecisionKind::Continuous: return makeValueESObjective(problem, warmstart, corpus, driver);
   }
-  throw UsageError("train-es has no objective for " + problem.name() + "'s continuous decisions yet");
+  throw std::logic_error("unknown kind of decision");
 }
 
 }  // namespace mlgo

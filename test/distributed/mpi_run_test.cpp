@@ -310,19 +310,23 @@ TEST_CASE("mpi: train-ppo for regalloc over 2 ranks equals one process", "[mpi][
   CHECK(functionBaselines("single") == functionBaselines("ranks"));
 }
 
-TEST_CASE("mpi: train-es over 3 ranks equals one process, for inlining and for regalloc", "[mpi][es]") {
+TEST_CASE("mpi: train-es over 3 ranks equals one process, for inlining, regalloc and regalloc-priority", "[mpi][es]") {
   MpiCorpus corpus;
   test::randomInliningPolicy(corpus, 11).save(corpus / "start");
   const fs::path regallocCorpus = corpus / "regalloc-corpus", regallocTrace = corpus / "regalloc-trace";
   test::regallocTracedCorpus(regallocCorpus, regallocTrace);
   test::regallocPolicyScoringBy("liverange_size").save(corpus / "regalloc-start");
+  const fs::path priorityCorpus = corpus / "priority-corpus", priorityTrace = corpus / "priority-trace";
+  test::priorityTracedCorpus(priorityCorpus, priorityTrace);
+  test::randomPriorityPolicy(5).save(corpus / "priority-start");
   struct Problem {
     std::string name;
     fs::path corpus, warmstart, baselines;
   };
   for (const Problem &problem :
        {Problem{"inlining", corpus / "corpus", corpus / "start", corpus / "trace"},
-        Problem{"regalloc", regallocCorpus, corpus / "regalloc-start", regallocTrace}}) {
+        Problem{"regalloc", regallocCorpus, corpus / "regalloc-start", regallocTrace},
+        Problem{"regalloc-priority", priorityCorpus, corpus / "priority-start", priorityTrace}}) {
     INFO(problem.name);
     const auto trainES = [&](const std::string &output) {
       return std::vector<std::string>{"train-es", "--problem", problem.name, "--corpus", problem.corpus.string(),

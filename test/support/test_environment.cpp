@@ -129,7 +129,8 @@ ValuePolicy randomPriorityPolicy(unsigned seed, Activation activation) {
 }
 
 Corpus priorityTracedCorpus(const fs::path &directory, const fs::path &trace) {
-  const Corpus corpus = singleSourceCorpus(directory, testData() / "regalloc/pressure.c", "-O2");
+  const Corpus corpus =
+      sourcesCorpus(directory, {testData() / "regalloc/pressure.c", testData() / "regalloc/kernels.c"}, "-O2");
   DefaultTraceOptions options;
   options.output = trace;
   runDefaultTrace(corpus, CompilerDriver(driverThreads(1)), findProblem("regalloc-priority"), options);

@@ -106,8 +106,8 @@ PositionPolicy regallocPolicyScoringBy(const std::string &input, float weight = 
 /// rounding and reach the clamp.
 ValuePolicy randomPriorityPolicy(unsigned seed, Activation activation = Activation::Relu);
 
-/// test/data/regalloc/pressure.c at -O2 in `directory`, its default
-/// priority trace in `trace`.
+/// The register-allocation test programs (pressure.c, kernels.c) at -O2 in
+/// `directory`, their default priority trace in `trace`.
 Corpus priorityTracedCorpus(const std::filesystem::path &directory, const std::filesystem::path &trace);
 
 /// The register-allocation test programs (test/data/regalloc: pressure.c,

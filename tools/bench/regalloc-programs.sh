@@ -2,11 +2,10 @@
 # Register allocation measured on running code. Every PassListEval program
 # (tools/passlisteval/programs: 50 self-checking C and C++ programs, never in
 # a training corpus) is built at -O2 twice by a stock clang-19: with LLVM's
-# default advisors, and with a register-allocation policy: one that `mlgo
-# serve` answers over LLVM's interactive channel (eviction policies), or,
-# with BUILD_WITH=cc, one that `mlgo cc --policy` applies in-process (any
-# problem's policy, e.g. regalloc-priority's, which no server answers yet;
-# the problem is the one the policy directory records). Both builds run
+# default advisors, and with a register-allocation policy (eviction or
+# priority: the problem the policy directory records): one that `mlgo
+# serve` answers over LLVM's interactive channel, or, with BUILD_WITH=cc,
+# one that `mlgo cc --policy` applies in-process. Both builds run
 # (each must exit 0 and print nothing: the programs check their own results)
 # and are measured under valgrind's cachegrind, whose counts are
 # deterministic:
@@ -40,6 +39,17 @@ CXX=clang++-19
 command -v "$CC" >/dev/null || CC=/usr/lib/llvm-19/bin/clang
 command -v "$CXX" >/dev/null || CXX=/usr/lib/llvm-19/bin/clang++
 command -v valgrind >/dev/null || { echo "valgrind is needed (apt-get install valgrind)" >&2; exit 2; }
+
+# The stock compiler's flags that ask a served policy of this problem.
+policy_json="$POLICY/policy.json"
+[[ -f $policy_json ]] || policy_json="$POLICY/policy/policy.json"
+problem=$(sed -n 's/^ *"problem": *"\([^"]*\)".*/\1/p' "$policy_json" | head -n 1)
+case "$problem" in
+  regalloc) serve_flags=(-mllvm -regalloc-enable-advisor=release -mllvm -regalloc-evict-interactive-channel-base=) ;;
+  regalloc-priority)
+    serve_flags=(-mllvm -regalloc-enable-priority-advisor=release -mllvm -regalloc-priority-interactive-channel-base=) ;;
+  *) echo "$policy_json: not a register-allocation policy (problem '$problem')" >&2; exit 2 ;;
+esac
 
 mkdir -p "$OUT/objects" "$OUT/bin" "$OUT/cachegrind" "$OUT/corpus-build"
 OUT=$(cd "$OUT" && pwd)
@@ -91,8 +101,7 @@ for name in "${names[@]}"; do
     "$MLGO" --log-level warn serve --policy "$POLICY" --channel "$channel" --max-sessions 1 >/dev/null &
     server=$!
     while [[ ! -p "$channel.out" ]]; do sleep 0.05; done
-    "${compile[@]}" -O2 -c "$source" -o "$OUT/objects/$name.policy.o" \
-      -mllvm -regalloc-enable-advisor=release -mllvm "-regalloc-evict-interactive-channel-base=$channel"
+    "${compile[@]}" -O2 -c "$source" -o "$OUT/objects/$name.policy.o" "${serve_flags[@]:0:3}" "${serve_flags[3]}$channel"
     wait "$server"
   fi
   "${link[@]}" "$OUT/objects/$name.policy.o" -lm -o "$OUT/bin/$name.policy"

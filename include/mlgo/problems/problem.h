@@ -22,6 +22,7 @@ using SegmentMeasures = std::map<std::string, std::map<std::string, double>>;
 
 class DecisionSteer;
 class PositionPolicy;
+class ValuePolicy;
 namespace serve {
 class ChannelPolicy;
 }
@@ -92,6 +93,9 @@ class Problem {
   /// whose decisions are among positions (mlgo/policy/position_policy.h).
   /// Throws UsageError for the others.
   virtual HookMaker positionPolicyHooks(std::shared_ptr<const PositionPolicy> policy) const;
+  /// The same for problems whose decisions are real values
+  /// (mlgo/policy/value_policy.h).
+  virtual HookMaker valuePolicyHooks(std::shared_ptr<const ValuePolicy> policy) const;
   /// The trained policy in `directory`, ready to answer a stock compiler
   /// over LLVM's interactive channel (`mlgo serve`). Throws InputError as
   /// policyHooks does.

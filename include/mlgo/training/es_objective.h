@@ -6,10 +6,13 @@
 // problem:
 // - scalar decisions of two actions (inlining): a PolicyModel, the module's
 //   .text size, compiles replayed from the trajectory memo where they repeat;
-// - decisions among positions (register allocation): a PositionPolicy, the
-//   problem's own measure (LLVM's regalloc score), modules whose default
-//   measure is 0 left out of the samples (nothing to improve there).
-// Both reward a module as ml-compiler-opt does, 1 - (policy + 0.01) /
+// - decisions among positions (register-allocation eviction): a
+//   PositionPolicy, the problem's own measure (LLVM's regalloc score),
+//   modules whose default measure is 0 left out of the samples (nothing to
+//   improve there);
+// - real-valued decisions (register-allocation priority): a ValuePolicy,
+//   measured the same way.
+// All reward a module as ml-compiler-opt does, 1 - (policy + 0.01) /
 // (default + 0.01), and a failed compile as -1.
 #include <cstdint>
 #include <filesystem>
@@ -98,12 +101,14 @@ class ESObjective {
   RewardBaselines defaults_;
 };
 
-/// The two kinds (es_scalar_objective.cpp, es_position_objective.cpp).
+/// The three kinds (es_scalar_objective.cpp, es_measured_objective.cpp).
 std::unique_ptr<ESObjective> makeScalarESObjective(const Problem &problem, const std::filesystem::path &warmstart,
                                                    const Corpus &corpus, const CompilerDriver &driver, uint64_t seed,
                                                    TrajectoryMemo *trajectories);
 std::unique_ptr<ESObjective> makePositionESObjective(const Problem &problem, const std::filesystem::path &warmstart,
                                                      const Corpus &corpus, const CompilerDriver &driver);
+std::unique_ptr<ESObjective> makeValueESObjective(const Problem &problem, const std::filesystem::path &warmstart,
+                                                  const Corpus &corpus, const CompilerDriver &driver);
 /// The objective for `problem`'s decisions, warm-started from the policy in
 /// `warmstart`. `trajectories` (may be null) replays scalar policies' compiles.
 std::unique_ptr<ESObjective> makeESObjective(const Problem &problem, const std::filesystem::path &warmstart,

@@ -73,7 +73,7 @@ class PriorityProblem final : public Problem {
     return std::make_shared<PriorityHook>(std::make_shared<PriorityTraceRecorder>(trace));
   }
   std::shared_ptr<PipelineHook> steeringHook(DecisionSteer &) const override {
-    throw noLearnerYet("train-ppo, train-es or explore");
+    throw noLearnerYet("train-ppo or explore");
   }
   std::map<std::string, double> measures(const PipelineHook &hook) const override {
     return scoreMeasures<PriorityHook>(hook);
@@ -85,7 +85,9 @@ class PriorityProblem final : public Problem {
   }
   std::shared_ptr<PipelineHook> measuringHook() const override { return std::make_shared<PriorityHook>(); }
   HookMaker policyHooks(const std::filesystem::path &directory) const override {
-    auto policy = std::make_shared<const ValuePolicy>(ValuePolicy::load(directory, name(), decisionSpec()));
+    return valuePolicyHooks(std::make_shared<const ValuePolicy>(ValuePolicy::load(directory, name(), decisionSpec())));
+  }
+  HookMaker valuePolicyHooks(std::shared_ptr<const ValuePolicy> policy) const override {
     return [policy] { return std::make_shared<PriorityHook>(std::make_shared<PolicySteer>(policy)); };
   }
   std::unique_ptr<serve::ChannelPolicy> channelPolicy(const std::filesystem::path &directory) const override {
@@ -101,8 +103,8 @@ class PriorityProblem final : public Problem {
  private:
   static UsageError noLearnerYet(const std::string &stage) {
     return UsageError("problem \"" + std::string(kName) + "\" decides a real value (a priority), which " + stage +
-                      " does not take yet (default-trace, gen-vocab, train-bc, eval --policy, export, serve and mlgo cc --policy "
-                      "do)");
+                      " does not take yet (default-trace, gen-vocab, train-bc, train-es, eval --policy, export, serve and mlgo "
+                      "cc --policy do)");
   }
 };
 

@@ -1,9 +1,11 @@
-// train-es for decisions among positions (register allocation): a
-// PositionPolicy, rewarded by the problem's own measure of the compile
-// (LLVM's regalloc score), through the problem's policy hooks.
+// train-es for policies of a network over a decision's features, rewarded by
+// the problem's own measure of the compile (LLVM's regalloc score), through
+// the problem's policy hooks: decisions among positions (eviction, a
+// PositionPolicy) and real-valued ones (priority, a ValuePolicy).
 #include <numeric>
 
 #include "mlgo/policy/position_policy.h"
+#include "mlgo/policy/value_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/training/es_objective.h"
@@ -12,18 +14,35 @@ namespace mlgo {
 
 namespace {
 
-class PositionESObjective final : public ESObjective {
+/// `policy` with another network of the same shape.
+PositionPolicy withNetwork(const PositionPolicy &policy, DenseNetwork network) {
+  return PositionPolicy(policy.problem(), policy.spec(), policy.means(), policy.stddevs(), std::move(network));
+}
+ValuePolicy withNetwork(const ValuePolicy &policy, DenseNetwork network) {
+  return ValuePolicy(policy.problem(), policy.spec(), policy.means(), policy.stddevs(), policy.targetScale(),
+                     std::move(network));
+}
+
+Problem::HookMaker hooksOf(const Problem &problem, std::shared_ptr<const PositionPolicy> policy) {
+  return problem.positionPolicyHooks(std::move(policy));
+}
+Problem::HookMaker hooksOf(const Problem &problem, std::shared_ptr<const ValuePolicy> policy) {
+  return problem.valuePolicyHooks(std::move(policy));
+}
+
+template <typename Policy>
+class MeasuredESObjective final : public ESObjective {
  public:
-  PositionESObjective(const Problem &problem, const std::filesystem::path &warmstart, const Corpus &corpus,
+  MeasuredESObjective(const Problem &problem, const std::filesystem::path &warmstart, const Corpus &corpus,
                       const CompilerDriver &driver)
       : ESObjective(corpus, driver, problem),
-        start_(PositionPolicy::load(warmstart, problem.name(), problem.decisionSpec())),
+        start_(Policy::load(warmstart, problem.name(), problem.decisionSpec())),
         measure_(measureOf(problem)) {}
 
   std::vector<float> startWeights() const override { return start_.network().flatWeights(); }
   void savePolicy(const std::vector<float> &weights, const nlohmann::json &training,
                   const std::filesystem::path &directory) const override {
-    PositionPolicy policy = withWeights(weights);
+    Policy policy = withWeights(weights);
     policy.training = training;
     policy.save(directory);
   }
@@ -33,13 +52,13 @@ class PositionESObjective final : public ESObjective {
   /// busy while a large module compiles for one candidate.
   std::vector<ModuleMeasure> measure(const std::vector<std::vector<float>> &candidates,
                                      const std::vector<CandidateCompile> &compiles, int64_t) override {
-    std::vector<Problem::HookMaker> hooksOf;
+    std::vector<Problem::HookMaker> makers;
     for (const std::vector<float> &weights : candidates)
-      hooksOf.push_back(problem_.positionPolicyHooks(std::make_shared<const PositionPolicy>(withWeights(weights))));
+      makers.push_back(hooksOf(problem_, std::make_shared<const Policy>(withWeights(weights))));
     std::vector<CompileRequest> requests;
     std::vector<std::shared_ptr<PipelineHook>> hooks;
     for (const CandidateCompile &compile : compiles) {
-      hooks.push_back(hooksOf.at(compile.candidate)());
+      hooks.push_back(makers.at(compile.candidate)());
       requests.push_back({&corpus_.modules.at(compile.module), "", {hooks.back()}});
     }
     const std::vector<CompileResult> results = driver_.compileAll(requests);
@@ -84,12 +103,11 @@ class PositionESObjective final : public ESObjective {
     return hook ? measured(*hook) : 0.0;
   }
   std::shared_ptr<PipelineHook> measuringHook() const override { return problem_.measuringHook(); }
-  PositionPolicy withWeights(const std::vector<float> &weights) const {
-    return PositionPolicy(start_.problem(), start_.spec(), start_.means(), start_.stddevs(),
-                          start_.network().withFlatWeights(weights));
+  Policy withWeights(const std::vector<float> &weights) const {
+    return withNetwork(start_, start_.network().withFlatWeights(weights));
   }
 
-  PositionPolicy start_;  ///< the network shape and input statistics every candidate shares
+  Policy start_;  ///< the network shape and input statistics every candidate shares
   std::string measure_;
 };
 
@@ -97,7 +115,12 @@ class PositionESObjective final : public ESObjective {
 
 std::unique_ptr<ESObjective> makePositionESObjective(const Problem &problem, const std::filesystem::path &warmstart,
                                                      const Corpus &corpus, const CompilerDriver &driver) {
-  return std::make_unique<PositionESObjective>(problem, warmstart, corpus, driver);
+  return std::make_unique<MeasuredESObjective<PositionPolicy>>(problem, warmstart, corpus, driver);
+}
+
+std::unique_ptr<ESObjective> makeValueESObjective(const Problem &problem, const std::filesystem::path &warmstart,
+                                                  const Corpus &corpus, const CompilerDriver &driver) {
+  return std::make_unique<MeasuredESObjective<ValuePolicy>>(problem, warmstart, corpus, driver);
 }
 
 }  // namespace mlgo

@@ -3,8 +3,10 @@
 #include <fstream>
 
 #include "mlgo/policy/position_policy.h"
+#include "mlgo/policy/value_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/atomic_file.h"
+#include "mlgo/training/bc_trainer.h"
 #include "mlgo/training/es_trainer.h"
 #include "support/test_environment.h"
 
@@ -59,4 +61,44 @@ TEST_CASE("train-es on regalloc: scores candidates by LLVM's regalloc score, the
   resume.resume = true;
   CHECK(trainES(resume).firstIteration == 2);
   CHECK(readFile(run.scratch / "resumed/policy/model.json") == readFile(run.scratch / "whole/policy/model.json"));
+}
+
+TEST_CASE("train-es on regalloc-priority: perturbs a value policy, scores it by LLVM's regalloc score, "
+          "the same for any thread count",
+          "[training][es][regalloc][priority][determinism]") {
+  test::ScratchDirectory scratch;
+  test::priorityTracedCorpus(scratch / "corpus", scratch / "trace");
+  BCOptions bc;
+  bc.trace = scratch / "trace";
+  bc.output = scratch / "bc";
+  bc.config = behavioralCloningSchema().resolve(std::nullopt, {"iterations=300", "holdout_fraction=0"});
+  trainBehavioralCloning(bc);
+  const auto options = [&](const std::string &output, unsigned threads) {
+    ESOptions options;
+    options.problem = &findProblem("regalloc-priority");
+    options.corpus = scratch / "corpus";
+    options.warmstart = scratch / "bc";
+    options.baselines = scratch / "trace";
+    options.output = scratch / output;
+    options.seed = 3;
+    options.driver.threads = threads;
+    options.config = esSchema().resolve(std::nullopt, {"iterations=2", "perturbations=2", "modules_per_iteration=2",
+                                                       "checkpoint_every=0", "sigma=0.5"});
+    return options;
+  };
+  const ESSummary whole = trainES(options("one", 1));
+  REQUIRE(whole.lastIteration == 2);
+  const nlohmann::json &last = whole.lastMetrics;
+  CHECK(last["size"]["metric"] == "regalloc_score");
+  CHECK(last["size"]["default"].get<double>() > 0);
+  CHECK(last["failed"] == 0);
+  // The candidates give other priorities, so other code: their fitness differs.
+  CHECK(last["fitness"]["best"].get<double>() > last["fitness"]["worst"].get<double>());
+  const Problem &priority = findProblem("regalloc-priority");
+  const ValuePolicy trained = ValuePolicy::load(scratch / "one", priority.name(), priority.decisionSpec());
+  CHECK(trained.training["trainer"] == "evolution-strategies");
+  CHECK(readFile(scratch / "one/policy/model.json") != readFile(scratch / "bc/policy/model.json"));
+
+  trainES(options("two", 2));
+  CHECK(readFile(scratch / "two/policy/model.json") == readFile(scratch / "one/policy/model.json"));
 }
