@@ -1,6 +1,7 @@
 #include "mlgo/export/generated_cpp.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
@@ -38,6 +39,74 @@ std::string generatedBanner(const std::string &origin) {
          ".\n";
 }
 
+namespace {
+
+std::string headerGuard(const std::string &className) {
+  std::string guard = "MLGO_GENERATED_" + className + "_H";
+  for (char &c : guard) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return guard;
+}
+
+}  // namespace
+
+void writeHeaderOpening(std::ostringstream &out, const std::string &className) {
+  const std::string guard = headerGuard(className);
+  out << "#ifndef " << guard << "\n#define " << guard << "\n\n"
+      << "#include <cstdint>\n#include <string>\n\n"
+      << "namespace llvm {\n\n"
+      << "class " << className << " final {\n"
+      << " public:\n";
+}
+
+void writeRunnerInterface(std::ostringstream &out, const std::string &className, const std::string &decisionName,
+                          const std::string &runComment) {
+  out << "\n  " << className << "() = default;\n"
+      << "  " << className << "(const " << className << " &) = delete;\n"
+      << "  " << className << " &operator=(const " << className << " &) = delete;\n\n"
+      << "  /// Index of input \"feed_<feature>\", or -1 when the model has no such input.\n"
+      << "  int LookupArgIndex(const std::string &name);\n"
+      << "  /// 0 for \"fetch_" << decisionName << "\", else -1.\n"
+      << "  int LookupResultIndex(const std::string &name);\n"
+      << "  void *arg_data(int index);\n"
+      << "  void *result_data(int index);\n"
+      << "  /// " << runComment << "\n"
+      << "  void Run();\n\n"
+      << " private:\n";
+}
+
+void writeHeaderClosing(std::ostringstream &out, const std::string &className) {
+  out << "};\n\n"
+      << "}  // namespace llvm\n\n"
+      << "#endif  // " << headerGuard(className) << "\n";
+}
+
+std::string argumentMember(size_t f) { return "arg" + std::to_string(f) + "_"; }
+
+void writeArgumentNames(std::ostringstream &out, const std::vector<std::string> &names) {
+  out << "const char *const kArgNames[" << names.size() << "] = {";
+  for (size_t f = 0; f < names.size(); ++f)
+    out << "\n    \"feed_" << names[f] << "\"" << (f + 1 < names.size() ? "," : "");
+  out << "};\n\n";
+}
+
+void writeLookupFunctions(std::ostringstream &out, const std::string &className, const std::string &decisionName) {
+  out << "int " << className << "::LookupArgIndex(const std::string &name) {\n"
+      << "  for (int i = 0; i < kArgCount; ++i)\n"
+      << "    if (name == kArgNames[i]) return i;\n"
+      << "  return -1;\n"
+      << "}\n\n"
+      << "int " << className << "::LookupResultIndex(const std::string &name) {\n"
+      << "  return name == \"fetch_" << decisionName << "\" ? 0 : -1;\n"
+      << "}\n\n"
+      << "void *" << className << "::result_data(int index) { return index == 0 ? &decision_ : nullptr; }\n\n";
+}
+
+void writeMemberArgData(std::ostringstream &out, const std::string &className, size_t count) {
+  out << "void *" << className << "::arg_data(int index) {\n  switch (index) {\n";
+  for (size_t f = 0; f < count; ++f) out << "    case " << f << ": return " << argumentMember(f) << ";\n";
+  out << "    default: return nullptr;\n  }\n}\n\n";
+}
+
 std::string literal(double value) {
   char text[64];
   std::snprintf(text, sizeof text, "%a", value);
@@ -47,6 +116,7 @@ std::string literal(float value) { return literal(static_cast<double>(value)) + 
 
 const char *const kSourcePreamble = R"(
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 // Decisions equal mlgo's own evaluation of the policy as long as products and

@@ -31,11 +31,6 @@ ReleaseModeModel checkExportable(const PolicyModel &policy) {
   return *model;
 }
 
-std::string upper(std::string text) {
-  for (char &c : text) c = char(std::toupper((unsigned char)c));
-  return text;
-}
-
 std::string header(const PolicyModel &policy, const ReleaseModeModel &model, const std::string &origin) {
   const FeaturePreprocessor &pre = policy.preprocessor();
   const size_t widest = generated_cpp::widestLayer(policy.network());
@@ -47,36 +42,19 @@ std::string header(const PolicyModel &policy, const ReleaseModeModel &model, con
       << "// ReleaseModeModelRunner<llvm::" << model.className << "> (LLVM 19). Inputs are named\n"
       << "// \"feed_<feature>\" (one int64 each, LLVM's features), the output\n"
       << "// \"fetch_" << model.decisionName << "\" (int64, 1 = yes). Needs only the C++ standard\n"
-      << "// library; Run() allocates nothing.\n"
-      << "#ifndef MLGO_GENERATED_" << upper(model.className) << "_H\n"
-      << "#define MLGO_GENERATED_" << upper(model.className) << "_H\n\n"
-      << "#include <cstdint>\n#include <string>\n\n"
-      << "namespace llvm {\n\n"
-      << "class " << model.className << " final {\n"
-      << " public:\n"
-      << "  static constexpr int kArgCount = " << pre.inputCount() << ";\n"
+      << "// library; Run() allocates nothing.\n";
+  generated_cpp::writeHeaderOpening(out, model.className);
+  out << "  static constexpr int kArgCount = " << pre.inputCount() << ";\n"
       << "  static constexpr int kInputWidth = " << pre.outputCount() << ";\n"
-      << "  static constexpr int kWidestLayer = " << widest << ";\n\n"
-      << "  " << model.className << "() = default;\n"
-      << "  " << model.className << "(const " << model.className << " &) = delete;\n"
-      << "  " << model.className << " &operator=(const " << model.className << " &) = delete;\n\n"
-      << "  /// Index of input \"feed_<feature>\", or -1 when the model has no such input.\n"
-      << "  int LookupArgIndex(const std::string &name);\n"
-      << "  /// 0 for \"fetch_" << model.decisionName << "\", else -1.\n"
-      << "  int LookupResultIndex(const std::string &name);\n"
-      << "  void *arg_data(int index);\n"
-      << "  void *result_data(int index);\n"
-      << "  /// Preprocesses the inputs and runs the network into the decision.\n"
-      << "  void Run();\n\n"
-      << " private:\n"
-      << "  int64_t args_[kArgCount] = {};\n"
+      << "  static constexpr int kWidestLayer = " << widest << ";\n";
+  generated_cpp::writeRunnerInterface(out, model.className, model.decisionName,
+                                      "Preprocesses the inputs and runs the network into the decision.");
+  out << "  int64_t args_[kArgCount] = {};\n"
       << "  int64_t decision_ = 0;\n"
       << "  alignas(16) float input_[kInputWidth] = {};\n"
       << "  alignas(16) float front_[kWidestLayer] = {};\n"
-      << "  alignas(16) float back_[kWidestLayer] = {};\n"
-      << "};\n\n"
-      << "}  // namespace llvm\n\n"
-      << "#endif  // MLGO_GENERATED_" << upper(model.className) << "_H\n";
+      << "  alignas(16) float back_[kWidestLayer] = {};\n";
+  generated_cpp::writeHeaderClosing(out, model.className);
   return out.str();
 }
 
@@ -88,10 +66,7 @@ std::string source(const PolicyModel &policy, const ReleaseModeModel &model, con
       << "// Do not edit: export the policy again.\n"
       << "#include \"" << model.className << ".h\"\n" << generated_cpp::kSourcePreamble;
 
-  out << "const char *const kArgNames[" << pre.inputCount() << "] = {";
-  for (size_t f = 0; f < pre.inputCount(); ++f)
-    out << "\n    \"feed_" << pre.featureNames()[f] << "\"" << (f + 1 < pre.inputCount() ? "," : "");
-  out << "};\n\n";
+  generated_cpp::writeArgumentNames(out, pre.featureNames());
 
   // Per feature: its distinct boundaries and the normalized bucket of each.
   for (size_t f = 0; f < pre.inputCount(); ++f) {
@@ -109,24 +84,11 @@ inline float normalized(const double *boundaries, const float *ranks, int count,
   return above == 0 ? 0.0f : ranks[above - 1];
 }
 
-)" << generated_cpp::kDenseFunction << R"(
-}  // namespace
-
-int )" << model.className << R"(::LookupArgIndex(const std::string &name) {
-  for (int i = 0; i < kArgCount; ++i)
-    if (name == kArgNames[i]) return i;
-  return -1;
-}
-
-int )" << model.className << R"(::LookupResultIndex(const std::string &name) {
-  return name == "fetch_)" << model.decisionName << R"(" ? 0 : -1;
-}
-
-void *)" << model.className << R"(::arg_data(int index) {
+)" << generated_cpp::kDenseFunction << "\n}  // namespace\n\n";
+  generated_cpp::writeLookupFunctions(out, model.className, model.decisionName);
+  out << "void *" << model.className << R"(::arg_data(int index) {
   return index >= 0 && index < kArgCount ? &args_[index] : nullptr;
 }
-
-void *)" << model.className << R"(::result_data(int index) { return index == 0 ? &decision_ : nullptr; }
 
 void )" << model.className << R"(::Run() {
   float *in = input_;

@@ -3,10 +3,6 @@
 // regalloc trace: it must evict what the policy evicts.
 #include "mlgo/export/position_model_aot.h"
 
-#include <dlfcn.h>
-#include <llvm/Analysis/MLModelRunner.h>
-#include <llvm/Analysis/TensorSpec.h>
-#include <llvm/IR/LLVMContext.h>
 
 #include <catch2/catch.hpp>
 
@@ -18,6 +14,7 @@
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/exit_codes.h"
 #include "mlgo/trace/trace_reader.h"
+#include "release_mode_runner_library.h"
 #include "support/test_environment.h"
 
 using namespace mlgo;
@@ -33,31 +30,14 @@ PositionPolicy randomPositionPolicy(unsigned seed, Activation activation) {
   const trace::DecisionSpec &spec = regalloc().decisionSpec();
   const size_t width = PositionLayout(spec).width();
   std::mt19937 random(seed);
+  DenseNetwork network = test::randomNetwork(width, random, activation);
   std::normal_distribution<float> normal(0.0f, 0.5f);
-  std::vector<DenseLayer> layers;
-  size_t inputs = width;
-  for (size_t outputs : {16, 8, 1}) {
-    DenseLayer layer{inputs, outputs, std::vector<float>(inputs * outputs), std::vector<float>(outputs)};
-    for (float &w : layer.weights) w = normal(random);
-    for (float &b : layer.bias) b = normal(random);
-    layers.push_back(std::move(layer));
-    inputs = outputs;
-  }
   std::vector<float> means(width), stddevs(width);
   for (size_t i = 0; i < width; ++i) {
     means[i] = normal(random);
     stddevs[i] = 0.5f + std::abs(normal(random));
   }
-  return PositionPolicy("regalloc", spec, means, stddevs, DenseNetwork(std::move(layers), activation));
-}
-
-std::vector<llvm::TensorSpec> tensorSpecs(const trace::DecisionSpec &spec) {
-  std::vector<llvm::TensorSpec> specs;
-  for (const trace::FeatureTensor &tensor : spec.features)
-    specs.push_back(tensor.type == trace::FeatureTensor::Type::Int64
-                        ? llvm::TensorSpec::createSpec<int64_t>(tensor.name, tensor.shape)
-                        : llvm::TensorSpec::createSpec<float>(tensor.name, tensor.shape));
-  return specs;
+  return PositionPolicy("regalloc", spec, means, stddevs, std::move(network));
 }
 
 }  // namespace
@@ -70,46 +50,22 @@ TEST_CASE("llvm-aot export of a regalloc policy: LLVM's ReleaseModeModelRunner e
   const PositionPolicy policy = randomPositionPolicy(5, activation);
   const GeneratedSources sources = generatePositionModel(policy, *regalloc().releaseModeModel(), "a test policy");
   CHECK(sources.headerName() == "RegAllocEvictModel.h");
-  const fs::path exported = scratch / "RegAllocEvictModel";
-  writeGeneratedSources(sources, exported, false);
-
-  // Standard C++ only, warning-free, also pedantic.
-  test::compileCxx(
-      {"-pedantic", "-c", (exported / sources.sourceName()).string(), "-o", (scratch / "model.o").string()});
-  const fs::path library = scratch / "release_mode_evict_runner.so";
-  test::compileCxx({"-fPIC", "-shared", "-I", exported.string(), "-isystem", MLGO_LLVM_INCLUDE_DIR,
-              std::string(MLGO_TEST_SOURCES) + "/export/release_mode_evict_runner.cpp",
-              (exported / sources.sourceName()).string(), "-o", library.string(), "-L", MLGO_LLVM_LIBRARY_DIR,
-              "-lLLVM"});
-  void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-  INFO(dlerror());
-  REQUIRE(handle);
-  using MakeRunner = llvm::MLModelRunner *(*)(llvm::LLVMContext *, const std::vector<llvm::TensorSpec> *);
-  auto makeRunner = reinterpret_cast<MakeRunner>(dlsym(handle, "mlgoMakeEvictRunner"));
-  REQUIRE(makeRunner);
-
   const trace::DecisionSpec &spec = regalloc().decisionSpec();
-  const std::vector<llvm::TensorSpec> inputs = tensorSpecs(spec);
-  llvm::LLVMContext context;
-  std::unique_ptr<llvm::MLModelRunner> runner(makeRunner(&context, &inputs));
+  test::ReleaseModeRunnerLibrary library(sources, scratch.path(), "release_mode_evict_runner.cpp",
+                                         "mlgoMakeEvictRunner", spec);
   size_t decisions = 0, mismatches = 0;
   std::set<int64_t> chosen;
   trace::TraceReader(scratch / "trace").forEachModule([&](const trace::ModuleTrace &module) {
     for (size_t d = 0; d < module.decisions(); ++d, ++decisions) {
-      const auto *bytes = reinterpret_cast<const char *>(module.featuresOf(d));
-      for (size_t f = 0; f < spec.features.size(); ++f)
-        std::memcpy(runner->getTensorUntyped(f), bytes + spec.offsetOf(f),
-                    spec.features[f].elements() * spec.features[f].elementBytes());
+      library.setInputs(spec, module.featuresOf(d));
       const int64_t expected = policy.decide(module.featuresOf(d));
       chosen.insert(expected);
-      if (runner->evaluate<int64_t>() != expected) ++mismatches;
+      if (library.runner().evaluate<int64_t>() != expected) ++mismatches;
     }
   });
   CHECK(decisions > 20);
   CHECK(mismatches == 0);
   CHECK(chosen.size() > 2);  // the policy's choices vary, or agreement would prove little
-  runner.reset();  // its code lives in the library
-  dlclose(handle);
 }
 
 TEST_CASE("cli export: a regalloc policy as llvm::RegAllocEvictModel, other formats and problems refused",

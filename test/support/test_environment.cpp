@@ -111,12 +111,9 @@ PositionPolicy regallocPolicyScoringBy(const std::string &input, float weight) {
                         std::vector<float>(layout.width(), 1.0f), DenseNetwork({layer}, Activation::Relu));
 }
 
-ValuePolicy randomPriorityPolicy(unsigned seed, Activation activation) {
-  const trace::DecisionSpec &spec = findProblem("regalloc-priority").decisionSpec();
-  std::mt19937 random(seed);
+DenseNetwork randomNetwork(size_t inputs, std::mt19937 &random, Activation activation) {
   std::normal_distribution<float> normal(0.0f, 0.5f);
   std::vector<DenseLayer> layers;
-  size_t inputs = spec.features.size();
   for (size_t outputs : {16, 8, 1}) {
     DenseLayer layer{inputs, outputs, std::vector<float>(inputs * outputs), std::vector<float>(outputs)};
     for (float &w : layer.weights) w = normal(random);
@@ -124,8 +121,14 @@ ValuePolicy randomPriorityPolicy(unsigned seed, Activation activation) {
     layers.push_back(std::move(layer));
     inputs = outputs;
   }
-  return ValuePolicy("regalloc-priority", spec, {3.0f, 0.7f, 1.5f}, {1.5f, 0.2f, 1.0f}, {24.0f, 6.0f},
-                     DenseNetwork(std::move(layers), activation));
+  return DenseNetwork(std::move(layers), activation);
+}
+
+ValuePolicy randomPriorityPolicy(unsigned seed, Activation activation) {
+  const trace::DecisionSpec &spec = findProblem("regalloc-priority").decisionSpec();
+  std::mt19937 random(seed);
+  return ValuePolicy("regalloc-priority", spec, {3.0f, 0.7f, 1.5f}, {1.5f, 0.2f, 1.0f}, {28.0f, 6.0f},
+                     randomNetwork(spec.features.size(), random, activation));
 }
 
 Corpus priorityTracedCorpus(const fs::path &directory, const fs::path &trace) {

@@ -4,6 +4,7 @@
 // the real mlgo binary.
 #include <filesystem>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -100,9 +101,13 @@ Corpus sourcesCorpus(const std::filesystem::path &directory, const std::vector<s
 /// allows that).
 PositionPolicy regallocPolicyScoringBy(const std::string &input, float weight = 1.0f);
 
+/// A network of `inputs` inputs, hidden layers of 16 and 8 and one output,
+/// weights and biases drawn from N(0, 0.5).
+DenseNetwork randomNetwork(size_t inputs, std::mt19937 &random, Activation activation);
+
 /// A regalloc-priority policy with hidden layers (16, 8) drawn from `seed`,
 /// its input statistics and output scale around LLVM's: values from about
-/// 2^12 to past 2^32, unlike the default's, so that answers vary, need float
+/// 2^16 to past 2^32, unlike the default's, so that answers vary, need float
 /// rounding and reach the clamp.
 ValuePolicy randomPriorityPolicy(unsigned seed, Activation activation = Activation::Relu);
 

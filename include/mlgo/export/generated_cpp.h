@@ -50,6 +50,27 @@ void writeArray(std::ostringstream &out, const char *type, const std::string &na
   out << "};\n";
 }
 
+/// The generated header's opening: the include guard, the standard headers
+/// and `class NAME final {` with its public section begun. The generator
+/// then writes its constants and calls writeRunnerInterface.
+void writeHeaderOpening(std::ostringstream &out, const std::string &className);
+/// The interface ReleaseModeModelRunner<NAME> calls, declared (uncopyable,
+/// LookupArgIndex, LookupResultIndex of "fetch_<decisionName>", arg_data,
+/// result_data, Run with `runComment`), then ` private:`.
+void writeRunnerInterface(std::ostringstream &out, const std::string &className, const std::string &decisionName,
+                          const std::string &runComment);
+/// `};`, the namespace and the include guard's end.
+void writeHeaderClosing(std::ostringstream &out, const std::string &className);
+/// The member holding input `f`, where each input has its own.
+std::string argumentMember(size_t f);
+/// `kArgNames`: "feed_<name>" of every input, in order.
+void writeArgumentNames(std::ostringstream &out, const std::vector<std::string> &names);
+/// LookupArgIndex (over kArgNames), LookupResultIndex and result_data (of
+/// `decision_`), defined.
+void writeLookupFunctions(std::ostringstream &out, const std::string &className, const std::string &decisionName);
+/// arg_data over the members argumentMember(0 .. count - 1), defined.
+void writeMemberArgData(std::ostringstream &out, const std::string &className, size_t count);
+
 /// The source's preamble after its own #include: standard headers, no
 /// contraction of products and sums (mlgo rounds each), namespace llvm.
 extern const char *const kSourcePreamble;
