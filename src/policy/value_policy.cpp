@@ -131,9 +131,9 @@ ValuePolicy ValuePolicy::load(const fs::path &given, const std::string &problem,
   std::vector<float> means = policy_directory::preprocessingFloats(pre, "means", width, metadataPath);
   std::vector<float> stddevs = policy_directory::preprocessingFloats(pre, "stddevs", width, metadataPath);
   const fs::path weightsPath = directory / policy_directory::kWeightsFile;
+  const json layers = policy_directory::readFile(weightsPath).value("layers", json());
   ValuePolicy policy(problem, spec, std::move(means), std::move(stddevs), scale,
-                     policy_directory::readNetwork(metadata, policy_directory::readFile(weightsPath).value("layers", json()),
-                                                   metadataPath, weightsPath, width));
+                     policy_directory::readNetwork(metadata, layers, metadataPath, weightsPath, width));
   policy.training = metadata.value("training", json::object());
   return policy;
 }

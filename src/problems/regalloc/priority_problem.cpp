@@ -103,8 +103,8 @@ class PriorityProblem final : public Problem {
  private:
   static UsageError noLearnerYet(const std::string &stage) {
     return UsageError("problem \"" + std::string(kName) + "\" decides a real value (a priority), which " + stage +
-                      " does not take yet (default-trace, gen-vocab, train-bc, train-es, eval --policy, export, serve and mlgo "
-                      "cc --policy do)");
+                      " does not take yet (default-trace, gen-vocab, train-bc, train-es, eval --policy, export, "
+                      "serve and mlgo cc --policy do)");
   }
 };
 
