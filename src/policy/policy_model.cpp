@@ -6,7 +6,7 @@
 
 #include "mlgo/policy/policy_directory.h"
 #include "mlgo/support/errors.h"
-#include "mlgo/vocab/vocab_files.h"
+#include "mlgo/policy/vocab_files.h"
 
 namespace mlgo {
 

@@ -7,7 +7,7 @@
 
 #include "mlgo/support/crc32c.h"
 #include "mlgo/support/errors.h"
-#include "mlgo/vocab/vocab_files.h"
+#include "mlgo/policy/vocab_files.h"
 
 namespace mlgo {
 

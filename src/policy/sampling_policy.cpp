@@ -1,20 +1,33 @@
 #include "mlgo/policy/sampling_policy.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 
 #include "mlgo/policy/policy_model.h"
 #include "mlgo/policy/position_policy.h"
+#include "mlgo/policy/value_policy.h"
 
 namespace mlgo {
 
 namespace {
 
 /// The first byte of serialize()'s bytes: which kind of policy follows.
-enum class Kind : char { YesNo = 'b', Positions = 'p' };
+enum class Kind : char { YesNo = 'b', Positions = 'p', Value = 'v' };
 
-class YesNoSampling final : public SamplingPolicy {
+/// What a policy of choices has no use for.
+class ChoiceSampling : public SamplingPolicy {
+ public:
+  float mean(const int64_t *) const override { throw notAValue(); }
+  float logStd() const override { throw notAValue(); }
+  double valueOf(float) const override { throw notAValue(); }
+
+ private:
+  static std::logic_error notAValue() { return std::logic_error("a policy of choices asked for a value"); }
+};
+
+class YesNoSampling final : public ChoiceSampling {
  public:
   explicit YesNoSampling(PolicyModel model) : model_(std::move(model)) {}
   size_t featureWords() const override { return model_.preprocessor().inputCount(); }
@@ -27,7 +40,7 @@ class YesNoSampling final : public SamplingPolicy {
   PolicyModel model_;
 };
 
-class PositionSampling final : public SamplingPolicy {
+class PositionSampling final : public ChoiceSampling {
  public:
   explicit PositionSampling(PositionPolicy policy) : policy_(std::move(policy)) {}
   size_t featureWords() const override { return policy_.spec().decisionWords(); }
@@ -40,6 +53,31 @@ class PositionSampling final : public SamplingPolicy {
   PositionPolicy policy_;
 };
 
+class ValueSampling final : public SamplingPolicy {
+ public:
+  ValueSampling(ValuePolicy policy, float logStd) : policy_(std::move(policy)), logStd_(logStd) {
+    if (!std::isfinite(logStd)) throw std::invalid_argument("a value policy's log standard deviation must be finite");
+  }
+  size_t featureWords() const override { return policy_.spec().decisionWords(); }
+  size_t actionCount() const override { return 0; }
+  void logits(const int64_t *, float *) const override {
+    throw std::logic_error("a policy of real values asked for logits");
+  }
+  float mean(const int64_t *features) const override { return policy_.output(features); }
+  float logStd() const override { return logStd_; }
+  double valueOf(float output) const override { return static_cast<float>(policy_.valueOf(output)); }
+  void save(const std::filesystem::path &directory) const override { policy_.save(directory); }
+  std::string serialize() const override {
+    std::string bytes(1 + sizeof logStd_, char(Kind::Value));
+    std::memcpy(&bytes[1], &logStd_, sizeof logStd_);
+    return bytes + policy_.serialize();
+  }
+
+ private:
+  ValuePolicy policy_;
+  float logStd_;
+};
+
 }  // namespace
 
 std::unique_ptr<SamplingPolicy> samplingPolicy(PolicyModel model) {
@@ -50,6 +88,10 @@ std::unique_ptr<SamplingPolicy> samplingPolicy(PositionPolicy policy) {
   return std::make_unique<PositionSampling>(std::move(policy));
 }
 
+std::unique_ptr<SamplingPolicy> samplingPolicy(ValuePolicy policy, float logStd) {
+  return std::make_unique<ValueSampling>(std::move(policy), logStd);
+}
+
 std::unique_ptr<SamplingPolicy> deserializeSamplingPolicy(std::string_view bytes) {
   if (bytes.empty()) throw std::runtime_error("not a serialized policy: no bytes");
   const std::string_view rest = bytes.substr(1);
@@ -58,6 +100,12 @@ std::unique_ptr<SamplingPolicy> deserializeSamplingPolicy(std::string_view bytes
       return samplingPolicy(PolicyModel::deserialize(rest));
     case Kind::Positions:
       return samplingPolicy(PositionPolicy::deserialize(rest));
+    case Kind::Value: {
+      float logStd;
+      if (rest.size() < sizeof logStd) throw std::runtime_error("not a serialized policy: truncated");
+      std::memcpy(&logStd, rest.data(), sizeof logStd);
+      return samplingPolicy(ValuePolicy::deserialize(rest.substr(sizeof logStd)), logStd);
+    }
   }
   throw std::runtime_error("not a serialized policy: unknown kind");
 }

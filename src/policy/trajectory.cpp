@@ -13,6 +13,8 @@ void Trajectory::clear() {
   features.clear();
   actions.clear();
   logits.clear();
+  outputs.clear();
+  means.clear();
   segments.clear();
 }
 
@@ -32,12 +34,21 @@ ActionSampler::ActionSampler(const SamplingPolicy &policy, uint64_t seed, Trajec
   if (policy.actionCount() > 256) throw std::invalid_argument("trajectories hold at most 256 actions a decision");
   trajectory_.featureCount = policy.featureWords();
   trajectory_.actionCount = policy.actionCount();
+  if (!policy.actionCount()) trajectory_.logStd = policy.logStd();
 }
 
 double ActionSampler::nextUniform() {
   // A SplitMix64 stream: portable, so a seed gives the same actions on every
   // platform and standard library.
   return static_cast<double>(mixBits(state_++) >> 11) * 0x1.0p-53;
+}
+
+double ActionSampler::nextStandardNormal() {
+  // Marsaglia's polar method: needs only log and sqrt, both portable.
+  for (;;) {
+    const double u = 2 * nextUniform() - 1, v = 2 * nextUniform() - 1, s = u * u + v * v;
+    if (s > 0 && s < 1) return u * std::sqrt(-2 * portable::log(s) / s);
+  }
 }
 
 int64_t ActionSampler::draw(const float *logits) {
@@ -70,6 +81,17 @@ int64_t ActionSampler::sample(const int64_t *features) {
   trajectory_.actions.push_back(static_cast<uint8_t>(action));
   trajectory_.logits.insert(trajectory_.logits.end(), logits.begin(), logits.end());
   return action;
+}
+
+double ActionSampler::decideValue(const int64_t *features, double) {
+  if (policy_.actionCount()) throw std::logic_error("a policy of choices asked for a real value");
+  const float mean = policy_.mean(features);
+  const auto output =
+      greedy_ ? mean : static_cast<float>(mean + portable::exp(policy_.logStd()) * nextStandardNormal());
+  trajectory_.features.insert(trajectory_.features.end(), features, features + trajectory_.featureCount);
+  trajectory_.outputs.push_back(output);
+  trajectory_.means.push_back(mean);
+  return policy_.valueOf(output);
 }
 
 void ActionSampler::beginSegment(std::string_view key) {

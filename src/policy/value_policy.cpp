@@ -67,13 +67,17 @@ void ValuePolicy::inputs(const int64_t *words, float *out) const {
   for (size_t f = 0; f < features(); ++f) out[f] = (out[f] - means_[f]) / (stddevs_[f] + 1e-6f);
 }
 
-double ValuePolicy::decide(const int64_t *words) const {
+float ValuePolicy::output(const int64_t *words) const {
   thread_local std::vector<float> buffer;
   buffer.resize(features());
   inputs(words, buffer.data());
   float output;
   network_.forward(buffer.data(), &output);
-  const double target = static_cast<double>(output) * scale_.stddev + scale_.mean;
+  return output;
+}
+
+double ValuePolicy::valueOf(double output) const {
+  const double target = output * scale_.stddev + scale_.mean;
   // 2^target - 1, with mlgo's portable exp: glibc's double functions differ between CPUs.
   return std::max(0.0, portable::exp(target * kLn2) - 1.0);
 }
@@ -106,12 +110,19 @@ void ValuePolicy::save(const fs::path &directory) const {
 }
 
 ValuePolicy ValuePolicy::load(const fs::path &given, const std::string &problem, const trace::DecisionSpec &spec) {
-  using policy_directory::textField;
   const fs::path directory = policy_directory::resolve(given);
   const fs::path metadataPath = directory / policy_directory::kMetadataFile;
   const json metadata = policy_directory::readFile(metadataPath);
   policy_directory::checkFormat(metadata, metadataPath);
   policy_directory::checkIdentity(metadata, metadataPath, problem, kKind, spec);
+  const fs::path weightsPath = directory / policy_directory::kWeightsFile;
+  return fromJson(metadata, policy_directory::readFile(weightsPath).value("layers", json()), metadataPath,
+                  weightsPath);
+}
+
+ValuePolicy ValuePolicy::fromJson(const json &metadata, const json &layers, const fs::path &metadataPath,
+                                  const fs::path &weightsPath) {
+  using policy_directory::textField;
   const json output = metadata.value("output", json::object());
   if (textField(output, "transform") != kOutputTransform)
     throw InputError(describeInputProblem(metadataPath.string(), "output.transform",
@@ -127,15 +138,28 @@ ValuePolicy ValuePolicy::load(const fs::path &given, const std::string &problem,
   if (textField(pre, "transform") != kInputTransform)
     throw InputError(describeInputProblem(metadataPath.string(), "preprocessing.transform",
                                           std::string("expected ") + kInputTransform));
+  const trace::DecisionSpec spec = trace::DecisionSpec::fromJson(metadata["decision_spec"], metadataPath.string());
   const size_t width = spec.features.size();
   std::vector<float> means = policy_directory::preprocessingFloats(pre, "means", width, metadataPath);
   std::vector<float> stddevs = policy_directory::preprocessingFloats(pre, "stddevs", width, metadataPath);
-  const fs::path weightsPath = directory / policy_directory::kWeightsFile;
-  const json layers = policy_directory::readFile(weightsPath).value("layers", json());
-  ValuePolicy policy(problem, spec, std::move(means), std::move(stddevs), scale,
+  ValuePolicy policy(textField(metadata, "problem"), spec, std::move(means), std::move(stddevs), scale,
                      policy_directory::readNetwork(metadata, layers, metadataPath, weightsPath, width));
   policy.training = metadata.value("training", json::object());
   return policy;
+}
+
+std::string ValuePolicy::serialize() const {
+  const std::vector<uint8_t> bytes = json::to_cbor(json{{"metadata", metadata()}, {"layers", network_.layersToJson()}});
+  return std::string(bytes.begin(), bytes.end());
+}
+
+ValuePolicy ValuePolicy::deserialize(std::string_view bytes) {
+  try {
+    const json whole = json::from_cbor(bytes.begin(), bytes.end());
+    return fromJson(whole.at("metadata"), whole.at("layers"), "(serialized policy)", "(serialized policy)");
+  } catch (const std::exception &e) {
+    throw std::runtime_error(std::string("not a serialized value policy: ") + e.what());
+  }
 }
 
 }  // namespace mlgo

@@ -123,6 +123,21 @@ std::vector<Trajectory::Segment> readSegments(ByteReader &reader, size_t decisio
   return segments;
 }
 
+/// Floats by their bits, so a trajectory crosses ranks exactly.
+void putFloats(std::string &bytes, const std::vector<float> &values) {
+  bytes.append(reinterpret_cast<const char *>(values.data()), values.size() * sizeof(float));
+}
+
+std::vector<float> readFloats(ByteReader &reader, size_t count) {
+  std::vector<float> values(count);
+  for (float &value : values) {
+    char raw[sizeof(float)];
+    for (char &byte : raw) byte = static_cast<char>(reader.byte());
+    std::memcpy(&value, raw, sizeof value);
+  }
+  return values;
+}
+
 }  // namespace
 
 std::string encodeCollectedModule(const CollectedModule &module) {
@@ -135,7 +150,12 @@ std::string encodeCollectedModule(const CollectedModule &module) {
   putVarint(bytes, trajectory.decisions());
   for (int64_t value : trajectory.features) putZigzag(bytes, value);
   bytes.append(reinterpret_cast<const char *>(trajectory.actions.data()), trajectory.actions.size());
-  bytes.append(reinterpret_cast<const char *>(trajectory.logits.data()), trajectory.logits.size() * sizeof(float));
+  putFloats(bytes, trajectory.logits);
+  if (!trajectory.actionCount) {
+    putFloats(bytes, trajectory.outputs);
+    putFloats(bytes, trajectory.means);
+    putFloats(bytes, {trajectory.logStd});
+  }
   putSegments(bytes, trajectory.segments);
   putMeasures(bytes, module.measures);
   putSegmentMeasures(bytes, module.segmentMeasures);
@@ -159,13 +179,14 @@ CollectedModule decodeCollectedModule(std::string_view bytes) {
     throw ByteReader::DecodeError("implausible trajectory shape");
   trajectory.features.resize(size_t(decisions) * trajectory.featureCount);
   for (int64_t &value : trajectory.features) value = reader.zigzag();
-  trajectory.actions.resize(size_t(decisions));
+  const size_t choices = trajectory.actionCount ? size_t(decisions) : 0;
+  trajectory.actions.resize(choices);
   for (uint8_t &action : trajectory.actions) action = reader.byte();
-  trajectory.logits.resize(size_t(decisions) * trajectory.actionCount);
-  for (float &logit : trajectory.logits) {
-    char raw[sizeof(float)];
-    for (char &byte : raw) byte = static_cast<char>(reader.byte());
-    std::memcpy(&logit, raw, sizeof logit);
+  trajectory.logits = readFloats(reader, choices * trajectory.actionCount);
+  if (!trajectory.actionCount) {
+    trajectory.outputs = readFloats(reader, size_t(decisions));
+    trajectory.means = readFloats(reader, size_t(decisions));
+    trajectory.logStd = readFloats(reader, 1)[0];
   }
   trajectory.segments = readSegments(reader, size_t(decisions));
   module.measures = readMeasures(reader);

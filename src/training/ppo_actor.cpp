@@ -13,16 +13,20 @@ PPOBatch PPOActor::makeBatch(const std::vector<CollectedModule> &collected,
   for (const CollectedModule &module : collected)
     if (module.result.ok()) decisions += static_cast<int64_t>(module.trajectory.decisions());
   const auto actions = static_cast<int64_t>(actions_), width = static_cast<int64_t>(inputsPerDecision_);
+  const bool choices = actions_ > 0;
   PPOBatch batch;
   batch.inputs = torch::empty({decisions, width}, torch::kFloat32);
-  torch::Tensor mask = torch::empty({decisions, actions}, torch::kUInt8);
-  batch.actions = torch::empty({decisions}, torch::kInt64);
-  batch.oldLogits = torch::empty({decisions, actions}, torch::kFloat32);
   batch.rewards = torch::empty({decisions}, torch::kFloat32);
+  torch::Tensor mask;
+  if (choices) {
+    mask = torch::empty({decisions, actions}, torch::kUInt8);
+    batch.actions = torch::empty({decisions}, torch::kInt64);
+    batch.oldLogits = torch::empty({decisions, actions}, torch::kFloat32);
+  } else {
+    batch.outputs = torch::empty({decisions}, torch::kFloat32);
+    batch.oldMeans = torch::empty({decisions}, torch::kFloat32);
+  }
   float *inputs = batch.inputs.data_ptr<float>();
-  uint8_t *allowed = mask.data_ptr<uint8_t>();
-  int64_t *chosen = batch.actions.data_ptr<int64_t>();
-  float *logits = batch.oldLogits.data_ptr<float>();
   float *reward = batch.rewards.data_ptr<float>();
   int64_t row = 0;
   for (size_t i = 0; i < collected.size(); ++i) {
@@ -35,15 +39,28 @@ PPOBatch PPOActor::makeBatch(const std::vector<CollectedModule> &collected,
       throw std::logic_error("a module's rewards and decisions differ in number");
     for (size_t d = 0; d < trajectory.decisions(); ++d, ++row) {
       decisionInputs(trajectory.features.data() + d * trajectory.featureCount, inputs + row * width,
-                     allowed + row * actions);
-      chosen[row] = trajectory.actions[d];
-      for (int64_t a = 0; a < actions; ++a)
-        logits[row * actions + a] = std::max(trajectory.logits[d * actions_ + size_t(a)], kForbiddenLogit);
+                     choices ? mask.data_ptr<uint8_t>() + row * actions : nullptr);
       reward[row] = static_cast<float>(rewards[i][d]);
+      if (choices) {
+        batch.actions.data_ptr<int64_t>()[row] = trajectory.actions[d];
+        float *logits = batch.oldLogits.data_ptr<float>() + row * actions;
+        for (int64_t a = 0; a < actions; ++a)
+          logits[a] = std::max(trajectory.logits[d * actions_ + size_t(a)], kForbiddenLogit);
+      } else {
+        batch.outputs.data_ptr<float>()[row] = trajectory.outputs[d];
+        batch.oldMeans.data_ptr<float>()[row] = trajectory.means[d];
+        batch.oldLogStd = trajectory.logStd;
+      }
     }
   }
-  batch.mask = mask.to(torch::kBool);
+  if (choices) batch.mask = mask.to(torch::kBool);
   return batch;
+}
+
+void scaleLogits(TorchMlp &network, double temperature) {
+  torch::NoGradGuard noGrad;
+  network->linears().back()->weight.div_(temperature);
+  network->linears().back()->bias.div_(temperature);
 }
 
 std::unique_ptr<PPOActor> makePPOActor(const Problem &problem,
@@ -52,9 +69,9 @@ std::unique_ptr<PPOActor> makePPOActor(const Problem &problem,
   switch (problem.decisionSpec().kind()) {
     case trace::DecisionKind::YesNo: return makeScalarPPOActor(problem, startingPolicy, vocab, config);
     case trace::DecisionKind::Position: return makePositionPPOActor(problem, startingPolicy, config);
-    case trace::DecisionKind::Continuous: break;
+    case trace::DecisionKind::Continuous: return makeValuePPOActor(problem, startingPolicy, config);
   }
-  throw UsageError("train-ppo has no actor for " + problem.name() + "'s continuous decisions yet");
+  throw std::logic_error("a decision of no known kind");
 }
 
 }  // namespace mlgo

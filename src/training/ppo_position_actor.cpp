@@ -20,12 +20,15 @@ class PositionPPOActor final : public PPOActor {
   int64_t networkInputs() const override { return static_cast<int64_t>(start_.layout().width()); }
   int64_t networkOutputs() const override { return 1; }
   void loadStartingWeights(TorchMlp &network) const override { loadWeights(network, start_.network().layers()); }
-  torch::Tensor logits(TorchMlp &network, const PPOBatch &batch, const torch::Tensor &rows) const override {
+  DistributionTerms distributions(TorchMlp &network, const PPOBatch &batch,
+                                  const torch::Tensor &rows) const override {
     const auto positions = static_cast<int64_t>(start_.layout().positions());
     const auto width = static_cast<int64_t>(start_.layout().width());
-    return positionLogits(network, batch.inputs.index_select(0, rows).reshape({-1, positions, width}),
-                          batch.mask.index_select(0, rows));
+    const torch::Tensor logits = positionLogits(
+        network, batch.inputs.index_select(0, rows).reshape({-1, positions, width}), batch.mask.index_select(0, rows));
+    return categoricalTerms(logits, batch.oldLogits.index_select(0, rows), batch.actions.index_select(0, rows));
   }
+  void applyTemperature(TorchMlp &network, double temperature) const override { scaleLogits(network, temperature); }
   std::unique_ptr<SamplingPolicy> policy(const TorchMlp &network, Activation activation,
                                          const nlohmann::json &training) const override {
     // The start's input statistics stay: the network was trained on them.

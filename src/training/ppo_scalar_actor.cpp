@@ -23,9 +23,12 @@ class ScalarPPOActor final : public PPOActor {
   void loadStartingWeights(TorchMlp &network) const override {
     if (start_) loadWeights(network, start_->layers());
   }
-  torch::Tensor logits(TorchMlp &network, const PPOBatch &batch, const torch::Tensor &rows) const override {
-    return network->forward(batch.inputs.index_select(0, rows));
+  DistributionTerms distributions(TorchMlp &network, const PPOBatch &batch,
+                                  const torch::Tensor &rows) const override {
+    return categoricalTerms(network->forward(batch.inputs.index_select(0, rows)), batch.oldLogits.index_select(0, rows),
+                            batch.actions.index_select(0, rows));
   }
+  void applyTemperature(TorchMlp &network, double temperature) const override { scaleLogits(network, temperature); }
   std::unique_ptr<SamplingPolicy> policy(const TorchMlp &network, Activation activation,
                                          const nlohmann::json &training) const override {
     PolicyModel model = toPolicyModel(network, problem_, preprocessor_, activation);

@@ -69,6 +69,10 @@ ConfigSchema ppoSchema() {
            "ml-compiler-opt) or module_share (the function's gain as a share of its module's score)")
       .add("warmstart_temperature", T::Number, 1.0,
            "divides the warm start's logits: above 1 it explores more, with the same greedy decisions").positive(1e6)
+      .add("value_std", T::Number, 0.1,
+           "real-valued decisions: the standard deviation of the Gaussian around the network's output (in the "
+           "z-score units of log2(1 + value)) that collection samples from")
+      .positive(100)
       .add("with_sqrt", T::Boolean, false, "without a warm start: add sqrt(x) per feature")
       .add("passthrough_features", T::StringList, json::array(),
            "without a warm start: features that skip normalization")
@@ -558,10 +562,7 @@ class PPORun {
       actor_->loadStartingWeights(network_);
       const double temperature = options_.config.at("warmstart_temperature").get<double>();
       if (!(temperature > 0)) throw UsageError("warmstart_temperature must be positive");
-      // Scaling the last layer scales the logits: argmax stays, entropy grows.
-      torch::NoGradGuard noGrad;
-      network_->linears().back()->weight.div_(temperature);
-      network_->linears().back()->bias.div_(temperature);
+      actor_->applyTemperature(network_, temperature);
     }
     if (options_.baselines) {
       checkBaselinesFit(*options_.baselines, problem_, corpus_);
@@ -615,8 +616,7 @@ class PPORun {
     if (settings_.normalizeAdvantages) advantages = normalizeAdvantages(advantages);
     optimizer_->zero_grad();
     PPOLossTerms terms =
-        ppoLoss(actor_->logits(network_, batch, rows), batch.oldLogits.index_select(0, rows),
-                batch.actions.index_select(0, rows), advantages, state_.klBeta, kernels, settings_.hyper);
+        ppoLoss(actor_->distributions(network_, batch, rows), advantages, state_.klBeta, kernels, settings_.hyper);
     terms.total.backward();
     optimizer_->step();
     state_.klBeta = adaptKlBeta(state_.klBeta, terms.meanKl, settings_.hyper);

@@ -38,4 +38,11 @@ PositionPolicy loadStartingPositionPolicy(const Problem &problem, const std::fil
   return start;
 }
 
+ValuePolicy loadStartingValuePolicy(const Problem &problem, const std::filesystem::path &directory,
+                                    const nlohmann::json &config) {
+  ValuePolicy start = ValuePolicy::load(directory, problem.name(), problem.decisionSpec());
+  checkStartingNetwork(start.network().hiddenSizes(), start.network().activation(), config);
+  return start;
+}
+
 }  // namespace mlgo

@@ -8,7 +8,7 @@
 #include "mlgo/support/sampling.h"
 #include "mlgo/trace/trace_reader.h"
 #include "mlgo/vocab/quantiles.h"
-#include "mlgo/vocab/vocab_files.h"
+#include "mlgo/policy/vocab_files.h"
 
 namespace mlgo {
 

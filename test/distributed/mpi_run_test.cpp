@@ -274,40 +274,50 @@ TEST_CASE("mpi: train-ppo over 3 ranks equals one process, and a run with a kill
   CHECK(readFile(corpus / "whole/policy/model.json") == readFile(corpus / "killed/policy/model.json"));
 }
 
-TEST_CASE("mpi: train-ppo for regalloc over 2 ranks equals one process", "[mpi][rl][regalloc]") {
-  test::ScratchDirectory scratch;
-  test::regallocTracedCorpus(scratch / "corpus", scratch / "trace");
-  REQUIRE(test::runProgram(test::mlgoBinary(), {"train-bc", "--trace", (scratch / "trace").string(), "--output",
-                                                (scratch / "bc").string(), "--set", "iterations=100", "--set",
-                                                "holdout_fraction=0"})
-              .exitCode == exit_code::kSuccess);
-  const auto trainPPO = [&](const std::string &output) {
-    return std::vector<std::string>{
-        "train-ppo", "--problem", "regalloc", "--corpus", (scratch / "corpus").string(), "--warmstart",
-        (scratch / "bc").string(), "--baselines", (scratch / "trace").string(), "--output", (scratch / output).string(),
-        "--seed", "4", "--threads", "1", "--set", "num_policy_iterations=2", "--set", "num_modules=2", "--set",
-        "num_iterations=5", "--set", "batch_size=8", "--set", "train_sequence_length=4", "--config",
-        (test::testData() / "../../configs/regalloc/ppo.json").string()};  // shipped: regalloc_score per function
+TEST_CASE("mpi: train-ppo for regalloc and regalloc-priority over 2 ranks equals one process",
+          "[mpi][rl][regalloc][priority]") {
+  struct Problem {
+    std::string name, config;
+    Corpus (*traced)(const fs::path &, const fs::path &);
   };
-  auto alone = test::runProgram(test::mlgoBinary(), trainPPO("single"));
-  INFO(alone.err);
-  REQUIRE(alone.exitCode == exit_code::kSuccess);
-  auto spread = runMpi(2, trainPPO("ranks"));
-  INFO(spread.err);
-  REQUIRE(spread.exitCode == exit_code::kSuccess);
-  CHECK_THAT(spread.out, Contains("policy iterations 1-2") && Contains("regalloc_score"));
-  CHECK(readFile(scratch / "single/policy/model.json") == readFile(scratch / "ranks/policy/model.json"));
-  const std::vector<nlohmann::json> metrics = metricsWithoutTimes(scratch / "single/metrics.jsonl");
-  REQUIRE(metrics.size() == 2);
-  CHECK(metrics == metricsWithoutTimes(scratch / "ranks/metrics.jsonl"));
-  CHECK(metrics.back()["size"]["metric"] == "regalloc_score");
-  CHECK(metrics.back()["decisions"].get<int64_t>() > 0);
-  // The shipped config rewards each function: its scores came over the wire and gave the same baselines.
-  auto functionBaselines = [&](const char *output) {
-    return nlohmann::json::parse(readFile(scratch / output / "resume/state.json"))["segment_baselines"];
-  };
-  CHECK(functionBaselines("single").size() >= 3);
-  CHECK(functionBaselines("single") == functionBaselines("ranks"));
+  // The shipped configs: regalloc_score per function.
+  for (const Problem &problem : {Problem{"regalloc", "ppo.json", &test::regallocTracedCorpus},
+                                 Problem{"regalloc-priority", "priority-ppo.json", &test::priorityTracedCorpus}}) {
+    INFO(problem.name);
+    test::ScratchDirectory scratch;
+    problem.traced(scratch / "corpus", scratch / "trace");
+    REQUIRE(test::runProgram(test::mlgoBinary(), {"train-bc", "--trace", (scratch / "trace").string(), "--output",
+                                                  (scratch / "bc").string(), "--set", "iterations=100", "--set",
+                                                  "holdout_fraction=0"})
+                .exitCode == exit_code::kSuccess);
+    const auto trainPPO = [&](const std::string &output) {
+      return std::vector<std::string>{
+          "train-ppo", "--problem", problem.name, "--corpus", (scratch / "corpus").string(), "--warmstart",
+          (scratch / "bc").string(), "--baselines", (scratch / "trace").string(), "--output",
+          (scratch / output).string(), "--seed", "4", "--threads", "1", "--set", "num_policy_iterations=2", "--set",
+          "num_modules=2", "--set", "num_iterations=5", "--set", "batch_size=8", "--set", "train_sequence_length=4",
+          "--config", (test::testData() / "../../configs/regalloc" / problem.config).string()};
+    };
+    auto alone = test::runProgram(test::mlgoBinary(), trainPPO("single"));
+    INFO(alone.err);
+    REQUIRE(alone.exitCode == exit_code::kSuccess);
+    auto spread = runMpi(2, trainPPO("ranks"));
+    INFO(spread.err);
+    REQUIRE(spread.exitCode == exit_code::kSuccess);
+    CHECK_THAT(spread.out, Contains("policy iterations 1-2") && Contains("regalloc_score"));
+    CHECK(readFile(scratch / "single/policy/model.json") == readFile(scratch / "ranks/policy/model.json"));
+    const std::vector<nlohmann::json> metrics = metricsWithoutTimes(scratch / "single/metrics.jsonl");
+    REQUIRE(metrics.size() == 2);
+    CHECK(metrics == metricsWithoutTimes(scratch / "ranks/metrics.jsonl"));
+    CHECK(metrics.back()["size"]["metric"] == "regalloc_score");
+    CHECK(metrics.back()["decisions"].get<int64_t>() > 0);
+    // Each function is rewarded: its scores came over the wire and gave the same baselines.
+    auto functionBaselines = [&](const char *output) {
+      return nlohmann::json::parse(readFile(scratch / output / "resume/state.json"))["segment_baselines"];
+    };
+    CHECK(functionBaselines("single").size() >= 3);
+    CHECK(functionBaselines("single") == functionBaselines("ranks"));
+  }
 }
 
 TEST_CASE("mpi: train-es over 3 ranks equals one process, for inlining, regalloc and regalloc-priority", "[mpi][es]") {

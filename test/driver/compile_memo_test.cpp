@@ -13,7 +13,7 @@
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/training/collector.h"
 #include "mlgo/training/trajectory_memo.h"
-#include "mlgo/vocab/vocab_files.h"
+#include "mlgo/policy/vocab_files.h"
 #include "support/test_environment.h"
 
 using namespace mlgo;

@@ -5,7 +5,7 @@
 #include "mlgo/policy/policy_model.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
-#include "mlgo/vocab/vocab_files.h"
+#include "mlgo/policy/vocab_files.h"
 #include "support/test_environment.h"
 
 using namespace mlgo;

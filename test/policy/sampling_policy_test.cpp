@@ -9,6 +9,7 @@
 #include "mlgo/policy/position_policy.h"
 #include "mlgo/policy/sampling_policy.h"
 #include "mlgo/policy/trajectory.h"
+#include "mlgo/policy/value_policy.h"
 #include "mlgo/problems/problem.h"
 #include "support/test_environment.h"
 
@@ -105,6 +106,56 @@ TEST_CASE("sampling policy: serialized policies of both kinds come back equal, o
   CHECK_THROWS_AS(deserializeSamplingPolicy("zzz"), std::runtime_error);
   CHECK_THROWS_AS(deserializeSamplingPolicy("p" + yesNo->serialize().substr(1)), std::runtime_error);
   CHECK_THROWS_AS(deserializeSamplingPolicy(position->serialize().substr(0, 40)), std::runtime_error);
+}
+
+TEST_CASE("sampling policy: a value policy samples a Gaussian around its output, greedily its output, and comes back "
+          "equal serialized",
+          "[policy][rl][priority]") {
+  const ValuePolicy policy = test::randomPriorityPolicy(4);
+  const auto sampling = samplingPolicy(policy, std::log(0.25f));
+  CHECK(sampling->actionCount() == 0);
+  CHECK(sampling->logStd() == std::log(0.25f));
+  const std::vector<int64_t> words{1200, 1, 0};
+  const float mean = sampling->mean(words.data());
+  CHECK(mean == policy.output(words.data()));
+  CHECK(sampling->valueOf(mean) == policy.floatAnswer(words.data(), 0));
+
+  Trajectory trajectory;
+  ActionSampler sampler(*sampling, 11, trajectory);
+  const int n = 4000;
+  double sum = 0, squares = 0;
+  for (int i = 0; i < n; ++i) {
+    const double value = sampler.decideValue(words.data(), 0.0);
+    const float output = trajectory.outputs.back();
+    CHECK(value == sampling->valueOf(output));
+    sum += output - mean;
+    squares += (output - mean) * (output - mean);
+  }
+  REQUIRE(trajectory.decisions() == size_t(n));
+  CHECK(trajectory.means == std::vector<float>(n, mean));
+  CHECK(trajectory.logStd == std::log(0.25f));
+  CHECK(trajectory.features.size() == size_t(3 * n));
+  // Mean 0 and standard deviation 0.25, within a few standard errors.
+  CHECK(std::fabs(sum / n) < 4 * 0.25 / std::sqrt(n));
+  CHECK(std::sqrt(squares / n) == Approx(0.25).epsilon(0.05));
+  // The same seed draws the same outputs; greedy takes the mean.
+  Trajectory again, greedy;
+  ActionSampler replay(*sampling, 11, again), argmax(*sampling, 11, greedy, true);
+  for (int i = 0; i < n; ++i) replay.decideValue(words.data(), 0.0);
+  CHECK(again.outputs == trajectory.outputs);
+  CHECK(argmax.decideValue(words.data(), 0.0) == policy.floatAnswer(words.data(), 0));
+  CHECK(greedy.outputs == std::vector<float>{mean});
+
+  const auto back = deserializeSamplingPolicy(sampling->serialize());
+  CHECK(back->serialize() == sampling->serialize());
+  CHECK(back->actionCount() == 0);
+  CHECK(back->logStd() == sampling->logStd());
+  CHECK(back->mean(words.data()) == mean);
+  CHECK_THROWS_AS(deserializeSamplingPolicy(sampling->serialize().substr(0, 3)), std::runtime_error);
+  // A choice's questions are not a value policy's, and the other way round.
+  float logits[2];
+  CHECK_THROWS_AS(sampling->logits(words.data(), logits), std::logic_error);
+  CHECK_THROWS_AS(sampler.sample(words.data()), std::logic_error);
 }
 
 TEST_CASE("sampling policy: the greedy action is the first highest allowed logit", "[policy]") {

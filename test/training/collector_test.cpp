@@ -12,7 +12,7 @@
 #include "mlgo/policy/sampling_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/training/collector.h"
-#include "mlgo/vocab/vocab_files.h"
+#include "mlgo/policy/vocab_files.h"
 #include "support/test_environment.h"
 
 using namespace mlgo;

@@ -21,6 +21,22 @@ TEST_CASE("config: defaults are ml-compiler-opt's BC settings and match configs/
   CHECK(shipped == defaults);
 }
 
+TEST_CASE("config: every shipped PPO config resolves, the priority one is eviction's with the Gaussian's width",
+          "[training]") {
+  const auto configs = test::testData() / "../../configs";
+  const nlohmann::json eviction = ppoSchema().resolve(configs / "regalloc/ppo.json", {});
+  const nlohmann::json priority = ppoSchema().resolve(configs / "regalloc/priority-ppo.json", {});
+  CHECK(priority["reward_metric"] == "regalloc_score");
+  CHECK(priority["reward_scope"] == "function");
+  CHECK(priority["value_std"] == 0.1);
+  // The priority config is eviction's with the Gaussian's width.
+  nlohmann::json withoutWidth = priority;
+  withoutWidth["value_std"] = eviction["value_std"];
+  CHECK(withoutWidth == eviction);
+  for (const char *inlining : {"inlining/ppo.json", "inlining/ppo-demo.json"})
+    CHECK_NOTHROW(ppoSchema().resolve(configs / inlining, {}));
+}
+
 TEST_CASE("config: --set overrides with typed values", "[training]") {
   const ConfigSchema schema = behavioralCloningSchema();
   const auto config = schema.resolve(std::nullopt, {"iterations=200", "hidden_layers=8,4", "with_sqrt=true",

@@ -88,6 +88,23 @@ TEST_CASE("distributed collection: a policy and real collected modules survive t
   CHECK(back.segmentMeasures == positions.segmentMeasures);
   CHECK(back.defaultMeasures == positions.defaultMeasures);
   CHECK(back.defaultSegmentMeasures == positions.defaultSegmentMeasures);
+  // Real values: the sampled outputs, the means and the standard deviation, bit for bit.
+  CollectedModule values;
+  values.trajectory.featureCount = 2;
+  values.trajectory.actionCount = 0;
+  values.trajectory.features = {1, 2, 3, 4};
+  values.trajectory.outputs = {0.1f, -3.5e-7f};
+  values.trajectory.means = {0.125f, std::nextafter(0.0f, 1.0f)};
+  values.trajectory.logStd = -2.302585f;
+  values.trajectory.segments = {{0, "f"}};
+  const CollectedModule valuesBack = decodeCollectedModule(encodeCollectedModule(values));
+  CHECK(valuesBack.trajectory.decisions() == 2);
+  CHECK(valuesBack.trajectory.features == values.trajectory.features);
+  CHECK(sameBits(valuesBack.trajectory.outputs, values.trajectory.outputs));
+  CHECK(sameBits(valuesBack.trajectory.means, values.trajectory.means));
+  CHECK(valuesBack.trajectory.logStd == values.trajectory.logStd);
+  CHECK(valuesBack.trajectory.actions.empty());
+  CHECK(valuesBack.trajectory.segments == values.trajectory.segments);
   // A segment starting past the last decision is refused, not trusted.
   CollectedModule pastTheEnd = positions;
   pastTheEnd.trajectory.segments[1].firstDecision = 3;

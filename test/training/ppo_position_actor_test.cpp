@@ -54,10 +54,8 @@ std::vector<json> metricsWithoutTimings(const fs::path &path) {
 }
 
 /// Mean log-probability of the chosen actions of batch rows [first, end).
-double meanLogProbability(const torch::Tensor &logits, const PPOBatch &batch, int64_t first, int64_t end) {
-  const torch::Tensor chosen =
-      torch::log_softmax(logits, 1).gather(1, batch.actions.unsqueeze(1)).squeeze(1).slice(0, first, end);
-  return chosen.mean().item<double>();
+double meanLogProbability(const DistributionTerms &terms, int64_t first, int64_t end) {
+  return terms.newLogProbability.slice(0, first, end).mean().item<double>();
 }
 
 }  // namespace
@@ -163,24 +161,27 @@ TEST_CASE("train-ppo on regalloc: the actor scores as the policy does, and PPO s
                    actor->networkOutputs());
   actor->loadStartingWeights(network);
   const torch::Tensor rows = torch::arange(batch.size(), torch::kInt64);
-  const torch::Tensor before = actor->logits(network, batch, rows).detach();
-  // The network with the start's weights gives the logits the policy sampled from.
-  CHECK(torch::allclose(before, batch.oldLogits, 1e-4, 1e-4));
+  const DistributionTerms before = actor->distributions(network, batch, rows);
+  // The network with the start's weights gives the distribution the policy sampled from.
+  CHECK(torch::allclose(before.newLogProbability.detach(), before.oldLogProbability, 1e-4, 1e-4));
+  CHECK(before.kl.abs().max().item<double>() < 1e-4);
 
   torch::optim::Adam optimizer(network->parameters(), torch::optim::AdamOptions(0.003));
   PPOHyperparameters hyper;
   for (int step = 0; step < 30; ++step) {
     optimizer.zero_grad();
-    ppoLoss(actor->logits(network, batch, rows), batch.oldLogits, batch.actions, batch.rewards, 0.0, {}, hyper)
-        .total.backward();
+    ppoLoss(actor->distributions(network, batch, rows), batch.rewards, 0.0, {}, hyper).total.backward();
     optimizer.step();
   }
-  const torch::Tensor after = actor->logits(network, batch, rows).detach();
-  CHECK(meanLogProbability(after, batch, 0, firstModule) > meanLogProbability(before, batch, 0, firstModule));
-  CHECK(meanLogProbability(after, batch, firstModule, batch.size()) <
-        meanLogProbability(before, batch, firstModule, batch.size()));
-  // A forbidden position stays forbidden.
-  CHECK((after.masked_select(batch.mask.logical_not()) == kForbiddenLogit).all().item<bool>());
+  const DistributionTerms after = actor->distributions(network, batch, rows);
+  CHECK(meanLogProbability(after, 0, firstModule) > meanLogProbability(before, 0, firstModule));
+  CHECK(meanLogProbability(after, firstModule, batch.size()) < meanLogProbability(before, firstModule, batch.size()));
+  // A forbidden position stays forbidden: the entropy counts only allowed positions, whose probabilities sum to 1.
+  const auto layout = PositionLayout(problem.decisionSpec());
+  const torch::Tensor logits = positionLogits(
+      network,
+      batch.inputs.reshape({-1, int64_t(layout.positions()), int64_t(layout.width())}), batch.mask).detach();
+  CHECK((logits.masked_select(batch.mask.logical_not()) == kForbiddenLogit).all().item<bool>());
 }
 
 TEST_CASE("train-ppo on regalloc: bad starts and settings are refused by name", "[training][rl][regalloc][errors]") {

@@ -4,7 +4,7 @@
 #include "mlgo/policy/sampling_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/training/trajectory_memo.h"
-#include "mlgo/vocab/vocab_files.h"
+#include "mlgo/policy/vocab_files.h"
 #include "support/test_environment.h"
 
 using namespace mlgo;

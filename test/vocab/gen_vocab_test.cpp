@@ -11,7 +11,7 @@
 #include "mlgo/trace/trace_reader.h"
 #include "mlgo/vocab/gen_vocab.h"
 #include "mlgo/vocab/quantiles.h"
-#include "mlgo/vocab/vocab_files.h"
+#include "mlgo/policy/vocab_files.h"
 #include "support/test_environment.h"
 
 using namespace mlgo;

@@ -5,6 +5,7 @@
 // it sees a decision's raw features and, when it asks, the default
 // heuristic's action, and answers with an action.
 #include <cstdint>
+#include <stdexcept>
 #include <string_view>
 
 namespace mlgo {
@@ -21,10 +22,19 @@ class DecisionSteer {
   /// heuristic's when asked for (always, where the problem has it for free),
   /// -1 otherwise.
   virtual int64_t decide(const int64_t *features, int64_t defaultAction) = 0;
+  /// The value for the next decision of a problem whose decisions are real
+  /// values, which calls this instead of decide(). `defaultValue` is the
+  /// default heuristic's. A steer of choices (explore's) throws
+  /// std::logic_error: stages refuse such problems before compiling.
+  virtual double decideValue(const int64_t *features, double defaultValue);
   /// The decisions that follow belong to the reward segment `key`, until the
   /// next call: a problem whose measure is computed per part of a compile says
   /// where each part starts (register allocation: per function, by name).
   virtual void beginSegment(std::string_view key) {}
 };
+
+inline double DecisionSteer::decideValue(const int64_t *, double) {
+  throw std::logic_error("a steer of choices asked for a real value");
+}
 
 }  // namespace mlgo

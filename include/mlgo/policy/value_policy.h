@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -52,8 +53,12 @@ class ValuePolicy {
   /// The network's inputs for a decision (features() floats).
   void inputs(const int64_t *words, float *out) const;
   size_t features() const { return spec_.features.size(); }
-  /// The value for a decision: 2^(output x stddev + mean) - 1, at least 0.
-  double decide(const int64_t *words) const;
+  /// The network's output for a decision: the z-score of log2(1 + value).
+  float output(const int64_t *words) const;
+  /// The value an output stands for: 2^(output x stddev + mean) - 1, at least 0.
+  double valueOf(double output) const;
+  /// The value for a decision: valueOf(output(words)).
+  double decide(const int64_t *words) const { return valueOf(output(words)); }
   /// The value as an LLVM advisor reads a model's answer: decide() clamped to
   /// `largest` (0: no bound) and rounded to float.
   float floatAnswer(const int64_t *words, double largest) const;
@@ -71,8 +76,16 @@ class ValuePolicy {
   /// naming the file and what does not match.
   static ValuePolicy load(const std::filesystem::path &directory, const std::string &problem,
                           const trace::DecisionSpec &spec);
+  /// The whole policy as bytes, for sending it to other ranks; deserialize
+  /// gives back an equal policy, every float bit for bit, and throws
+  /// std::runtime_error for bytes that are not a serialized value policy.
+  std::string serialize() const;
+  static ValuePolicy deserialize(std::string_view bytes);
 
  private:
+  /// A policy from its metadata and weights; the paths name them in errors.
+  static ValuePolicy fromJson(const nlohmann::json &metadata, const nlohmann::json &layers,
+                              const std::filesystem::path &metadataPath, const std::filesystem::path &weightsPath);
   std::string problem_;
   trace::DecisionSpec spec_;
   std::vector<float> means_, stddevs_;

@@ -1,10 +1,12 @@
 #pragma once
 // What train-ppo's loop needs to know of a problem's kind of decision: the
-// collected decisions as tensors, how the network turns them into logits,
+// collected decisions as tensors, the distributions the network gives them,
 // and the policy the network becomes. The loop (ppo_trainer.cpp) is the same
-// for decisions of int64 scalars and two actions (inlining: a PolicyModel)
-// and decisions among positions (register allocation: a PositionPolicy), as
-// train-bc's is (cloning_task.h). Include only from training code.
+// for decisions of int64 scalars and two actions (inlining: a PolicyModel),
+// decisions among positions (register allocation's eviction: a
+// PositionPolicy) and real values (its priority: a ValuePolicy sampled with a
+// Gaussian around its output), as train-bc's is (cloning_task.h). Include
+// only from training code.
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -16,6 +18,7 @@
 
 #include "mlgo/policy/sampling_policy.h"
 #include "mlgo/training/collector.h"
+#include "mlgo/training/ppo_loss.h"
 #include "mlgo/training/torch_network.h"
 
 namespace mlgo {
@@ -26,11 +29,14 @@ class Problem;
 /// compiled, with its reward (its module's, or its function's).
 struct PPOBatch {
   torch::Tensor inputs;     ///< decisions x the actor's inputs per decision, float
-  torch::Tensor mask;       ///< decisions x actions, bool: the actions a decision allows
-  torch::Tensor actions;    ///< decisions, int64
-  torch::Tensor oldLogits;  ///< decisions x actions, the collecting policy's; forbidden: kForbiddenLogit
+  torch::Tensor mask;       ///< choices: decisions x actions, bool: the actions a decision allows
+  torch::Tensor actions;    ///< choices: decisions, int64
+  torch::Tensor oldLogits;  ///< choices: decisions x actions, the collecting policy's; forbidden: kForbiddenLogit
+  torch::Tensor outputs;    ///< real values: decisions, float: the sampled outputs
+  torch::Tensor oldMeans;   ///< real values: decisions, float: the collecting policy's means
+  double oldLogStd = 0;     ///< real values: the collecting policy's log standard deviation
   torch::Tensor rewards;    ///< decisions, float
-  int64_t size() const { return actions.defined() ? actions.size(0) : 0; }
+  int64_t size() const { return rewards.defined() ? rewards.size(0) : 0; }
 };
 
 class PPOActor {
@@ -40,8 +46,13 @@ class PPOActor {
   virtual int64_t networkOutputs() const = 0;
   /// The starting policy's weights into `network`; nothing without one.
   virtual void loadStartingWeights(TorchMlp &network) const = 0;
-  /// Logits (rows x actions) of the batch's decisions `rows`.
-  virtual torch::Tensor logits(TorchMlp &network, const PPOBatch &batch, const torch::Tensor &rows) const = 0;
+  /// The new (the network's) and the collecting policy's distributions of
+  /// the batch's decisions `rows`, as the loss needs them.
+  virtual DistributionTerms distributions(TorchMlp &network, const PPOBatch &batch,
+                                          const torch::Tensor &rows) const = 0;
+  /// Scales a warm start's exploration by `temperature` (above 1: more)
+  /// without changing its greedy decisions.
+  virtual void applyTemperature(TorchMlp &network, double temperature) const = 0;
   /// The network as the policy collection samples from and train-ppo saves.
   virtual std::unique_ptr<SamplingPolicy> policy(const TorchMlp &network, Activation activation,
                                                  const nlohmann::json &training) const = 0;
@@ -51,13 +62,18 @@ class PPOActor {
                      const std::vector<std::vector<double>> &rewards) const;
 
  protected:
+  /// `actions`: of a choice; 0 for a real value.
   PPOActor(size_t actions, size_t inputsPerDecision) : actions_(actions), inputsPerDecision_(inputsPerDecision) {}
-  /// The network's inputs of one decision and the actions it allows.
+  /// The network's inputs of one decision and, for a choice, the actions it
+  /// allows (`mask` is null for a real value).
   virtual void decisionInputs(const int64_t *features, float *inputs, uint8_t *mask) const = 0;
 
  private:
   size_t actions_, inputsPerDecision_;
 };
+
+/// Scales the last layer: the logits scale, argmax stays, entropy grows.
+void scaleLogits(TorchMlp &network, double temperature);
 
 /// The actor for `problem`'s decisions. `startingPolicy`: a policy directory
 /// to start from (a warm start, or a resumed run's policy), checked against
@@ -69,12 +85,15 @@ std::unique_ptr<PPOActor> makePPOActor(const Problem &problem,
                                        const std::optional<std::filesystem::path> &startingPolicy,
                                        const std::filesystem::path &vocab, const nlohmann::json &config);
 
-/// The two kinds (makePPOActor picks by the problem's decision spec).
+/// The three kinds (makePPOActor picks by the problem's decision spec).
 std::unique_ptr<PPOActor> makeScalarPPOActor(const Problem &problem,
                                              const std::optional<std::filesystem::path> &startingPolicy,
                                              const std::filesystem::path &vocab, const nlohmann::json &config);
 std::unique_ptr<PPOActor> makePositionPPOActor(const Problem &problem,
                                                const std::optional<std::filesystem::path> &startingPolicy,
                                                const nlohmann::json &config);
+std::unique_ptr<PPOActor> makeValuePPOActor(const Problem &problem,
+                                            const std::optional<std::filesystem::path> &startingPolicy,
+                                            const nlohmann::json &config);
 
 }  // namespace mlgo

@@ -30,12 +30,29 @@ struct PPOLossTerms {
   double clippedShare = 0;               ///< share of ratios outside [1 - clip, 1 + clip]
 };
 
-/// `newLogits`, `oldLogits`: batch x 2; `actions`: batch (int64);
+/// What the loss needs of the policy being trained and of the collecting
+/// policy, per decision (batch), whatever the kind of distribution.
+struct DistributionTerms {
+  torch::Tensor newLogProbability;  ///< of the collected action under the new policy (a density for values)
+  torch::Tensor oldLogProbability;  ///< the same under the collecting policy, without gradient
+  torch::Tensor entropy;            ///< of the new policy's distribution
+  torch::Tensor kl;                 ///< KL(old || new)
+};
+
+/// A choice among actions: `newLogits`, `oldLogits`: batch x actions;
+/// `actions`: batch (int64).
+DistributionTerms categoricalTerms(const torch::Tensor &newLogits, const torch::Tensor &oldLogits,
+                                   const torch::Tensor &actions);
+/// A real value: Gaussians of means `newMeans` and `oldMeans` (batch) and
+/// log standard deviations `newLogStd` and `oldLogStd`; `outputs`: the
+/// collected samples (batch).
+DistributionTerms gaussianTerms(const torch::Tensor &newMeans, const torch::Tensor &oldMeans,
+                                const torch::Tensor &outputs, double newLogStd, double oldLogStd);
+
 /// `advantages`: batch (already normalized if wanted); `kernels`: the weight
 /// matrices the L2 term covers.
-PPOLossTerms ppoLoss(const torch::Tensor &newLogits, const torch::Tensor &oldLogits, const torch::Tensor &actions,
-                     const torch::Tensor &advantages, double klBeta, const std::vector<torch::Tensor> &kernels,
-                     const PPOHyperparameters &hyper);
+PPOLossTerms ppoLoss(const DistributionTerms &distributions, const torch::Tensor &advantages, double klBeta,
+                     const std::vector<torch::Tensor> &kernels, const PPOHyperparameters &hyper);
 
 /// TF-Agents' adaptive KL coefficient: x1.5 when KL is above target *
 /// (1 + tolerance), /1.5 when below target * (1 - tolerance).

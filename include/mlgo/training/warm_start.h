@@ -8,6 +8,7 @@
 
 #include "mlgo/policy/policy_model.h"
 #include "mlgo/policy/position_policy.h"
+#include "mlgo/policy/value_policy.h"
 
 namespace mlgo {
 
@@ -24,5 +25,9 @@ PolicyModel loadStartingPolicy(const Problem &problem, const std::filesystem::pa
 /// (position policies carry their input statistics, no vocab).
 PositionPolicy loadStartingPositionPolicy(const Problem &problem, const std::filesystem::path &directory,
                                           const nlohmann::json &config);
+
+/// The value policy in `directory`, checked as loadStartingPositionPolicy does.
+ValuePolicy loadStartingValuePolicy(const Problem &problem, const std::filesystem::path &directory,
+                                    const nlohmann::json &config);
 
 }  // namespace mlgo

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "mlgo/policy/decision_steer.h"
 #include "mlgo/policy/value_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/problems/regalloc/priority_hook.h"
@@ -64,6 +65,30 @@ class PolicySteer final : public PrioritySteer {
   std::vector<int64_t> words_;
 };
 
+/// Lets a DecisionSteer give every priority (it records them itself). Each
+/// function's decisions are one reward segment, as for eviction; the answer
+/// is clamped to what LLVM's ML advisor can take.
+class SteerAdapter final : public PrioritySteer {
+ public:
+  explicit SteerAdapter(DecisionSteer &steer) : steer_(steer), words_(priorityDecisionSpec().decisionWords()) {}
+  double decide(const PriorityObservation &observation) override {
+    if (!inFunction_ || observation.function != function_) {
+      function_.assign(observation.function);
+      inFunction_ = true;
+      steer_.beginSegment(function_);
+    }
+    toWords(observation, words_);
+    const double value = steer_.decideValue(words_.data(), observation.defaultPriority);
+    return std::clamp(value, 0.0, kLargestPriority);
+  }
+
+ private:
+  DecisionSteer &steer_;
+  std::vector<int64_t> words_;
+  std::string function_;
+  bool inFunction_ = false;
+};
+
 class PriorityProblem final : public Problem {
  public:
   std::string name() const override { return kName; }
@@ -72,8 +97,8 @@ class PriorityProblem final : public Problem {
   std::shared_ptr<PipelineHook> defaultTracingHook(trace::ModuleTrace &trace) const override {
     return std::make_shared<PriorityHook>(std::make_shared<PriorityTraceRecorder>(trace));
   }
-  std::shared_ptr<PipelineHook> steeringHook(DecisionSteer &) const override {
-    throw noLearnerYet("train-ppo or explore");
+  std::shared_ptr<PipelineHook> steeringHook(DecisionSteer &steer) const override {
+    return std::make_shared<PriorityHook>(std::make_shared<SteerAdapter>(steer));
   }
   std::map<std::string, double> measures(const PipelineHook &hook) const override {
     return scoreMeasures<PriorityHook>(hook);
@@ -98,13 +123,6 @@ class PriorityProblem final : public Problem {
   /// LLVM_HAVE_TF_AOT_REGALLOCPRIORITYMODEL.
   std::optional<ReleaseModeModel> releaseModeModel() const override {
     return ReleaseModeModel{"RegAllocPriorityModel", kPriorityDecisionName, kLargestPriority};
-  }
-
- private:
-  static UsageError noLearnerYet(const std::string &stage) {
-    return UsageError("problem \"" + std::string(kName) + "\" decides a real value (a priority), which " + stage +
-                      " does not take yet (default-trace, gen-vocab, train-bc, train-es, eval --policy, export, "
-                      "serve and mlgo cc --policy do)");
   }
 };
 

@@ -3,8 +3,10 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <sstream>
 
+#include "mlgo/policy/decision_steer.h"
 #include "mlgo/policy/value_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/problems/regalloc/priority_hook.h"
@@ -12,6 +14,7 @@
 #include "mlgo/support/text_input.h"
 #include "mlgo/trace/trace_reader.h"
 #include "mlgo/tracing/default_trace.h"
+#include "hooked_compile.h"
 #include "support/test_environment.h"
 
 using namespace mlgo;
@@ -45,7 +48,42 @@ class Observer final : public regalloc::PrioritySteer {
   std::vector<regalloc::PriorityObservation> seen;
 };
 
+/// Answers every value with the default's, noting where segments begin.
+class DefaultValueSteer final : public DecisionSteer {
+ public:
+  int64_t decide(const int64_t *, int64_t) override { throw std::logic_error("not a choice"); }
+  double decideValue(const int64_t *, double defaultValue) override {
+    ++values;
+    return defaultValue;
+  }
+  void beginSegment(std::string_view key) override { segments.emplace_back(key); }
+  size_t values = 0;
+  std::vector<std::string> segments;
+};
+
 }  // namespace
+
+TEST_CASE("regalloc-priority problem: a steer answering the default's values gives LLVM's code byte for byte, "
+          "each function's decisions a segment",
+          "[regalloc][priority][rl]") {
+  test::ScratchDirectory scratch;
+  const Corpus corpus = test::singleSourceCorpus(scratch / "corpus", test::testData() / "regalloc/pressure.c", "-O2");
+  const Problem &problem = findProblem("regalloc-priority");
+  CompilerDriver driver({});
+  auto plain = std::make_shared<test::ObjectCapture>(), steered = std::make_shared<test::ObjectCapture>();
+  REQUIRE(driver.compile({&corpus.modules.front(), "", {plain}}).ok());
+  DefaultValueSteer steer;
+  const std::shared_ptr<PipelineHook> hook = problem.steeringHook(steer);
+  REQUIRE(driver.compile({&corpus.modules.front(), "", {steered, hook}}).ok());
+  REQUIRE(!plain->bytes.empty());
+  CHECK(steered->bytes == plain->bytes);
+  CHECK(steer.values > 10);
+  CHECK(steer.values == hook->decisionsTaken());
+  // pressure.c's functions, each once, in the order LLVM allocates them.
+  CHECK(steer.segments.size() >= 3);
+  CHECK(std::set<std::string>(steer.segments.begin(), steer.segments.end()).size() == steer.segments.size());
+  CHECK(problem.segmentMeasures(*hook).at("regalloc_score").size() == steer.segments.size());
+}
 
 TEST_CASE("regalloc-priority problem: default-trace records LLVM's default priorities with their features",
           "[regalloc][priority]") {
@@ -166,9 +204,26 @@ TEST_CASE("regalloc-priority problem: the CLI traces it, clones the default's pr
   CHECK(logged["applied"]["policy"] == bc);
   CHECK(logged["decisions"].get<uint64_t>() > 10);
 
-  // The learners that steer decisions one by one refuse it up front, saying why.
-  auto ppo = test::runMlgo({"train-ppo", "--problem", "regalloc-priority", "--corpus", corpus.directory.string(),
-                            "--output", (scratch / "ppo").string()});
-  CHECK(ppo.exitCode == exit_code::kUsage);
-  CHECK_THAT(ppo.err, Contains("regalloc-priority"));
+  // PPO samples priorities around the clone's and learns from LLVM's score; eval takes its policy.
+  const std::string ppo = (scratch / "ppo").string();
+  auto trained = test::runMlgo({"train-ppo", "--problem", "regalloc-priority", "--corpus", corpus.directory.string(),
+                                "--warmstart", bc, "--baselines", trace, "--output", ppo, "--set",
+                                "num_policy_iterations=2", "--set", "num_modules=1", "--set", "num_iterations=4",
+                                "--set", "batch_size=8", "--set", "train_sequence_length=4", "--set",
+                                "reward_metric=regalloc_score", "--set", "reward_scope=function"});
+  INFO(trained.err);
+  REQUIRE(trained.exitCode == exit_code::kSuccess);
+  CHECK(readJsonFile(scratch / "ppo" / "policy" / "policy.json")["kind"] == "value-regression");
+  auto evaluatedPPO = test::runMlgo({"eval", "--corpus", corpus.directory.string(), "--policy", ppo});
+  CHECK(evaluatedPPO.exitCode == exit_code::kSuccess);
+  // Without a starting policy it has no input statistics: refused, saying so.
+  auto cold = test::runMlgo({"train-ppo", "--problem", "regalloc-priority", "--corpus", corpus.directory.string(),
+                             "--output", (scratch / "cold").string()});
+  CHECK(cold.exitCode == exit_code::kUsage);
+  CHECK_THAT(cold.err, Contains("regalloc-priority") && Contains("--warmstart"));
+  // explore flips choices: a real value has none, and it says so up front.
+  auto explored = test::runMlgo({"explore", "--problem", "regalloc-priority", "--corpus", corpus.directory.string(),
+                                 "--output", (scratch / "explored").string()});
+  CHECK(explored.exitCode == exit_code::kUsage);
+  CHECK_THAT(explored.err, Contains("nothing to flip"));
 }

@@ -1,4 +1,4 @@
-#include "mlgo/vocab/vocab_files.h"
+#include "mlgo/policy/vocab_files.h"
 
 #include <charconv>
 #include <cmath>

@@ -1,0 +1,72 @@
+// train-ppo for real-valued decisions (register allocation's priority): a
+// ValuePolicy's network gives the mean of a Gaussian over its output (the
+// z-score of log2(1 + value)), whose standard deviation is the config's
+// value_std; a sampled output stands for the value the compiler is answered.
+#include <cmath>
+
+#include "mlgo/policy/value_policy.h"
+#include "mlgo/problems/problem.h"
+#include "mlgo/support/errors.h"
+#include "mlgo/training/ppo_actor.h"
+#include "mlgo/training/warm_start.h"
+
+namespace mlgo {
+
+namespace {
+
+class ValuePPOActor final : public PPOActor {
+ public:
+  ValuePPOActor(ValuePolicy start, double logStd)
+      : PPOActor(0, start.features()), start_(std::move(start)), logStd_(logStd) {}
+
+  int64_t networkInputs() const override { return static_cast<int64_t>(start_.features()); }
+  int64_t networkOutputs() const override { return 1; }
+  void loadStartingWeights(TorchMlp &network) const override { loadWeights(network, start_.network().layers()); }
+  DistributionTerms distributions(TorchMlp &network, const PPOBatch &batch,
+                                  const torch::Tensor &rows) const override {
+    const torch::Tensor means = network->forward(batch.inputs.index_select(0, rows)).squeeze(1);
+    return gaussianTerms(means, batch.oldMeans.index_select(0, rows), batch.outputs.index_select(0, rows), logStd_,
+                         batch.oldLogStd);
+  }
+  void applyTemperature(TorchMlp &, double temperature) const override {
+    // Scaling the output would move the mean, the greedy answer itself.
+    if (temperature != 1)
+      throw UsageError("warmstart_temperature scales logits; " + start_.problem() +
+                       "'s real-valued decisions explore by value_std");
+  }
+  std::unique_ptr<SamplingPolicy> policy(const TorchMlp &network, Activation activation,
+                                         const nlohmann::json &training) const override {
+    // The start's input statistics and target scale stay: the network was trained on them.
+    ValuePolicy policy(start_.problem(), start_.spec(), start_.means(), start_.stddevs(), start_.targetScale(),
+                       DenseNetwork(denseLayers(network), activation));
+    policy.training = training;
+    return samplingPolicy(std::move(policy), static_cast<float>(logStd_));
+  }
+
+ protected:
+  void decisionInputs(const int64_t *features, float *inputs, uint8_t *) const override {
+    start_.inputs(features, inputs);
+  }
+
+ private:
+  ValuePolicy start_;
+  double logStd_;
+};
+
+}  // namespace
+
+std::unique_ptr<PPOActor> makeValuePPOActor(const Problem &problem,
+                                            const std::optional<std::filesystem::path> &startingPolicy,
+                                            const nlohmann::json &config) {
+  if (!startingPolicy)
+    throw UsageError("train-ppo for " + problem.name() +
+                     " starts from a policy (--warmstart, e.g. train-bc's output): its input statistics and target "
+                     "scale are the network's preprocessing");
+  if (config.at("with_sqrt").get<bool>() || !config.at("passthrough_features").empty())
+    throw UsageError("with_sqrt and passthrough_features apply to vocab-bucketized features, not to " +
+                     problem.name() + "'s (the starting policy's signed log1p and z-score)");
+  const double std = config.at("value_std").get<double>();
+  return std::make_unique<ValuePPOActor>(loadStartingValuePolicy(problem, *startingPolicy, config), std::log(std));
+}
+
+}  // namespace mlgo
