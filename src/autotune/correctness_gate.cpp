@@ -2,7 +2,10 @@
 
 #include <algorithm>
 
+#include "mlgo/corpus/embedded_sections.h"
 #include "mlgo/driver/compile_memo.h"
+#include "mlgo/driver/compile_worker.h"
+#include "mlgo/driver/isolated_compiler.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/data_paths.h"
 #include "mlgo/support/errors.h"
@@ -15,24 +18,39 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// What went wrong in one step, its stderr cut to 300 characters after
-/// `directory` is removed from it (so the same failure reads the same
-/// wherever the work directory is).
+/// `text` without `directory` in it, cut to 300 characters (so the same
+/// failure reads the same wherever the work directory is).
+std::string withoutDirectory(std::string text, const std::string &directory) {
+  if (!directory.empty())
+    for (size_t at; (at = text.find(directory)) != std::string::npos;) text.erase(at, directory.size());
+  return text.substr(0, 300);
+}
+
+/// What went wrong in one step that ran a program.
 std::string describeFailure(const std::string &step, const ProcessOutcome &outcome, const std::string &directory = "") {
   if (!outcome.started) return step + " did not start: " + outcome.error;
   if (outcome.timedOut) return step + " ran past the timeout";
   if (outcome.signal) return step + " died with signal " + std::to_string(outcome.signal);
   std::string text = step + " exited with status " + std::to_string(outcome.exitCode);
-  std::string details = outcome.stderrText;
-  if (!directory.empty())
-    for (size_t at; (at = details.find(directory)) != std::string::npos;) details.erase(at, directory.size());
-  if (!details.empty()) text += ": " + details.substr(0, 300);
+  const std::string details = withoutDirectory(outcome.stderrText, directory);
+  if (!details.empty()) text += ": " + details;
   return text;
+}
+
+/// What went wrong in a compile by mlgo's driver.
+std::string describeFailure(const CompileResult &result, const std::string &directory) {
+  if (result.failure == FailureKind::Timeout) return "compiling ran past the timeout";
+  return std::string("compiling failed (") + failureKindName(result.failure) +
+         "): " + withoutDirectory(result.message, directory);
 }
 
 }  // namespace
 
 namespace {
+
+/// Changes when a verdict's meaning does: 2 is the driver's compile in place
+/// of opt-19 and clang's code generation.
+constexpr int kGateFormat = 2;
 
 /// What `tool --version` prints (written to `scratch`): part of a
 /// remembered verdict's key.
@@ -46,12 +64,6 @@ std::string toolVersion(const std::string &tool, const fs::path &scratch) {
 
 }  // namespace
 
-std::string findOpt() {
-  for (const char *candidate : {"/usr/lib/llvm-19/bin/opt", "/usr/bin/opt-19"})
-    if (fs::exists(candidate)) return candidate;
-  return "";
-}
-
 fs::path defaultGatePrograms() { return dataPath(fs::path("passlisteval") / "programs"); }
 
 CorrectnessGate::CorrectnessGate(GateOptions options) : options_(std::move(options)) {
@@ -60,39 +72,71 @@ CorrectnessGate::CorrectnessGate(GateOptions options) : options_(std::move(optio
   for (const auto &entry : fs::directory_iterator(options_.programs)) {
     const std::string extension = entry.path().extension().string();
     if (extension != ".c" && extension != ".cpp") continue;
-    programs_.push_back({entry.path().stem().string(), extension == ".cpp", {}});
+    programs_.push_back({entry.path().stem().string(), extension == ".cpp"});
   }
   std::sort(programs_.begin(), programs_.end(), [](const Program &a, const Program &b) { return a.name < b.name; });
   if (programs_.empty())
     throw InputError(describeInputProblem(options_.programs.string(), "", "holds no .c or .cpp program"));
-  fs::create_directories(options_.workDirectory);
-  std::vector<std::string> errors(programs_.size());
-  parallelFor(programs_.size(), options_.threads, [&](size_t i) {
-    Program &program = programs_[i];
-    program.bitcode = options_.workDirectory / (program.name + ".bc");
-    const fs::path source = options_.programs / (program.name + (program.cxx ? ".cpp" : ".c"));
-    // The gate's path: clang's -Oz front end without its optimizations, so
-    // the candidate list is the only optimization the program sees.
-    std::vector<std::string> args{options_.clang};
-    if (program.cxx) args.insert(args.end(), {"--driver-mode=g++", "-std=c++17"});
-    else args.push_back("-std=c11");
-    args.insert(args.end(), {"-Oz", "-Xclang", "-disable-llvm-optzns", "-emit-llvm", "-c", source.string(), "-o",
-                             program.bitcode.string()});
-    const ProcessOutcome outcome = runProcess(args, options_.timeout * 6);
-    if (!outcome.succeeded()) errors[i] = describeFailure("clang", outcome);
-  });
-  for (size_t i = 0; i < programs_.size(); ++i)
-    if (!errors[i].empty())
-      throw InputError(describeInputProblem(options_.programs.string(), programs_[i].name, errors[i]));
+  buildCorpus();
+  DriverOptions driver;
+  driver.threads = options_.threads;
+  driver.timeout = options_.timeout;
+  driver.faults = options_.faults;
+  driver_ = std::make_unique<CompilerDriver>(driver);
+  if (options_.workerCommand)
+    workers_ = std::make_unique<IsolatedCompiler>(options_.workerCommand(corpus_.directory),
+                                                  options_.timeout + std::chrono::seconds(30));
   if (!options_.verdictCache.empty()) {
     const fs::path scratch = options_.workDirectory / "version.txt";
-    cacheKeyBase_ = std::string("mlgo ") + MLGO_VERSION + "\n" + toolVersion(options_.clang, scratch) +
-                    toolVersion(options_.opt, scratch);
+    cacheKeyBase_ = CompileMemo::versionTag() + "\ngate " + std::to_string(kGateFormat) + "\n" +
+                    toolVersion(options_.clang, scratch);
     for (const Program &program : programs_)
       cacheKeyBase_ += program.name + "\n" +
                        CompileMemo::hash(readFile(options_.programs / (program.name + (program.cxx ? ".cpp" : ".c")))) +
                        "\n";
   }
+}
+
+CorrectnessGate::~CorrectnessGate() = default;
+
+void CorrectnessGate::buildCorpus() {
+  // clang's -Oz front end, its module kept before optimization with the cc1
+  // command (as the demo corpus is built), so that the candidate list is the
+  // only optimization the program sees and code generation is -Oz's.
+  const fs::path corpus = options_.workDirectory / "corpus";
+  fs::create_directories(corpus);
+  std::vector<std::string> errors(programs_.size()), names;
+  parallelFor(programs_.size(), options_.threads, [&](size_t i) {
+    const Program &program = programs_[i];
+    const fs::path source = options_.programs / (program.name + (program.cxx ? ".cpp" : ".c"));
+    const fs::path object = options_.workDirectory / (program.name + ".embedded.o");
+    std::vector<std::string> args{options_.clang};
+    if (program.cxx) args.insert(args.end(), {"--driver-mode=g++", "-std=c++17"});
+    else args.push_back("-std=c11");
+    args.insert(args.end(),
+                {"-Oz", "-Xclang", "-fembed-bitcode=all", "-c", source.string(), "-o", object.string()});
+    const ProcessOutcome outcome = runProcess(args, options_.timeout * 6);
+    if (!outcome.succeeded()) {
+      errors[i] = describeFailure("clang", outcome);
+      return;
+    }
+    const EmbeddedModule embedded = readEmbeddedModule(object);
+    std::error_code ignored;
+    fs::remove(object, ignored);
+    if (embedded.status != EmbeddedModule::Status::Ok) {
+      errors[i] = std::string("clang's object: ") + embeddedStatusName(embedded.status) + " " + embedded.detail;
+      return;
+    }
+    writeFileAtomically(corpus / (program.name + ".bc"), embedded.bitcode);
+    writeFileAtomically(corpus / (program.name + ".cmd"), embedded.commandLine);
+  });
+  for (size_t i = 0; i < programs_.size(); ++i) {
+    if (!errors[i].empty())
+      throw InputError(describeInputProblem(options_.programs.string(), programs_[i].name, errors[i]));
+    names.push_back(programs_[i].name);
+  }
+  writeCorpusDescription(corpus, names, false);
+  corpus_ = Corpus::load(corpus);
 }
 
 fs::path CorrectnessGate::cachedVerdictPath(const std::string &pipeline) const {
@@ -129,33 +173,36 @@ void CorrectnessGate::rememberVerdict(const std::string &pipeline, const GateVer
   }
 }
 
-CorrectnessGate::ProgramRun CorrectnessGate::runOne(const Program &program, const std::string &pipeline,
-                                                    size_t slot) const {
+CompileResult CorrectnessGate::compile(size_t program, const std::string &pipeline, const fs::path &object) const {
+  const CorpusModule &module = corpus_.modules.at(program);
+  if (workers_) return workers_->compile(module, pipeline, object);
+  return compileToObject(*driver_, module, pipeline, object);
+}
+
+CorrectnessGate::ProgramRun CorrectnessGate::runOne(size_t index, const std::string &pipeline, size_t slot) const {
+  const Program &program = programs_[index];
   const std::string base = (options_.workDirectory / (program.name + "." + std::to_string(slot))).string();
-  const std::string optimized = base + ".opt.bc", object = base + ".o", binary = base + ".exe";
+  const std::string object = base + ".o", binary = base + ".exe";
   auto cleanup = [&] {
     std::error_code ignored;
-    for (const std::string &file : {optimized, object, binary}) fs::remove(file, ignored);
+    for (const std::string &file : {object, binary}) fs::remove(file, ignored);
   };
-  // Verdicts name files relative to the work directory, and the object file
-  // is named here rather than by clang (a random temporary name), so the
-  // same list gives the same message in every run.
+  // Verdicts name files relative to the work directory, so the same list
+  // gives the same message in every run.
+  const std::string directory = options_.workDirectory.string() + "/";
+  const CompileResult compiled = compile(index, pipeline, object);
+  if (!compiled.ok()) {
+    cleanup();
+    return {describeFailure(compiled, directory), false};
+  }
   auto failure = [&](const std::string &step, const ProcessOutcome &outcome) -> ProgramRun {
     cleanup();
-    return {describeFailure(step, outcome, options_.workDirectory.string() + "/"), step == "linking"};
+    return {describeFailure(step, outcome, directory), step == "linking"};
   };
-  std::vector<std::string> clang{options_.clang};
-  if (program.cxx) clang.push_back("--driver-mode=g++");
-  ProcessOutcome outcome =
-      runProcess({options_.opt, "-passes=" + pipeline, program.bitcode.string(), "-o", optimized}, options_.timeout);
-  if (!outcome.succeeded()) return failure("opt", outcome);
-  std::vector<std::string> generate = clang;
-  generate.insert(generate.end(), {"-Oz", "-Xclang", "-disable-llvm-optzns", "-c", optimized, "-o", object});
-  outcome = runProcess(generate, options_.timeout);
-  if (!outcome.succeeded()) return failure("code generation", outcome);
-  std::vector<std::string> link = clang;
+  std::vector<std::string> link{options_.clang};
+  if (program.cxx) link.push_back("--driver-mode=g++");
   link.insert(link.end(), {object, "-o", binary, "-lm"});
-  outcome = runProcess(link, options_.timeout);
+  ProcessOutcome outcome = runProcess(link, options_.timeout);
   if (!outcome.succeeded()) return failure("linking", outcome);
   outcome = runProcess({binary}, options_.timeout);
   if (!outcome.succeeded()) return failure("the program", outcome);
@@ -176,7 +223,7 @@ GateVerdict CorrectnessGate::check(const std::string &pipeline) {
   }
   const size_t slot = nextSlot_++;
   std::vector<ProgramRun> runs(programs_.size());
-  parallelFor(programs_.size(), options_.threads, [&](size_t i) { runs[i] = runOne(programs_[i], pipeline, slot); });
+  parallelFor(programs_.size(), options_.threads, [&](size_t i) { runs[i] = runOne(i, pipeline, slot); });
   GateVerdict verdict{true, "", "", false};
   // The first miscompile names the verdict; a C++ link failure only when there is none.
   for (bool linkFailures : {false, true})
@@ -194,10 +241,10 @@ GateVerdict CorrectnessGate::check(const std::string &pipeline) {
 }
 
 bool CorrectnessGate::breaks(const std::string &pipeline, const std::string &program, bool linkFailuresCount) {
-  for (const Program &candidate : programs_) {
-    if (candidate.name != program) continue;
-    const ProgramRun run = runOne(candidate, pipeline, nextSlot_++);
-    return !run.failure.empty() && (linkFailuresCount || !candidate.cxx || !run.linkFailed);
+  for (size_t i = 0; i < programs_.size(); ++i) {
+    if (programs_[i].name != program) continue;
+    const ProgramRun run = runOne(i, pipeline, nextSlot_++);
+    return !run.failure.empty() && (linkFailuresCount || !programs_[i].cxx || !run.linkFailed);
   }
   return false;
 }

@@ -58,11 +58,20 @@ std::unique_ptr<autotune::CorrectnessGate> makeGate(const PassListFlags &flags, 
       flags.gatePrograms.empty() ? autotune::defaultGatePrograms() : std::filesystem::path(flags.gatePrograms);
   options.workDirectory = workDirectory;
   options.clang = findClang("");
-  options.opt = autotune::findOpt();
   options.threads = driver.threads;
-  if (!driver.cacheDirectory.empty()) options.verdictCache = std::filesystem::path(driver.cacheDirectory) / "gate-verdicts";
-  if (options.clang.empty() || options.opt.empty())
-    throw UsageError("the correctness gate needs clang-19 and opt-19 (or pass --no-gate)");
+  if (!driver.cacheDirectory.empty())
+    options.verdictCache = std::filesystem::path(driver.cacheDirectory) / "gate-verdicts";
+  if (flags.isolation == "process") {
+    // The gate's compiles stay out of the memo: each list's objects are seen once.
+    DriverFlags workers = driver;
+    workers.noMemo = true;
+    workers.cacheDirectory.clear();
+    workers.timeoutSeconds = std::chrono::duration<double>(options.timeout).count();
+    options.workerCommand = [workers](const std::filesystem::path &corpus) {
+      return compileWorkerCommand(corpus.string(), workers);
+    };
+  }
+  if (options.clang.empty()) throw UsageError("the correctness gate needs clang-19 (or pass --no-gate)");
   auto gate = std::make_unique<autotune::CorrectnessGate>(options);
   spdlog::info("correctness gate: {} programs{}", gate->programCount(),
                options.verdictCache.empty() ? "" : ", verdicts remembered in " + options.verdictCache.string());

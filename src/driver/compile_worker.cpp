@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "mlgo/driver/crash_guard.h"
+#include "mlgo/driver/object_capture.h"
+#include "mlgo/support/atomic_file.h"
 
 namespace mlgo {
 
@@ -25,8 +27,24 @@ FailureKind parseFailureKind(const std::string &name) {
 
 }  // namespace
 
-std::string encodeCompileRequest(const std::string &module, const std::string &pipeline) {
-  return json{{"module", module}, {"pipeline", pipeline}}.dump();
+CompileResult compileToObject(const CompilerDriver &driver, const CorpusModule &module, const std::string &pipeline,
+                              const std::filesystem::path &object) {
+  auto capture = std::make_shared<ObjectCapture>();
+  CompileResult result = driver.compile({&module, pipeline, {capture}});
+  if (!result.ok()) return result;
+  try {
+    writeFileAtomically(object, capture->object());
+  } catch (const std::exception &e) {
+    result.failure = FailureKind::InvalidInput;
+    result.message = std::string("cannot write the object: ") + e.what();
+  }
+  return result;
+}
+
+std::string encodeCompileRequest(const std::string &module, const std::string &pipeline, const std::string &object) {
+  json request{{"module", module}, {"pipeline", pipeline}};
+  if (!object.empty()) request["object"] = object;
+  return request.dump();
 }
 
 std::string encodeCompileReply(const CompileResult &result) {
@@ -79,6 +97,9 @@ void serveCompileRequests(const Corpus &corpus, const CompilerDriver &driver, st
     } else if (auto found = byName.find(request["module"].get<std::string>()); found == byName.end()) {
       result.failure = FailureKind::InvalidInput;
       result.message = "the worker's corpus has no module " + request["module"].get<std::string>();
+    } else if (request.contains("object") && request["object"].is_string()) {
+      result = compileToObject(driver, *found->second, request["pipeline"].get<std::string>(),
+                               request["object"].get<std::string>());
     } else {
       result = driver.compile({found->second, request["pipeline"].get<std::string>(), {}});
     }

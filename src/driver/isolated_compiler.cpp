@@ -123,7 +123,8 @@ IsolatedCompiler::Worker *IsolatedCompiler::workerForThisThread(std::string &err
   return slot.get();
 }
 
-CompileResult IsolatedCompiler::compile(const CorpusModule &module, const std::string &pipeline) {
+CompileResult IsolatedCompiler::compile(const CorpusModule &module, const std::string &pipeline,
+                                        const std::filesystem::path &object) {
   const auto start = std::chrono::steady_clock::now();
   CompileResult result;
   auto fail = [&](FailureKind kind, std::string message) {
@@ -144,7 +145,7 @@ CompileResult IsolatedCompiler::compile(const CorpusModule &module, const std::s
                                         " (a crash in LLVM; a new worker takes the next compile)");
   };
 
-  const std::string request = encodeCompileRequest(module.name, pipeline) + "\n";
+  const std::string request = encodeCompileRequest(module.name, pipeline, object.string()) + "\n";
   for (size_t written = 0; written < request.size();) {
     const ssize_t n = ::write(worker->requests, request.data() + written, request.size() - written);
     if (n < 0 && errno == EINTR) continue;

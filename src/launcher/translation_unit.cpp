@@ -10,6 +10,7 @@
 #include "mlgo/corpus/compile_commands.h"
 #include "mlgo/corpus/corpus.h"
 #include "mlgo/driver/compiler_driver.h"
+#include "mlgo/driver/object_capture.h"
 #include "mlgo/launcher/frontend.h"
 #include "mlgo/support/atomic_file.h"
 
@@ -18,17 +19,6 @@ namespace mlgo::launcher {
 namespace fs = std::filesystem;
 
 namespace {
-
-/// Keeps the object code generation wrote.
-class ObjectCapture final : public PipelineHook {
- public:
-  void objectEmitted(std::string_view object) override { object_.assign(object); }
-  bool affectsOptimization() const override { return false; }
-  const std::string &object() const { return object_; }
-
- private:
-  std::string object_;
-};
 
 /// The module's bitcode in a file of its own, removed with this.
 class TemporaryBitcode {

@@ -22,34 +22,54 @@ GateOptions smallGate(const test::ScratchDirectory &scratch, const std::string &
   options.programs = scratch / "programs";
   options.workDirectory = scratch / "work";
   options.clang = findClang("");
-  options.opt = findOpt();
   options.threads = 2;
   return options;
 }
 
+/// Compile workers of the mlgo binary (the test binary is not one).
+std::function<std::vector<std::string>(const fs::path &)> mlgoWorkers(const std::string &fault = "") {
+  return [fault](const fs::path &corpus) {
+    std::vector<std::string> command{test::mlgoBinary(), "compile-worker", "--corpus", corpus.string(), "--no-memo"};
+    if (!fault.empty()) command.insert(command.end(), {"--inject-fault", fault});
+    return command;
+  };
+}
+
 }  // namespace
 
-TEST_CASE("correctness gate: -Oz passes, a crashing compiler or a failing program rejects", "[autotune][gate]") {
+TEST_CASE("correctness gate: -Oz passes, a crashing compile or a failing program rejects", "[autotune][gate]") {
   test::ScratchDirectory scratch;
-  REQUIRE_FALSE(findOpt().empty());
   CorrectnessGate gate(smallGate(scratch));
   CHECK(gate.programCount() == 3);
+  // The programs became a corpus of unoptimized bitcode with clang's -Oz command.
+  const Corpus programs = Corpus::load(scratch / "work" / "corpus");
+  REQUIRE(programs.modules.size() == 3);
+  CHECK(isCxxModule(programs.modules[0]));  // ast_interpreter
+  CHECK_FALSE(isCxxModule(programs.modules[1]));
   CHECK(gate.check("default<Oz>").passed);
   CHECK(gate.check("default<Oz>,mergefunc").passed);
-  // codegenprepare segfaults in opt-19 outside a code generator.
-  const GateVerdict crash = gate.check("function(codegenprepare)");
-  CHECK_FALSE(crash.passed);
-  CHECK_THAT(crash.failure, Catch::Contains("opt died with signal"));
-  CHECK(gate.listsChecked() == 3);
-  CHECK_FALSE(gate.check("function(codegenprepare)").passed);  // cached
-  CHECK(gate.listsChecked() == 3);
-  // The verdict names the program, which culprit isolation then runs alone.
-  REQUIRE(crash.program == "ast_interpreter");  // the first in name order
-  CHECK_THAT(crash.failure, Catch::StartsWith("ast_interpreter: "));
-  CHECK(gate.breaks("function(codegenprepare)", crash.program, true));
-  CHECK_FALSE(gate.breaks("default<Oz>", crash.program, true));
-  CHECK_FALSE(gate.breaks("function(codegenprepare)", "no_such_program", true));
+  CHECK(gate.listsChecked() == 2);
+  CHECK(gate.check("default<Oz>").passed);  // cached
+  CHECK(gate.listsChecked() == 2);
   CHECK(gate.check("default<Oz>").program.empty());
+  // Only links and runs are left in the work directory's files: every object and binary is gone.
+  for (const auto &entry : fs::directory_iterator(scratch / "work"))
+    CHECK((entry.path().filename() == "corpus" || entry.path().extension() == ".txt"));
+
+  // A compile that crashes (injected into one program) rejects every list, naming the program.
+  test::ScratchDirectory crashing;
+  GateOptions crashOptions = smallGate(crashing);
+  crashOptions.faults.crashModule = "avl_order_stats";
+  CorrectnessGate crashGate(crashOptions);
+  const GateVerdict crash = crashGate.check("default<Oz>");
+  CHECK_FALSE(crash.passed);
+  CHECK_FALSE(crash.cxxLinkOnly);
+  REQUIRE(crash.program == "avl_order_stats");
+  CHECK_THAT(crash.failure, Catch::StartsWith("avl_order_stats: compiling failed (crash)"));
+  // Culprit isolation runs that program alone.
+  CHECK(crashGate.breaks("default<Oz>", crash.program, true));
+  CHECK_FALSE(crashGate.breaks("default<Oz>", "base_encodings", true));
+  CHECK_FALSE(crashGate.breaks("default<Oz>", "no_such_program", true));
 
   // A program that fails its own test rejects every list, naming itself.
   test::ScratchDirectory other;
@@ -61,6 +81,31 @@ TEST_CASE("correctness gate: -Oz passes, a crashing compiler or a failing progra
   CHECK(failing.breaks("default<Oz>", "extra", true));
 }
 
+TEST_CASE("correctness gate: in compile workers, a compile that kills its process rejects the list and the gate "
+          "goes on",
+          "[autotune][gate]") {
+  test::ScratchDirectory scratch;
+  GateOptions options = smallGate(scratch);
+  options.workerCommand = mlgoWorkers();
+  CorrectnessGate gate(options);
+  test::ScratchDirectory plain;
+  const GateVerdict inProcess = CorrectnessGate(smallGate(plain)).check("default<Oz>,mergefunc");
+  CHECK(gate.check("default<Oz>,mergefunc").passed == inProcess.passed);
+  CHECK(gate.check("default<Oz>").passed);
+
+  // A crash kills the worker: the verdict names the program, a new worker compiles the next list.
+  test::ScratchDirectory crashing;
+  GateOptions crashOptions = smallGate(crashing);
+  crashOptions.workerCommand = mlgoWorkers("crash:base_encodings");
+  CorrectnessGate crashGate(crashOptions);
+  const GateVerdict crash = crashGate.check("default<Oz>");
+  CHECK_FALSE(crash.passed);
+  CHECK(crash.program == "base_encodings");
+  CHECK_THAT(crash.failure, Catch::Contains("compiling failed (crash)"));
+  CHECK_FALSE(crashGate.breaks("default<Oz>", "avl_order_stats", true));
+  CHECK(crashGate.breaks("default<Oz>,mergefunc", "base_encodings", true));
+}
+
 TEST_CASE("correctness gate: verdicts remembered across runs, asked again when a program changes",
           "[autotune][gate]") {
   test::ScratchDirectory scratch;
@@ -70,7 +115,7 @@ TEST_CASE("correctness gate: verdicts remembered across runs, asked again when a
   {
     CorrectnessGate first(options);
     passed = first.check("default<Oz>");
-    crashed = first.check("function(codegenprepare)");
+    crashed = first.check("function(mem2reg)");
     CHECK(first.listsChecked() == 2);
     CHECK(first.verdictsRemembered() == 0);
   }
@@ -79,7 +124,7 @@ TEST_CASE("correctness gate: verdicts remembered across runs, asked again when a
   };
   CorrectnessGate second(options);
   CHECK(sameVerdict(second.check("default<Oz>"), passed));
-  CHECK(sameVerdict(second.check("function(codegenprepare)"), crashed));
+  CHECK(sameVerdict(second.check("function(mem2reg)"), crashed));
   CHECK(second.listsChecked() == 0);
   CHECK(second.verdictsRemembered() == 2);
 
@@ -126,9 +171,12 @@ TEST_CASE("correctness gate: a C++ program that only fails to link rejects a lis
   CHECK_FALSE(linkOnly.acceptsFor(true));
   CHECK(gate.breaks("function(mem2reg)", "ast_interpreter", true));
   CHECK_FALSE(gate.breaks("function(mem2reg)", "ast_interpreter", false));
+  CHECK(gate.check("default<Oz>").acceptsFor(true));
   // A crash is a miscompile: rejected for every module.
-  const GateVerdict crash = gate.check("function(codegenprepare)");
+  test::ScratchDirectory crashing;
+  GateOptions crashOptions = smallGate(crashing);
+  crashOptions.faults.crashModule = "base_encodings";
+  const GateVerdict crash = CorrectnessGate(crashOptions).check("default<Oz>");
   CHECK_FALSE(crash.cxxLinkOnly);
   CHECK_FALSE(crash.acceptsFor(false));
-  CHECK(gate.check("default<Oz>").acceptsFor(true));
 }

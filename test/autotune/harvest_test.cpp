@@ -162,7 +162,6 @@ TEST_CASE("harvest: lists the real gate accepts, a pool sweep-passes reads", "[a
   gateOptions.programs = scratch / "programs";
   gateOptions.workDirectory = scratch / "gate";
   gateOptions.clang = findClang("");
-  gateOptions.opt = findOpt();
   gateOptions.threads = 2;
   CorrectnessGate gate(gateOptions);
 

@@ -25,6 +25,17 @@
 
 namespace fs = std::filesystem;
 
+namespace {
+
+/// opt-19, which the subprocess side of the comparison runs.
+std::string optOnThisMachine() {
+  for (const char *candidate : {"/usr/lib/llvm-19/bin/opt", "/usr/bin/opt-19"})
+    if (fs::exists(candidate)) return candidate;
+  return "";
+}
+
+}  // namespace
+
 int main(int argc, char **argv) {
   if (argc < 3) {
     std::fprintf(stderr, "usage: %s CORPUS_DIR BEST_JSON [THREADS]\n", argv[0]);
@@ -51,7 +62,7 @@ int main(int argc, char **argv) {
   const std::vector<mlgo::CompileResult> inProcess = driver.compileAll(requests);
   const double inProcessSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  const std::string opt = mlgo::autotune::findOpt(), clang = mlgo::findClang("");
+  const std::string opt = optOnThisMachine(), clang = mlgo::findClang("");
   const fs::path scratch = fs::temp_directory_path() / ("mlgo-bench-autotune-" + std::to_string(::getpid()));
   fs::create_directories(scratch);
   std::vector<mlgo::CompileResult> subprocess(corpus.modules.size());

@@ -1,31 +1,48 @@
 #pragma once
 // The correctness gate (LLM Compiler's PassListEval, rebuilt): a candidate pass
-// list is applied with opt-19 to each self-checking program of the suite
-// (tools/passlisteval/programs, unoptimized bitcode made once), the result is
-// compiled, linked and run. A compiler crash or error, a timeout, or any
-// program that fails its own tests rejects the list.
+// list is applied to each self-checking program of the suite
+// (tools/passlisteval/programs, made once into a corpus of unoptimized
+// bitcode, as extract-ir makes one) by mlgo's driver, which also generates
+// the object, as it compiles the modules being tuned; only linking and
+// running the programs are subprocesses. A compiler crash or error, a
+// timeout, or any program that fails its own tests rejects the list.
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "mlgo/corpus/corpus.h"
+#include "mlgo/driver/compiler_driver.h"
+
+namespace mlgo {
+class IsolatedCompiler;
+}
+
 namespace mlgo::autotune {
 
 struct GateOptions {
   std::filesystem::path programs;       ///< directory of *.c / *.cpp programs
-  std::filesystem::path workDirectory;  ///< scratch (bitcode, binaries)
-  std::string clang;                    ///< clang-19
-  std::string opt;                      ///< opt-19
+  std::filesystem::path workDirectory;  ///< scratch (the programs' corpus, objects, binaries)
+  std::string clang;                    ///< clang-19: the programs' front end once, then the linker
   unsigned threads = 0;
-  std::chrono::milliseconds timeout{10000};  ///< per compile step and per run
+  std::chrono::milliseconds timeout{10000};  ///< per compile, per link and per run
+  /// Empty: the programs compile in this process (crashes that leave the
+  /// heap intact are contained). Otherwise the command that starts a compile
+  /// worker on the corpus it is given (mlgo/driver/isolated_compiler.h):
+  /// compiles then survive any crash, as the autotuner's candidates do.
+  std::function<std::vector<std::string>(const std::filesystem::path &corpus)> workerCommand;
+  /// Test-only: faults injected into the in-process compiles.
+  FaultInjection faults;
   /// Where verdicts are remembered across runs (`--cache-dir`'s
   /// gate-verdicts/); empty: within this run only. A verdict is keyed by the
   /// pipeline, the programs' names and sources, and the versions of mlgo,
-  /// LLVM, clang and opt, so a changed program or toolchain asks again.
+  /// LLVM and clang, so a changed program or toolchain asks again.
   std::filesystem::path verdictCache;
 };
 
@@ -59,9 +76,11 @@ class PassListGate {
 
 class CorrectnessGate final : public PassListGate {
  public:
-  /// Compiles every program to unoptimized bitcode. Throws InputError when the
-  /// directory holds no program or one does not compile.
+  /// Compiles every program to unoptimized bitcode, a corpus in the work
+  /// directory. Throws InputError when the directory holds no program or one
+  /// does not compile.
   explicit CorrectnessGate(GateOptions options);
+  ~CorrectnessGate();
 
   /// Applies `pipeline` (opt -passes= text) to every program and runs them.
   /// Verdicts are cached per pipeline. Thread-safe.
@@ -79,19 +98,23 @@ class CorrectnessGate final : public PassListGate {
   struct Program {
     std::string name;
     bool cxx = false;
-    std::filesystem::path bitcode;
   };
   struct ProgramRun {
     std::string failure;  ///< empty: the program passed
     bool linkFailed = false;
   };
-  ProgramRun runOne(const Program &program, const std::string &pipeline, size_t slot) const;
+  void buildCorpus();
+  CompileResult compile(size_t program, const std::string &pipeline, const std::filesystem::path &object) const;
+  ProgramRun runOne(size_t program, const std::string &pipeline, size_t slot) const;
   std::filesystem::path cachedVerdictPath(const std::string &pipeline) const;
   std::optional<GateVerdict> rememberedVerdict(const std::string &pipeline) const;
   void rememberVerdict(const std::string &pipeline, const GateVerdict &verdict) const;
 
   GateOptions options_;
   std::vector<Program> programs_;
+  Corpus corpus_;  ///< the programs, in programs_' order
+  std::unique_ptr<CompilerDriver> driver_;
+  std::unique_ptr<IsolatedCompiler> workers_;
   mutable std::mutex mutex_;
   std::map<std::string, GateVerdict> verdicts_;
   size_t runs_ = 0, remembered_ = 0;
@@ -100,8 +123,6 @@ class CorrectnessGate final : public PassListGate {
   std::atomic<size_t> nextSlot_{0};
 };
 
-/// opt-19 on PATH or in LLVM 19's bin directory; empty when there is none.
-std::string findOpt();
 /// passlisteval/programs of mlgo's data directory (mlgo/support/data_paths.h):
 /// tools/passlisteval/programs of the source tree, installed to share/mlgo.
 std::filesystem::path defaultGatePrograms();

@@ -5,11 +5,14 @@
 // (isolated_compiler.h) sends one request line and reads one reply line per
 // compile; both are JSON objects:
 //   request  {"module": NAME, "pipeline": OPT_PIPELINE}   ("" = recorded -Oz)
+//            and "object": PATH where the object is wanted (written
+//            atomically; the compile then always generates code)
 //   reply    {"failure": KIND, "message": ..., "text": N, "data": N,
 //             "rodata": N, "bss": N, "ir_instructions": N, "seconds": S}
 // A worker whose compile crashes dies with it (crash signals are fatal in a
 // worker: after heap corruption nothing in the process can be trusted); the
 // parent reports the crash and starts a new worker.
+#include <filesystem>
 #include <iosfwd>
 #include <string>
 
@@ -18,10 +21,17 @@
 
 namespace mlgo {
 
-std::string encodeCompileRequest(const std::string &module, const std::string &pipeline);
+/// `object`: where the worker writes the object; empty: nowhere.
+std::string encodeCompileRequest(const std::string &module, const std::string &pipeline,
+                                 const std::string &object = "");
 std::string encodeCompileReply(const CompileResult &result);
 /// Throws std::runtime_error for a line that is not a reply.
 CompileResult decodeCompileReply(const std::string &line);
+
+/// Compiles `module` under `pipeline` and writes its object to `object`
+/// (atomically); a file that cannot be written is the compile's failure.
+CompileResult compileToObject(const CompilerDriver &driver, const CorpusModule &module, const std::string &pipeline,
+                              const std::filesystem::path &object);
 
 /// The worker's loop: answers every request line of `requests` on `replies`
 /// (flushed per reply) until end of input. Makes crash signals fatal for this

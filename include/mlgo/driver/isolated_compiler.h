@@ -6,6 +6,7 @@
 // that dies (crash) or does not answer in time (hang) is reported as that
 // compile's failure, killed if needed, and replaced on the next compile.
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -32,8 +33,10 @@ class IsolatedCompiler {
   IsolatedCompiler &operator=(const IsolatedCompiler &) = delete;
 
   /// Compiles `module` under `pipeline` ("" = its recorded -Oz) in this
-  /// thread's worker. Never throws for a problem of the compile or the worker.
-  CompileResult compile(const CorpusModule &module, const std::string &pipeline);
+  /// thread's worker, which writes the object to `object` when it is not
+  /// empty. Never throws for a problem of the compile or the worker.
+  CompileResult compile(const CorpusModule &module, const std::string &pipeline,
+                        const std::filesystem::path &object = {});
 
   /// Workers started so far (the first ones and the replacements).
   size_t workersStarted() const;
