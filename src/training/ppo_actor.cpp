@@ -63,6 +63,19 @@ void scaleLogits(TorchMlp &network, double temperature) {
   network->linears().back()->bias.div_(temperature);
 }
 
+const std::filesystem::path &requireStatisticsStart(const Problem &problem,
+                                                    const std::optional<std::filesystem::path> &startingPolicy,
+                                                    const nlohmann::json &config) {
+  if (!startingPolicy)
+    throw UsageError("train-ppo for " + problem.name() +
+                     " starts from a policy (--warmstart, e.g. train-bc's output): its input statistics are the "
+                     "network's preprocessing");
+  if (config.at("with_sqrt").get<bool>() || !config.at("passthrough_features").empty())
+    throw UsageError("with_sqrt and passthrough_features apply to vocab-bucketized features, not to " +
+                     problem.name() + "'s (the starting policy's signed log1p and z-score)");
+  return *startingPolicy;
+}
+
 std::unique_ptr<PPOActor> makePPOActor(const Problem &problem,
                                        const std::optional<std::filesystem::path> &startingPolicy,
                                        const std::filesystem::path &vocab, const nlohmann::json &config) {

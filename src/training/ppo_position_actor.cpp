@@ -54,14 +54,8 @@ std::unique_ptr<PPOActor> makePositionPPOActor(const Problem &problem,
                                                const nlohmann::json &config) {
   if (std::string reason = PositionLayout::whyNot(problem.decisionSpec()); !reason.empty())
     throw UsageError("train-ppo cannot learn " + problem.name() + "'s decisions: " + reason);
-  if (!startingPolicy)
-    throw UsageError("train-ppo for " + problem.name() +
-                     " starts from a policy (--warmstart, e.g. train-bc's output): its input statistics are the "
-                     "network's preprocessing");
-  if (config.at("with_sqrt").get<bool>() || !config.at("passthrough_features").empty())
-    throw UsageError("with_sqrt and passthrough_features apply to vocab-bucketized features, not to " +
-                     problem.name() + "'s (the starting policy's signed log1p and z-score)");
-  return std::make_unique<PositionPPOActor>(loadStartingPositionPolicy(problem, *startingPolicy, config));
+  const std::filesystem::path &start = requireStatisticsStart(problem, startingPolicy, config);
+  return std::make_unique<PositionPPOActor>(loadStartingPositionPolicy(problem, start, config));
 }
 
 }  // namespace mlgo

@@ -58,15 +58,9 @@ class ValuePPOActor final : public PPOActor {
 std::unique_ptr<PPOActor> makeValuePPOActor(const Problem &problem,
                                             const std::optional<std::filesystem::path> &startingPolicy,
                                             const nlohmann::json &config) {
-  if (!startingPolicy)
-    throw UsageError("train-ppo for " + problem.name() +
-                     " starts from a policy (--warmstart, e.g. train-bc's output): its input statistics and target "
-                     "scale are the network's preprocessing");
-  if (config.at("with_sqrt").get<bool>() || !config.at("passthrough_features").empty())
-    throw UsageError("with_sqrt and passthrough_features apply to vocab-bucketized features, not to " +
-                     problem.name() + "'s (the starting policy's signed log1p and z-score)");
+  const std::filesystem::path &start = requireStatisticsStart(problem, startingPolicy, config);
   const double std = config.at("value_std").get<double>();
-  return std::make_unique<ValuePPOActor>(loadStartingValuePolicy(problem, *startingPolicy, config), std::log(std));
+  return std::make_unique<ValuePPOActor>(loadStartingValuePolicy(problem, start, config), std::log(std));
 }
 
 }  // namespace mlgo

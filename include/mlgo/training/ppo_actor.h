@@ -75,6 +75,13 @@ class PPOActor {
 /// Scales the last layer: the logits scale, argmax stays, entropy grows.
 void scaleLogits(TorchMlp &network, double temperature);
 
+/// The starting policy of an actor whose network's preprocessing comes with
+/// it (input statistics, not a vocab): throws UsageError when there is none,
+/// or when the config asks for vocab preprocessing.
+const std::filesystem::path &requireStatisticsStart(const Problem &problem,
+                                                    const std::optional<std::filesystem::path> &startingPolicy,
+                                                    const nlohmann::json &config);
+
 /// The actor for `problem`'s decisions. `startingPolicy`: a policy directory
 /// to start from (a warm start, or a resumed run's policy), checked against
 /// the problem and the config's hidden_layers and activation. Yes/no
