@@ -261,8 +261,10 @@ std::vector<SectionSizes> recordFinished(const std::vector<json> &finished, Auto
 /// gate. Each rejection is narrowed down to its culprit for the report.
 class GateRound {
  public:
-  GateRound(PassListGate &gate, const SearchSpace &space, const AutotuneOptions &options, AutotuneReport &report)
-      : gate_(gate), space_(space), options_(options), report_(report) {}
+  /// `threads`: single-program runs (culprits, prescreens) asked at once.
+  GateRound(PassListGate &gate, const SearchSpace &space, const AutotuneOptions &options, unsigned threads,
+            AutotuneReport &report)
+      : gate_(gate), space_(space), options_(options), threads_(threads), report_(report) {}
 
   /// Winners first, in corpus order, then the fallbacks they need.
   void run(const Corpus &corpus, const std::vector<json> &finished, std::vector<SectionSizes> &bestSizes) {
@@ -348,25 +350,39 @@ class GateRound {
     if (program.empty()) return found->second;
     noteFailure(program);
     const bool linkFailure = found->second.cxxLinkOnly;
-    const std::vector<int> passes = isolateCulprit(
+    const CulpritSearch culprit = isolateCulprit(
         list,
-        [&](const std::vector<int> &part) {
-          ++report_.culpritChecks;
-          return gate_.breaks(space_.pipeline(part), program, linkFailure);
+        [&](const std::vector<std::vector<int>> &parts) {
+          return breaksEach(parts.size(),
+                            [&](size_t k) { return gate_.breaks(space_.pipeline(parts[k]), program, linkFailure); });
         },
-        options_.culpritChecks);
-    report_.culprits.push_back({passes, program, list});
+        options_.culpritChecks, threads_);
+    report_.culpritChecks += culprit.checks;
+    report_.culprits.push_back({culprit.passes, program, list});
     return found->second;
   }
 
   /// The first program that has failed before and breaks under `pipeline`
-  /// for a module of this language.
+  /// for a module of this language. Programs run `threads_` at a time; the
+  /// runs counted are those up to the first that breaks, as if one by one.
   std::optional<std::string> prescreen(const std::string &pipeline, bool cxxModule) {
-    for (const std::string &program : failedPrograms_) {
-      ++report_.prescreenRuns;
-      if (gate_.breaks(pipeline, program, cxxModule)) return program;
+    for (size_t first = 0; first < failedPrograms_.size(); first += threads_) {
+      const size_t count = std::min<size_t>(threads_, failedPrograms_.size() - first);
+      const std::vector<bool> broken = breaksEach(
+          count, [&](size_t k) { return gate_.breaks(pipeline, failedPrograms_[first + k], cxxModule); });
+      for (size_t k = 0; k < count; ++k) {
+        ++report_.prescreenRuns;
+        if (broken[k]) return failedPrograms_[first + k];
+      }
     }
     return std::nullopt;
+  }
+
+  /// `breaks(k)` for k below `count`, `threads_` at a time.
+  std::vector<bool> breaksEach(size_t count, const std::function<bool(size_t)> &breaks) const {
+    std::vector<char> answers(count);
+    parallelFor(count, threads_, [&](size_t k) { answers[k] = breaks(k); });
+    return std::vector<bool>(answers.begin(), answers.end());
   }
 
   void noteFailure(const std::string &program) {
@@ -378,6 +394,7 @@ class GateRound {
   PassListGate &gate_;
   const SearchSpace &space_;
   const AutotuneOptions &options_;
+  const unsigned threads_;
   AutotuneReport &report_;
   std::map<std::string, GateVerdict> verdicts_;
   std::vector<std::string> failedPrograms_;  ///< most recent failure first
@@ -429,7 +446,9 @@ AutotuneReport autotuneCorpus(const Corpus &corpus, const CompilerDriver &driver
   const std::vector<json> finished = search.tryLists(search.broadcastLists(report));
   if (!cluster.isLeader()) return report;
   std::vector<SectionSizes> bestSizes = recordFinished(finished, report);
-  if (gate) GateRound(*gate, space, options, report).run(corpus, finished, bestSizes);
+  if (gate)
+    GateRound(*gate, space, options, resolveThreadCount(driver.options().threads), report)
+        .run(corpus, finished, bestSizes);
   else keepUngatedAlternatives(finished, options.alternativesKept, report);
   summarize(report, bestSizes, options.metric);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -180,6 +180,7 @@ CompileResult CorrectnessGate::compile(size_t program, const std::string &pipeli
 }
 
 CorrectnessGate::ProgramRun CorrectnessGate::runOne(size_t index, const std::string &pipeline, size_t slot) const {
+  ++programRuns_;
   const Program &program = programs_[index];
   const std::string base = (options_.workDirectory / (program.name + "." + std::to_string(slot))).string();
   const std::string object = base + ".o", binary = base + ".exe";
@@ -223,7 +224,18 @@ GateVerdict CorrectnessGate::check(const std::string &pipeline) {
   }
   const size_t slot = nextSlot_++;
   std::vector<ProgramRun> runs(programs_.size());
-  parallelFor(programs_.size(), options_.threads, [&](size_t i) { runs[i] = runOne(i, pipeline, slot); });
+  // The first miscompile in name order names the verdict: once one is known,
+  // the programs after it need not run (a list that breaks everything would
+  // otherwise wait out every hung program's timeout). Programs start in name
+  // order, so every one before it has run.
+  std::atomic<size_t> firstMiscompile{programs_.size()};
+  parallelFor(programs_.size(), options_.threads, [&](size_t i) {
+    if (i > firstMiscompile) return;
+    runs[i] = runOne(i, pipeline, slot);
+    if (runs[i].failure.empty() || (programs_[i].cxx && runs[i].linkFailed)) return;
+    for (size_t known = firstMiscompile; i < known && !firstMiscompile.compare_exchange_weak(known, i);) {
+    }
+  });
   GateVerdict verdict{true, "", "", false};
   // The first miscompile names the verdict; a C++ link failure only when there is none.
   for (bool linkFailures : {false, true})

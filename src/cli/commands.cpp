@@ -35,7 +35,7 @@ const std::vector<Subcommand> &subcommands() {
        addTrainESCommand, true, false, "--output"},
       {"export", "Export a policy for a release-mode LLVM build or for PyTorch",
        addExportCommand, false, false},
-      {"serve", "Answer a stock clang's inlining decisions with a policy (LLVM's interactive channel)",
+      {"serve", "Answer a stock clang's decisions with a policy over LLVM's interactive channel",
        addServeCommand, false, false},
       {"autotune", "Per-module pass-list search for code size (LLM Compiler's autotuner)",
        addAutotuneCommand, true, false, "--output"},

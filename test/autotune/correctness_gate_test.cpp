@@ -67,9 +67,22 @@ TEST_CASE("correctness gate: -Oz passes, a crashing compile or a failing program
   REQUIRE(crash.program == "avl_order_stats");
   CHECK_THAT(crash.failure, Catch::StartsWith("avl_order_stats: compiling failed (crash)"));
   // Culprit isolation runs that program alone.
+  const size_t before = crashGate.programRuns();
   CHECK(crashGate.breaks("default<Oz>", crash.program, true));
+  CHECK(crashGate.programRuns() == before + 1);
   CHECK_FALSE(crashGate.breaks("default<Oz>", "base_encodings", true));
   CHECK_FALSE(crashGate.breaks("default<Oz>", "no_such_program", true));
+
+  // The first program in name order miscompiles: with one thread, the others never run.
+  test::ScratchDirectory first;
+  GateOptions firstOptions = smallGate(first);
+  firstOptions.threads = 1;
+  firstOptions.faults.crashModule = "ast_interpreter";
+  CorrectnessGate firstGate(firstOptions);
+  const GateVerdict stopped = firstGate.check("default<Oz>");
+  CHECK(stopped.program == "ast_interpreter");
+  CHECK(firstGate.programRuns() == 1);
+  CHECK(gate.programRuns() == 3 * 2);  // the passing lists ran every program
 
   // A program that fails its own test rejects every list, naming itself.
   test::ScratchDirectory other;

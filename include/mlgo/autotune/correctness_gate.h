@@ -93,6 +93,9 @@ class CorrectnessGate final : public PassListGate {
   size_t listsChecked() const;
   /// Verdicts read from the verdict cache instead of running the programs.
   size_t verdictsRemembered() const;
+  /// Programs compiled (and, when that worked, linked and run) so far: a
+  /// check stops running programs after the first miscompile in name order.
+  size_t programRuns() const { return programRuns_; }
 
  private:
   struct Program {
@@ -121,6 +124,7 @@ class CorrectnessGate final : public PassListGate {
   std::string cacheKeyBase_;  ///< programs and versions, the part of a verdict's key every list shares
   /// Numbers the scratch files of each check, so concurrent checks never share one.
   std::atomic<size_t> nextSlot_{0};
+  mutable std::atomic<size_t> programRuns_{0};
 };
 
 /// passlisteval/programs of mlgo's data directory (mlgo/support/data_paths.h):

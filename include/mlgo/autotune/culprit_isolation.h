@@ -20,4 +20,19 @@ namespace mlgo::autotune {
 std::vector<int> isolateCulprit(const std::vector<int> &list,
                                 const std::function<bool(const std::vector<int> &)> &breaks, size_t maxChecks);
 
+/// Whether each of several parts breaks the program, answered in order
+/// (e.g. run in parallel).
+using BreaksMany = std::function<std::vector<bool>(const std::vector<std::vector<int>> &)>;
+
+struct CulpritSearch {
+  std::vector<int> passes;  ///< the culprit
+  size_t checks = 0;        ///< the checks the one-at-a-time search makes
+};
+
+/// The same search, asking `breaks` about up to `batch` parts at once: the
+/// next ones a round may ask, so idle cores answer them ahead. The culprit and
+/// the checks counted are those of the one-at-a-time search whatever `batch`
+/// (answers computed ahead and never needed are not counted).
+CulpritSearch isolateCulprit(const std::vector<int> &list, const BreaksMany &breaks, size_t maxChecks, size_t batch);
+
 }  // namespace mlgo::autotune

@@ -10,7 +10,6 @@
 #include "mlgo/problems/problem.h"
 #include "mlgo/problems/regalloc/priority_hook.h"
 #include "priority_channel_policy.h"
-#include "mlgo/support/errors.h"
 #include "score_measure.h"
 
 namespace mlgo::regalloc {

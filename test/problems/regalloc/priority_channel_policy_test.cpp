@@ -17,6 +17,7 @@
 #include "mlgo/problems/regalloc/priority_hook.h"
 #include "mlgo/serve/channel_policy.h"
 #include "mlgo/serve/interactive_server.h"
+#include "mlgo/support/atomic_file.h"
 #include "mlgo/trace/trace_reader.h"
 #include "support/test_environment.h"
 
@@ -119,6 +120,49 @@ TEST_CASE("serve a regalloc-priority policy: a stock clang-19 takes its prioriti
   CHECK(servedFeatures == ownFeatures);
   CHECK(clangText == ownText);
   CHECK(changed > 0);  // the policy is not the default's priorities
+}
+
+TEST_CASE("serve a regalloc-priority policy: a stock llc-19 takes its priorities too", "[serve][regalloc][priority]") {
+  test::ScratchDirectory scratch;
+  // clang's -O2 IR, then llc-19's code generation asking mlgo serve for each priority.
+  const std::string ir = (scratch / "pressure.bc").string();
+  REQUIRE(test::runProgram(test::clangPath(), {"-O2", "-c", "-emit-llvm", (test::testData() / "regalloc/pressure.c")
+                                                                               .string(), "-o", ir})
+              .exitCode == 0);
+  const std::string llc = fs::exists("/usr/lib/llvm-19/bin/llc") ? "/usr/lib/llvm-19/bin/llc" : "llc-19";
+  const test::CommandOutcome plain =
+      test::runProgram(llc, {"-O2", "-filetype=obj", ir, "-o", (scratch / "plain.o").string()});
+  REQUIRE(plain.exitCode == 0);
+
+  const ValuePolicy policy = test::randomPriorityPolicy(11);
+  policy.save(scratch / "policy");
+  const std::unique_ptr<serve::ChannelPolicy> served =
+      findProblem("regalloc-priority").channelPolicy(scratch / "policy");
+  const fs::path base = scratch / "channel";
+  serve::ServeOptions options;
+  options.channelBase = base;
+  options.maxSessions = 1;
+  options.traceDirectory = scratch / "served";
+  auto server = std::async(std::launch::async, [&] { return serve::serveChannel(*served, options); });
+  while (!fs::exists(base.string() + ".out")) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const test::CommandOutcome steered =
+      test::runProgram(llc, {"-O2", "-filetype=obj", "-regalloc-enable-priority-advisor=release",
+                             "-regalloc-priority-interactive-channel-base=" + base.string(), ir, "-o",
+                             (scratch / "served.o").string()});
+  INFO(steered.err);
+  REQUIRE(steered.exitCode == 0);
+  REQUIRE(server.wait_for(std::chrono::seconds(30)) == std::future_status::ready);
+  const serve::ServeSummary summary = server.get();
+  CHECK(summary.sessions == 1);
+  CHECK(summary.decisions > 20);
+  // Every answer is the policy's for the features llc sent, as LLVM reads it.
+  size_t decisions = 0;
+  trace::TraceReader(scratch / "served").forEachModule([&](const trace::ModuleTrace &module) {
+    for (size_t d = 0; d < module.decisions(); ++d, ++decisions)
+      CHECK(module.values[d] == policy.floatAnswer(module.featuresOf(d), regalloc::kLargestPriority));
+  });
+  CHECK(decisions == summary.decisions);
+  CHECK(readFile(scratch / "served.o") != readFile(scratch / "plain.o"));  // the priorities changed the code
 }
 
 TEST_CASE("serve a regalloc-priority policy: another feature set or an integer advice is refused",
