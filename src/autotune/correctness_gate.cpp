@@ -205,7 +205,7 @@ CorrectnessGate::ProgramRun CorrectnessGate::runOne(size_t index, const std::str
   link.insert(link.end(), {object, "-o", binary, "-lm"});
   ProcessOutcome outcome = runProcess(link, options_.timeout);
   if (!outcome.succeeded()) return failure("linking", outcome);
-  outcome = runProcess({binary}, options_.timeout);
+  outcome = runProcess({binary}, options_.runTimeout);
   if (!outcome.succeeded()) return failure("the program", outcome);
   cleanup();
   return {};

@@ -64,3 +64,42 @@ TEST_CASE("culprit isolation: a flaky failure or no checks left keeps a part tha
   CHECK(isolateCulprit({9}, std::ref(never), 64) == std::vector<int>{9});
   CHECK(never.asked.empty());
 }
+
+TEST_CASE("culprit isolation: asking several parts at once finds the same culprit with the same checks counted",
+          "[autotune][culprit]") {
+  const std::vector<int> list{10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21};
+  for (const std::vector<int> &pattern : {std::vector<int>{15}, std::vector<int>{12, 18}, std::vector<int>{10, 21}}) {
+    INFO("culprit of " << pattern.size() << " passes");
+    CountingPredicate oneByOne{[&](const std::vector<int> &part) { return containsSubsequence(part, pattern); }, {}};
+    const std::vector<int> sequential = isolateCulprit(list, std::ref(oneByOne), 64);
+    CHECK(sequential == pattern);
+    for (size_t batch : {1, 2, 3, 8}) {
+      INFO("batch " << batch);
+      size_t asked = 0, largestCall = 0;
+      const CulpritSearch found = isolateCulprit(
+          list,
+          [&](const std::vector<std::vector<int>> &parts) {
+            asked += parts.size();
+            largestCall = std::max(largestCall, parts.size());
+            std::vector<bool> answers;
+            for (const std::vector<int> &part : parts) answers.push_back(containsSubsequence(part, pattern));
+            return answers;
+          },
+          64, batch);
+      CHECK(found.passes == sequential);
+      CHECK(found.checks == oneByOne.asked.size());  // answers asked ahead and not needed are not counted
+      CHECK(asked >= found.checks);
+      CHECK(largestCall <= batch);
+    }
+  }
+  // The checks run out at the same point whatever the batch.
+  const auto breaksWith5 = [](const std::vector<int> &part) { return containsSubsequence(part, {5}); };
+  const std::vector<int> six{1, 2, 3, 4, 5, 6};
+  const BreaksMany many = [&](const std::vector<std::vector<int>> &parts) {
+    std::vector<bool> answers;
+    for (const std::vector<int> &part : parts) answers.push_back(breaksWith5(part));
+    return answers;
+  };
+  CHECK(isolateCulprit(six, many, 2, 4).passes == isolateCulprit(six, breaksWith5, 2));
+  CHECK(isolateCulprit(six, many, 2, 4).checks == 2);
+}
