@@ -73,7 +73,7 @@ std::string torchScriptSource(const PolicyModel &policy) {
 void exportTorchScript(const PolicyModel &policy, const fs::path &file, bool replace) {
   if (fs::exists(file) && !replace) throw UsageError(file.string() + " exists (pass --force to replace it)");
   const FeaturePreprocessor &pre = policy.preprocessor();
-  torch::jit::Module module("MlgoInliningPolicy");
+  torch::jit::Module module("MlgoYesNoPolicy");
   for (size_t f = 0; f < pre.inputCount(); ++f) {
     if (pre.isPassthrough(f)) continue;
     const FeaturePreprocessor::Buckets &buckets = pre.buckets(f);

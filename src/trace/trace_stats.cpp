@@ -52,8 +52,8 @@ void widen(FeatureRange &range, double value) {
 void countAction(DecisionKind kind, const ModuleTrace &module, size_t d, TraceStats &stats) {
   switch (kind) {
     case DecisionKind::YesNo:
-      stats.inlined += module.actions[d];
-      stats.defaultInlined += module.defaultDecisions[d] == 1;
+      stats.yes += module.actions[d];
+      stats.defaultYes += module.defaultDecisions[d] == 1;
       [[fallthrough]];
     case DecisionKind::Position:
       stats.differing += module.defaultDecisions[d] >= 0 && module.actions[d] != module.defaultDecisions[d];
@@ -116,8 +116,8 @@ json traceStatsToJson(const TraceReader &reader, const TraceStats &stats) {
            {"features", std::move(features)}};
   switch (spec.kind()) {
     case DecisionKind::YesNo:
-      out["inlined"] = stats.inlined;
-      out["default_inlined"] = stats.defaultInlined;
+      out["yes"] = stats.yes;
+      out["default_yes"] = stats.defaultYes;
       break;
     case DecisionKind::Position: break;
     case DecisionKind::Continuous:
@@ -134,8 +134,8 @@ std::string traceStatsToText(const TraceReader &reader, const TraceStats &stats)
   char actions[160];
   switch (spec.kind()) {
     case DecisionKind::YesNo:
-      std::snprintf(actions, sizeof actions, "%llu inlined, default would inline %llu",
-                    (unsigned long long)stats.inlined, (unsigned long long)stats.defaultInlined);
+      std::snprintf(actions, sizeof actions, "%llu yes, the default %llu",
+                    (unsigned long long)stats.yes, (unsigned long long)stats.defaultYes);
       break;
     case DecisionKind::Position:
       std::snprintf(actions, sizeof actions, "%llu differ from the default", (unsigned long long)stats.differing);

@@ -23,8 +23,8 @@ struct FeatureRange {
 struct TraceStats {
   uint64_t modules = 0;
   uint64_t decisions = 0;
-  uint64_t inlined = 0;         ///< two-action problems: actions 1 (inlined)
-  uint64_t defaultInlined = 0;  ///< two-action problems: decisions whose default was 1
+  uint64_t yes = 0;         ///< yes/no decisions: actions 1 (inlining: inlined)
+  uint64_t defaultYes = 0;  ///< yes/no decisions: decisions whose default was 1
   uint64_t differing = 0;       ///< decisions whose action is not the default's
   FeatureRange values;          ///< continuous decisions: the values taken
   std::vector<FeatureRange> features;
