@@ -3,7 +3,8 @@
 // sampling for reinforcement learning (ActionSampler), a baseline with some
 // decisions flipped for exploration (mlgo/tracing/explore.h). Problem-agnostic:
 // it sees a decision's raw features and, when it asks, the default
-// heuristic's action, and answers with an action.
+// heuristic's action, and answers with an action (decide) or, for a problem
+// whose decisions are real values, a value (decideValue).
 #include <cstdint>
 #include <stdexcept>
 #include <string_view>

@@ -50,6 +50,26 @@ class RecordingSteer final : public regalloc::PrioritySteer {
   const ValuePolicy &policy_;
 };
 
+/// A random priority policy saved in `scratch`/policy and served on
+/// `scratch`/channel for `sessions` compiles, its trace in `scratch`/served.
+struct PriorityServer {
+  PriorityServer(const fs::path &scratch, size_t sessions)
+      : policy(test::randomPriorityPolicy(11)), base(scratch / "channel") {
+    policy.save(scratch / "policy");
+    served = findProblem("regalloc-priority").channelPolicy(scratch / "policy");
+    options.channelBase = base;
+    options.maxSessions = sessions;
+    options.traceDirectory = scratch / "served";
+    server = std::async(std::launch::async, [this] { return serve::serveChannel(*served, options); });
+    while (!fs::exists(base.string() + ".out")) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ValuePolicy policy;
+  fs::path base;
+  std::unique_ptr<serve::ChannelPolicy> served;
+  serve::ServeOptions options;
+  std::future<serve::ServeSummary> server;
+};
+
 }  // namespace
 
 TEST_CASE("serve a regalloc-priority policy: a stock clang-19 takes its priorities, as mlgo's own compile does",
@@ -59,17 +79,11 @@ TEST_CASE("serve a regalloc-priority policy: a stock clang-19 takes its prioriti
   // opens the channel only when it first asks for a priority.
   const Corpus corpus = test::sourcesCorpus(
       scratch / "corpus", {test::testData() / "regalloc/pressure.c", test::testData() / "regalloc/kernels.c"}, "-O2");
-  const ValuePolicy policy = test::randomPriorityPolicy(11);
-  policy.save(scratch / "policy");
-  const std::unique_ptr<serve::ChannelPolicy> served =
-      findProblem("regalloc-priority").channelPolicy(scratch / "policy");
-  const fs::path base = scratch / "channel";
-  serve::ServeOptions options;
-  options.channelBase = base;
-  options.maxSessions = corpus.modules.size();
-  options.traceDirectory = scratch / "served";
-  auto server = std::async(std::launch::async, [&] { return serve::serveChannel(*served, options); });
-  while (!fs::exists(base.string() + ".out")) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  PriorityServer serving(scratch.path(), corpus.modules.size());
+  const ValuePolicy &policy = serving.policy;
+  const std::unique_ptr<serve::ChannelPolicy> &served = serving.served;
+  const fs::path &base = serving.base;
+  std::future<serve::ServeSummary> &server = serving.server;
 
   // A stock clang-19 per module, one after the other, with the flags serve prints.
   const std::vector<std::string> interactive{"-mllvm", "-regalloc-enable-priority-advisor=release", "-mllvm",
@@ -134,17 +148,10 @@ TEST_CASE("serve a regalloc-priority policy: a stock llc-19 takes its priorities
       test::runProgram(llc, {"-O2", "-filetype=obj", ir, "-o", (scratch / "plain.o").string()});
   REQUIRE(plain.exitCode == 0);
 
-  const ValuePolicy policy = test::randomPriorityPolicy(11);
-  policy.save(scratch / "policy");
-  const std::unique_ptr<serve::ChannelPolicy> served =
-      findProblem("regalloc-priority").channelPolicy(scratch / "policy");
-  const fs::path base = scratch / "channel";
-  serve::ServeOptions options;
-  options.channelBase = base;
-  options.maxSessions = 1;
-  options.traceDirectory = scratch / "served";
-  auto server = std::async(std::launch::async, [&] { return serve::serveChannel(*served, options); });
-  while (!fs::exists(base.string() + ".out")) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  PriorityServer serving(scratch.path(), 1);
+  const ValuePolicy &policy = serving.policy;
+  const fs::path &base = serving.base;
+  std::future<serve::ServeSummary> &server = serving.server;
   const test::CommandOutcome steered =
       test::runProgram(llc, {"-O2", "-filetype=obj", "-regalloc-enable-priority-advisor=release",
                              "-regalloc-priority-interactive-channel-base=" + base.string(), ir, "-o",
