@@ -49,9 +49,9 @@ PPOBatch PPOActor::makeBatch(const std::vector<CollectedModule> &collected,
       } else {
         batch.outputs.data_ptr<float>()[row] = trajectory.outputs[d];
         batch.oldMeans.data_ptr<float>()[row] = trajectory.means[d];
-        batch.oldLogStd = trajectory.logStd;
       }
     }
+    if (!choices && trajectory.decisions()) batch.oldLogStd = trajectory.logStd;
   }
   if (choices) batch.mask = mask.to(torch::kBool);
   return batch;

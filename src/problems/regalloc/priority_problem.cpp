@@ -10,6 +10,7 @@
 #include "mlgo/problems/problem.h"
 #include "mlgo/problems/regalloc/priority_hook.h"
 #include "priority_channel_policy.h"
+#include "function_segments.h"
 #include "score_measure.h"
 
 namespace mlgo::regalloc {
@@ -69,13 +70,10 @@ class PolicySteer final : public PrioritySteer {
 /// is clamped to what LLVM's ML advisor can take.
 class SteerAdapter final : public PrioritySteer {
  public:
-  explicit SteerAdapter(DecisionSteer &steer) : steer_(steer), words_(priorityDecisionSpec().decisionWords()) {}
+  explicit SteerAdapter(DecisionSteer &steer)
+      : steer_(steer), words_(priorityDecisionSpec().decisionWords()), segments_(steer) {}
   double decide(const PriorityObservation &observation) override {
-    if (!inFunction_ || observation.function != function_) {
-      function_.assign(observation.function);
-      inFunction_ = true;
-      steer_.beginSegment(function_);
-    }
+    segments_.enter(observation.function);
     toWords(observation, words_);
     const double value = steer_.decideValue(words_.data(), observation.defaultPriority);
     return std::clamp(value, 0.0, kLargestPriority);
@@ -84,8 +82,7 @@ class SteerAdapter final : public PrioritySteer {
  private:
   DecisionSteer &steer_;
   std::vector<int64_t> words_;
-  std::string function_;
-  bool inFunction_ = false;
+  FunctionSegments segments_;
 };
 
 class PriorityProblem final : public Problem {

@@ -11,6 +11,7 @@
 #include "mlgo/problems/regalloc/eviction_hook.h"
 #include "mlgo/support/errors.h"
 #include "eviction_seam.h"
+#include "function_segments.h"
 #include "score_measure.h"
 
 namespace mlgo::regalloc {
@@ -64,13 +65,10 @@ class PolicySteer final : public EvictionSteer {
 /// registers before the next function's).
 class SteerAdapter final : public EvictionSteer {
  public:
-  explicit SteerAdapter(DecisionSteer &steer) : steer_(steer), words_(decisionSpec().decisionWords()) {}
+  explicit SteerAdapter(DecisionSteer &steer)
+      : steer_(steer), words_(decisionSpec().decisionWords()), segments_(steer) {}
   int64_t decide(const EvictionObservation &observation) override {
-    if (!inFunction_ || observation.function != function_) {
-      function_.assign(observation.function);
-      inFunction_ = true;
-      steer_.beginSegment(function_);
-    }
+    segments_.enter(observation.function);
     copyToWords(observation, words_);
     return steer_.decide(words_.data(), observation.defaultPosition);
   }
@@ -78,8 +76,7 @@ class SteerAdapter final : public EvictionSteer {
  private:
   DecisionSteer &steer_;
   std::vector<int64_t> words_;
-  std::string function_;
-  bool inFunction_ = false;
+  FunctionSegments segments_;
 };
 
 class RegallocProblem final : public Problem {
