@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <map>
 
 #include "mlgo/autotune/pass_predictor.h"
 #include "mlgo/autotune/pass_sweep.h"
@@ -92,10 +93,13 @@ DriverOptions toDriverOptions(const DriverFlags &flags) {
     const auto colon = flags.injectFault.find(':');
     const std::string kind = flags.injectFault.substr(0, colon);
     const std::string module = colon == std::string::npos ? "" : flags.injectFault.substr(colon + 1);
-    if (module.empty() || (kind != "crash" && kind != "hang" && kind != "heap"))
-      throw UsageError("--inject-fault takes crash:MODULE, hang:MODULE or heap:MODULE");
-    (kind == "crash" ? options.faults.crashModule
-                     : kind == "hang" ? options.faults.hangModule : options.faults.heapCorruptionModule) = module;
+    std::map<std::string, std::string *> faults{{"crash", &options.faults.crashModule},
+                                                {"hang", &options.faults.hangModule},
+                                                {"heap", &options.faults.heapCorruptionModule},
+                                                {"poison", &options.faults.poisonModule}};
+    if (module.empty() || !faults.count(kind))
+      throw UsageError("--inject-fault takes crash:MODULE, hang:MODULE, heap:MODULE or poison:MODULE");
+    *faults[kind] = module;
   }
   if (!flags.noMemo) {
     MemoOptions memo;

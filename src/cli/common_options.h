@@ -21,7 +21,7 @@ namespace mlgo::cli {
 struct DriverFlags {
   unsigned threads = 0;
   double timeoutSeconds = 60;
-  std::string injectFault;  ///< test-only: "crash:MODULE", "hang:MODULE" or "heap:MODULE"
+  std::string injectFault;  ///< test-only: "crash:", "hang:", "heap:" or "poison:MODULE"
   // The compile memo (mlgo/driver/compile_memo.h).
   bool noMemo = false;
   size_t memoMegabytes = 256;

@@ -5,6 +5,8 @@
 #include <memory>
 #include <sstream>
 
+#include <spdlog/spdlog.h>
+
 #include "commands.h"
 #include "common_options.h"
 #include "mlgo/driver/compile_session.h"
@@ -29,6 +31,9 @@ void addCompileWorkerCommand(CLI::App *command, CommandRunner &runner) {
   addDriverFlags(*command, flags->driver);
   command->callback([flags, &runner] {
     runner = [flags] {
+      std::string why;
+      restartWithoutAddressRandomization(why);  // returns only when it did not restart
+      if (!why.empty()) spdlog::debug("compile worker: {}; LLVM's memory errors may not repeat alike", why);
       DriverOptions options = toDriverOptions(flags->driver);
       options.threads = 1;
       const CompileSession session(flags->corpus, options);

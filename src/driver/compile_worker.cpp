@@ -1,9 +1,18 @@
 #include "mlgo/driver/compile_worker.h"
 
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <istream>
+#include <iterator>
 #include <map>
 #include <ostream>
 #include <stdexcept>
+#include <vector>
+
+#include <sys/personality.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -80,6 +89,35 @@ CompileResult decodeCompileReply(const std::string &line) {
   } catch (const json::exception &e) {
     throw std::runtime_error(std::string("malformed compile reply: ") + e.what());
   }
+}
+
+void restartWithoutAddressRandomization(std::string &why) {
+  // Set before the exec, so a kernel that accepts the flag but does not
+  // honour it cannot make the worker restart forever.
+  constexpr const char *kRestarted = "MLGO_WORKER_WITHOUT_ASLR";
+  const int persona = ::personality(0xffffffff);  // query
+  if (persona != -1 && (persona & ADDR_NO_RANDOMIZE)) return;
+  if (persona == -1 || std::getenv(kRestarted) ||
+      ::personality(static_cast<unsigned long>(persona) | ADDR_NO_RANDOMIZE) == -1) {
+    why = std::string("cannot turn address-space randomization off: ") +
+          (std::getenv(kRestarted) ? "it stayed on after a restart" : std::strerror(errno));
+    return;
+  }
+  std::ifstream cmdline("/proc/self/cmdline", std::ios::binary);  // NUL-separated, as argv
+  std::string commandLine((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+  if (commandLine.empty()) {
+    why = "cannot read /proc/self/cmdline to restart";
+    return;
+  }
+  if (commandLine.back() != '\0') commandLine.push_back('\0');
+  std::vector<char *> argv;
+  for (size_t start = 0; start < commandLine.size(); start = commandLine.find('\0', start) + 1)
+    argv.push_back(&commandLine[start]);
+  argv.push_back(nullptr);
+  ::setenv(kRestarted, "1", 1);
+  ::execv("/proc/self/exe", argv.data());
+  why = std::string("cannot restart without address-space randomization: ") + std::strerror(errno);
+  ::personality(static_cast<unsigned long>(persona));
 }
 
 void serveCompileRequests(const Corpus &corpus, const CompilerDriver &driver, std::istream &requests,

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -322,10 +323,13 @@ void compileContained(const CompileRequest &request, const FaultInjection &fault
     if (!state.thinltoIndex) return fail(FailureKind::InvalidInput, error);
   }
 
-  if (!faults.crashModule.empty() && module.name == faults.crashModule) {
+  // Set by the poisoned module's compile: every later compile of the process crashes.
+  static std::atomic<bool> poisoned{false};
+  if ((!faults.crashModule.empty() && module.name == faults.crashModule) || poisoned) {
     volatile int *null = nullptr;
     *null = 1;
   }
+  if (!faults.poisonModule.empty() && module.name == faults.poisonModule) poisoned = true;
   if (!faults.hangModule.empty() && module.name == faults.hangModule) {
     for (volatile bool spin = true; spin;) {
     }
@@ -402,9 +406,7 @@ CompilerDriver::CompilerDriver(DriverOptions options) : options_(std::move(optio
 
 CompileResult CompilerDriver::compile(const CompileRequest &request) const {
   // Injected faults (tests) must happen, not be remembered away.
-  const bool faults = !options_.faults.crashModule.empty() || !options_.faults.hangModule.empty() ||
-                      !options_.faults.heapCorruptionModule.empty();
-  if (faults) return compileFresh(request);
+  if (options_.faults.any()) return compileFresh(request);
   return throughMemo(options_.memo.get(), request, [&] { return compileFresh(request); });
 }
 

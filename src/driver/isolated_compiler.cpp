@@ -38,6 +38,7 @@ struct IsolatedCompiler::Worker {
   int replies = -1;   ///< our end of the worker's stdout
   std::string buffered;  ///< bytes read past the last reply line
   bool alive = false;
+  size_t answered = 0;  ///< compiles it replied to
 };
 
 IsolatedCompiler::IsolatedCompiler(std::vector<std::string> workerCommand, std::chrono::milliseconds replyTimeout)
@@ -125,6 +126,23 @@ IsolatedCompiler::Worker *IsolatedCompiler::workerForThisThread(std::string &err
 
 CompileResult IsolatedCompiler::compile(const CorpusModule &module, const std::string &pipeline,
                                         const std::filesystem::path &object) {
+  bool freshWorker = false;
+  CompileResult result = compileOnce(module, pipeline, object, freshWorker);
+  // A worker dies where its heap is found corrupted, which may be the doing
+  // of an earlier compile in it (glibc notices a bad free long after the bad
+  // write). Blaming this compile would make its result depend on what the
+  // worker did before, so a run's results on the order and the thread count:
+  // a crash counts only when it happens again in a worker that compiled
+  // nothing before.
+  if (result.failure == FailureKind::Crash && !freshWorker) {
+    result = compileOnce(module, pipeline, object, freshWorker);
+    if (result.failure == FailureKind::Crash) result.message += " (again in a fresh worker)";
+  }
+  return result;
+}
+
+CompileResult IsolatedCompiler::compileOnce(const CorpusModule &module, const std::string &pipeline,
+                                            const std::filesystem::path &object, bool &freshWorker) {
   const auto start = std::chrono::steady_clock::now();
   CompileResult result;
   auto fail = [&](FailureKind kind, std::string message) {
@@ -136,6 +154,7 @@ CompileResult IsolatedCompiler::compile(const CorpusModule &module, const std::s
   };
   std::string error;
   Worker *worker = workerForThisThread(error);
+  freshWorker = !worker || worker->answered == 0;
   if (!worker) return fail(FailureKind::Crash, error);
 
   // A worker that died answers nothing: collect its status for the message.
@@ -160,7 +179,9 @@ CompileResult IsolatedCompiler::compile(const CorpusModule &module, const std::s
       const std::string line = worker->buffered.substr(0, newline);
       worker->buffered.erase(0, newline + 1);
       try {
-        return decodeCompileReply(line);
+        CompileResult reply = decodeCompileReply(line);
+        ++worker->answered;
+        return reply;
       } catch (const std::exception &e) {
         lose(*worker);
         return fail(FailureKind::Crash, std::string("the compile worker answered garbage: ") + e.what());

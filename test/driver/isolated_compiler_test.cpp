@@ -3,7 +3,13 @@
 // one failed compile while the next compile gets a fresh worker.
 #include <catch2/catch.hpp>
 
+#include <fstream>
 #include <thread>
+
+#include <spawn.h>
+#include <sys/personality.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "mlgo/driver/compile_worker.h"
 #include "mlgo/driver/isolated_compiler.h"
@@ -23,6 +29,58 @@ std::vector<std::string> workerCommand(const std::filesystem::path &corpus, std:
 }
 
 const char *kPipeline = "function(sroa,instcombine<no-verify-fixpoint>,simplifycfg),globaldce";
+
+/// A worker started by hand, to look at its process while it lives.
+struct RunningWorker {
+  pid_t pid = -1;
+  int requests = -1;
+  FILE *replies = nullptr;
+  explicit RunningWorker(const std::vector<std::string> &command) {
+    int in[2], out[2];
+    REQUIRE(::pipe(in) == 0);
+    REQUIRE(::pipe(out) == 0);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, in[0], 0);
+    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    posix_spawn_file_actions_addclose(&actions, in[1]);
+    posix_spawn_file_actions_addclose(&actions, out[0]);
+    std::vector<char *> argv;
+    for (const std::string &arg : command) argv.push_back(const_cast<char *>(arg.c_str()));
+    argv.push_back(nullptr);
+    REQUIRE(::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) == 0);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(in[0]);
+    ::close(out[1]);
+    requests = in[1];
+    replies = ::fdopen(out[0], "r");
+  }
+  /// One compile, answered: the worker is past its start-up.
+  std::string compile(const std::string &module) {
+    const std::string request = encodeCompileRequest(module, "") + "\n";
+    REQUIRE(::write(requests, request.data(), request.size()) == ssize_t(request.size()));
+    char line[4096];
+    REQUIRE(std::fgets(line, sizeof line, replies) != nullptr);
+    return line;
+  }
+  std::string procFile(const std::string &name) const {
+    std::ifstream file("/proc/" + std::to_string(pid) + "/" + name);
+    return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  }
+  ~RunningWorker() {
+    ::close(requests);  // end of input: the worker exits
+    std::fclose(replies);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+  }
+};
+
+std::string heapMapping(const std::string &maps) {
+  const size_t heap = maps.find("[heap]");
+  if (heap == std::string::npos) return "";
+  const size_t start = maps.rfind('\n', heap) + 1;  // npos + 1 = 0 on the first line
+  return maps.substr(start, maps.find(' ', start) - start);
+}
 
 }  // namespace
 
@@ -79,6 +137,26 @@ TEST_CASE("isolated compiler: a crash, heap corruption and a hang each fail one 
     CHECK(isolated.workersStarted() == 2);
   }
 
+  // A crash in a worker that compiled before is tried again in a fresh one: it
+  // counts only if it happens there too.
+  IsolatedCompiler crashing(workerCommand(scratch / "corpus", {"--inject-fault", "crash:helpers.o"}), 60s);
+  REQUIRE(crashing.compile(strings, "").ok());
+  const CompileResult crashedTwice = crashing.compile(helpers, "");
+  CHECK(crashedTwice.failure == FailureKind::Crash);
+  CHECK_THAT(crashedTwice.message, Contains("again in a fresh worker"));
+  CHECK(crashing.workersLost() == 2);
+
+  // A compile that leaves the worker broken: the next compile dies, through no
+  // fault of its own, and gets its own result from a fresh worker.
+  const CompilerDriver driver(test::driverThreads(1));
+  IsolatedCompiler poisoned(workerCommand(scratch / "corpus", {"--inject-fault", "poison:helpers.o"}), 60s);
+  REQUIRE(poisoned.compile(helpers, "").ok());
+  const CompileResult innocent = poisoned.compile(strings, "");
+  REQUIRE(innocent.ok());
+  CHECK(innocent.sizes.textPlusData() == driver.compile({&strings, "", {}}).sizes.textPlusData());
+  CHECK(poisoned.workersLost() == 1);
+  CHECK(poisoned.workersStarted() == 2);
+
   // The worker's own timeout ends a hang inside it (the worker lives on)...
   // (Timeouts leave room for a loaded machine: the other compiles must finish.)
   IsolatedCompiler timed(workerCommand(scratch / "corpus", {"--inject-fault", "hang:helpers.o", "--timeout", "3"}),
@@ -123,4 +201,20 @@ TEST_CASE("compile worker protocol: replies round-trip, garbage is an error", "[
   CHECK_THROWS_WITH(decodeCompileReply("not json"), Contains("not a compile reply"));
   CHECK_THROWS_WITH(decodeCompileReply(R"({"failure": "none"})"), Contains("malformed"));
   CHECK_THROWS_WITH(decodeCompileReply(R"({"failure": "exploded", "message": ""})"), Contains("exploded"));
+}
+
+TEST_CASE("compile worker: without address-space randomization, every worker's heap lies alike",
+          "[driver][isolation]") {
+  test::ScratchDirectory scratch;
+  test::extractTestCorpus(scratch / "corpus");
+  RunningWorker first(workerCommand(scratch / "corpus")), second(workerCommand(scratch / "corpus"));
+  for (RunningWorker *worker : {&first, &second}) {
+    CHECK_THAT(worker->compile("strings.o"), Contains("\"failure\":\"none\""));
+    const unsigned long persona = std::stoul(worker->procFile("personality"), nullptr, 16);
+    CHECK((persona & ADDR_NO_RANDOMIZE) != 0);
+  }
+  // What makes a memory error in LLVM repeat: the same addresses in every worker.
+  const std::string heap = heapMapping(first.procFile("maps"));
+  CHECK_FALSE(heap.empty());
+  CHECK(heap == heapMapping(second.procFile("maps")));
 }

@@ -12,6 +12,12 @@
 // A worker whose compile crashes dies with it (crash signals are fatal in a
 // worker: after heap corruption nothing in the process can be trusted); the
 // parent reports the crash and starts a new worker.
+//
+// Workers run without address-space randomization: some pass lists make
+// LLVM 19 read freed or uninitialized memory, and whether that crashes
+// depends on where the heap lies. With the same layout in every worker, such
+// a list fails alike in every run and on every thread, which keeps a search
+// that meets it deterministic (measured: BENCHMARKS.md, autotune's wall time).
 #include <filesystem>
 #include <iosfwd>
 #include <string>
@@ -32,6 +38,13 @@ CompileResult decodeCompileReply(const std::string &line);
 /// (atomically); a file that cannot be written is the compile's failure.
 CompileResult compileToObject(const CompilerDriver &driver, const CorpusModule &module, const std::string &pipeline,
                               const std::filesystem::path &object);
+
+/// Starts this process again (the same program and arguments) with
+/// address-space randomization off, when it is on and the kernel lets a
+/// process turn it off (some container profiles do not). Returns only when
+/// it did not restart: randomization was off already, or cannot be turned
+/// off (then `why` says why).
+void restartWithoutAddressRandomization(std::string &why);
 
 /// The worker's loop: answers every request line of `requests` on `replies`
 /// (flushed per reply) until end of input. Makes crash signals fatal for this

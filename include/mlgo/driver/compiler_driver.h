@@ -29,11 +29,16 @@ struct CompileRequest {
 
 /// Test-only: makes the compile of one module crash, hang or corrupt the heap
 /// (a double free glibc catches while it holds its arena lock, as some LLVM
-/// crashes do), to prove the run survives each.
+/// crashes do), or succeed but leave the process so that its next compile
+/// crashes (heap corruption that shows later), to prove the run survives each.
 struct FaultInjection {
   std::string crashModule;
   std::string hangModule;
   std::string heapCorruptionModule;
+  std::string poisonModule;
+  bool any() const {
+    return !crashModule.empty() || !hangModule.empty() || !heapCorruptionModule.empty() || !poisonModule.empty();
+  }
 };
 
 struct DriverOptions {

@@ -4,7 +4,9 @@
 // lists of autotuning. Each calling thread gets its own long-lived worker, so
 // compiles stay concurrent and each pays only a pipe round trip. A worker
 // that dies (crash) or does not answer in time (hang) is reported as that
-// compile's failure, killed if needed, and replaced on the next compile.
+// compile's failure, killed if needed, and replaced on the next compile; a
+// crash in a worker that compiled something before is retried once in a
+// fresh worker, since corruption an earlier compile left may have caused it.
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -45,6 +47,10 @@ class IsolatedCompiler {
 
  private:
   struct Worker;
+  /// One attempt in this thread's worker; `freshWorker`: it had compiled
+  /// nothing before.
+  CompileResult compileOnce(const CorpusModule &module, const std::string &pipeline,
+                            const std::filesystem::path &object, bool &freshWorker);
   Worker *workerForThisThread(std::string &error);
   /// Ends a worker (closes its pipes, kills it, reaps it): its wait status.
   int retire(Worker &worker);
