@@ -24,6 +24,13 @@ PassPredictor::PassPredictor(Coreset coreset, std::vector<std::string> featureNa
       deviation_(std::move(deviation)),
       layers_(std::move(layers)) {}
 
+PassPredictor PassPredictor::withLayers(std::vector<DenseLayer> layers) const {
+  PassPredictor copy(coreset_, featureNames_, mean_, deviation_, std::move(layers));
+  copy.training = training;
+  copy.ranking = ranking;
+  return copy;
+}
+
 std::vector<float> PassPredictor::inputs(const std::vector<double> &features) const {
   std::vector<float> x(features.size());
   for (size_t i = 0; i < features.size(); ++i)
@@ -45,11 +52,16 @@ std::vector<float> PassPredictor::scores(const std::vector<double> &features) co
   return x;
 }
 
+const char *rankingName(PredictorRanking ranking) {
+  return ranking == PredictorRanking::Model ? "model" : "coreset order";
+}
+
 std::vector<size_t> PassPredictor::rank(const std::vector<double> &features, bool cxxModule) const {
-  const std::vector<float> score = scores(features);
   std::vector<size_t> order;
   for (size_t l = 0; l < coreset_.lists.size(); ++l)
     if (coreset_.lists[l].usableFor(cxxModule)) order.push_back(l);
+  if (ranking == PredictorRanking::CoresetOrder) return order;
+  const std::vector<float> score = scores(features);
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return score[a] > score[b]; });
   return order;
 }
@@ -75,6 +87,7 @@ void PassPredictor::save(const fs::path &directory) const {
                       {"layer_sizes", shape},
                       {"activation", "relu"},
                       {"coreset", coreset_.toJson()},
+                      {"ranking", rankingName(ranking)},
                       {"training", training}};
   writeFileAtomically(partial / kMetadataFile, metadata.dump(1) + "\n");
   replaceDirectory(partial, directory);
@@ -106,6 +119,13 @@ DenseLayer layerFromJson(const json &entry, const std::string &file, size_t inde
   } catch (const json::exception &) {
     throw InputError(describeInputProblem(file, where, "missing or of the wrong type"));
   }
+}
+
+PredictorRanking rankingOf(const json &metadata, const std::string &file) {
+  const json ranking = metadata.value("ranking", json(rankingName(PredictorRanking::Model)));
+  for (PredictorRanking known : {PredictorRanking::Model, PredictorRanking::CoresetOrder})
+    if (ranking == rankingName(known)) return known;
+  throw InputError(describeInputProblem(file, "ranking", "neither \"model\" nor \"coreset order\""));
 }
 
 }  // namespace
@@ -152,6 +172,7 @@ PassPredictor PassPredictor::load(const fs::path &requested, const SearchSpace &
   PassPredictor predictor(std::move(coreset), std::move(names), std::move(mean), std::move(deviation),
                           std::move(layers));
   predictor.training = metadata.value("training", json::object());
+  predictor.ranking = rankingOf(metadata, file);
   return predictor;
 }
 

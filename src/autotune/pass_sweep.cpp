@@ -130,23 +130,31 @@ std::vector<PoolList> poolFromHarvest(const fs::path &directory, const SearchSpa
   return lists;
 }
 
+std::vector<PoolList> listsOfFile(const fs::path &file, const SearchSpace &space) {
+  if (fs::is_directory(file)) return poolFromHarvest(file, space);
+  const std::string text = readFile(file);
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  return first != std::string::npos && text[first] == '{' ? poolFromJson(readJsonFile(file), space, file.string())
+                                                          : poolFromText(text, space, file.string());
+}
+
 }  // namespace
 
 std::vector<PoolList> readPassListPool(const fs::path &file, const SearchSpace &space) {
-  std::vector<PoolList> lists;
-  if (fs::is_directory(file)) {
-    lists = poolFromHarvest(file, space);
-  } else {
-    const std::string text = readFile(file);
-    const size_t first = text.find_first_not_of(" \t\r\n");
-    lists = first != std::string::npos && text[first] == '{' ? poolFromJson(readJsonFile(file), space, file.string())
-                                                              : poolFromText(text, space, file.string());
-  }
+  return readPassListPools({file}, space);
+}
+
+std::vector<PoolList> readPassListPools(const std::vector<fs::path> &files, const SearchSpace &space) {
   std::vector<PoolList> distinct;
   std::set<std::string> seen;
-  for (PoolList &list : lists)
-    if (seen.insert(list.pipeline).second) distinct.push_back(std::move(list));
-  if (distinct.empty()) throw InputError(describeInputProblem(file.string(), "", "holds no pass list"));
+  for (const fs::path &file : files) {
+    size_t added = 0;
+    for (PoolList &list : listsOfFile(file, space)) {
+      ++added;
+      if (seen.insert(list.pipeline).second) distinct.push_back(std::move(list));
+    }
+    if (added == 0) throw InputError(describeInputProblem(file.string(), "", "holds no pass list"));
+  }
   return distinct;
 }
 

@@ -79,8 +79,8 @@ int runAutotune(const AutotuneFlags &flags) {
     // their coreset was swept, so neither broadcasting nor the gate runs.
     options.budget = flags.budget + 1;
     options.broadcastLists = 0;
-    spdlog::info("predictor {}: {} lists, trying the first {} a module", directory.string(),
-                 predictor->coreset().lists.size(), flags.budget);
+    spdlog::info("predictor {}: {} lists ranked by the {}, trying the first {} a module", directory.string(),
+                 predictor->coreset().lists.size(), autotune::rankingName(predictor->ranking), flags.budget);
   }
 
   const DriverOptions driverOptions = toDriverOptions(flags.driver);

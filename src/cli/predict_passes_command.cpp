@@ -4,6 +4,7 @@
 #include <memory>
 
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 
 #include "commands.h"
 #include "common_options.h"
@@ -30,6 +31,9 @@ int runPredict(const PredictFlags &flags) {
       flags.predictor.empty() ? autotune::defaultPredictorDirectory() : std::filesystem::path(flags.predictor);
   const autotune::PassPredictor predictor =
       autotune::PassPredictor::load(directory, autotune::SearchSpace::load(autotune::defaultSearchSpaceFile()));
+  // On stderr: stdout is the rankings.
+  spdlog::info("predictor {}: its {} lists ranked by the {}", directory.string(), predictor.coreset().lists.size(),
+               autotune::rankingName(predictor.ranking));
   const Corpus corpus = Corpus::load(flags.corpus);
   std::vector<const CorpusModule *> modules;
   for (const std::string &name : flags.modules) {
@@ -87,6 +91,7 @@ int runPredict(const PredictFlags &flags) {
     writeFileAtomically(flags.json, nlohmann::json{{"format", "mlgo-predicted-passes"},
                                                    {"version", 1},
                                                    {"predictor", directory.string()},
+                                                   {"ranking", autotune::rankingName(predictor.ranking)},
                                                    {"modules", entries}}
                                             .dump(2) +
                                         "\n");

@@ -19,7 +19,8 @@ namespace mlgo::cli {
 namespace {
 
 struct SweepFlags {
-  std::string corpus, lists, output;
+  std::string corpus, output;
+  std::vector<std::string> lists;
   bool resume = false, force = false;
   PassListFlags passLists;
   DriverFlags driver;
@@ -28,7 +29,8 @@ struct SweepFlags {
 int runSweep(const SweepFlags &flags) {
   const autotune::SearchSpace space = loadSearchSpace(flags.passLists);
   autotune::SweepOptions options;
-  options.lists = autotune::readPassListPool(flags.lists, space);
+  options.lists =
+      autotune::readPassListPools(std::vector<std::filesystem::path>(flags.lists.begin(), flags.lists.end()), space);
   options.output = flags.output;
   options.resume = flags.resume;
   options.progress = ProgressReporter::callback("sweep-passes");
@@ -74,8 +76,9 @@ void addSweepPassesCommand(CLI::App *command, CommandRunner &runner) {
   command->add_option("--corpus", flags->corpus, "Corpus directory")->required();
   command
       ->add_option("--lists", flags->lists,
-                   "The pool: autotune's best.json, a coreset file, or a text file of one list per line "
-                   "(search-space elements separated by spaces)")
+                   "The pool: a harvested pool's directory, autotune's best.json, a coreset file, or a text file of "
+                   "one list per line (search-space elements separated by spaces); repeatable: each list once, in "
+                   "order")
       ->required();
   command->add_option("--output", flags->output, "Directory for sweep.json")->required();
   CLI::Option *resume = command->add_flag("--resume", flags->resume, "Finish an interrupted sweep in --output");

@@ -50,12 +50,16 @@ int runTrainPredictor(const TrainPredictorFlags &flags) {
   const auto outputLock = claimOutput(flags.output, "train-pass-predictor", freshOutput(flags.force));
   const PassPredictorResult result = training.trainPassPredictor(options);
   result.predictor.save(flags.output);
-  std::printf("trained on %zu modules, validated on %zu; geomean change vs -Oz with the first 1 / 5 / all ranked "
-              "lists (and -Oz): train %+.2f%% / %+.2f%% / %+.2f%%, validation %+.2f%% / %+.2f%% / %+.2f%%; "
-              "predictor in %s; %.1f s\n",
-              result.train.modules, result.validation.modules, 100 * result.train.top1, 100 * result.train.top5,
-              100 * result.train.topAll, 100 * result.validation.top1, 100 * result.validation.top5,
-              100 * result.validation.topAll, flags.output.c_str(), result.seconds);
+  std::printf("validated on %zu modules of %zu projects it was not trained on; geomean change vs -Oz with the first "
+              "1 / 5 / all lists (and -Oz): model %+.2f%% / %+.2f%% / %+.2f%%, coreset order %+.2f%% / %+.2f%% / "
+              "%+.2f%%: it ranks by the %s\n",
+              result.validation.modules, result.validationProjects, 100 * result.validation.top1,
+              100 * result.validation.top5, 100 * result.validation.topAll, 100 * result.coresetOrder.top1,
+              100 * result.coresetOrder.top5, 100 * result.coresetOrder.topAll,
+              autotune::rankingName(result.predictor.ranking));
+  std::printf("trained on %zu modules: %+.2f%% / %+.2f%% / %+.2f%% there; predictor in %s; %.1f s\n",
+              result.train.modules, 100 * result.train.top1, 100 * result.train.top5, 100 * result.train.topAll,
+              flags.output.c_str(), result.seconds);
   return exit_code::kSuccess;
 }
 

@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mlgo/autotune/pass_predictor.h"
+
 namespace mlgo::launcher {
 
 nlohmann::json logRecord(const CompilePlan &plan, const Application &application,
@@ -18,6 +20,7 @@ nlohmann::json logRecord(const CompilePlan &plan, const Application &application
   if (!outcome.passList.empty()) applied["pass_list"] = outcome.passList;
   if (application.prediction) {
     applied["predictor"] = application.prediction->description;
+    applied["ranking"] = autotune::rankingName(application.prediction->predictor->ranking);
     applied["compiles"] = outcome.candidates;
   }
   nlohmann::json record{{"source", plan.source.string()},

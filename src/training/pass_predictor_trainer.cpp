@@ -2,9 +2,13 @@
 // evaluated in plain C++ (mlgo/autotune/pass_predictor.h).
 #include "mlgo/training/pass_predictor_trainer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <numeric>
+#include <set>
 
 #include <torch/torch.h>
 
@@ -34,8 +38,12 @@ ConfigSchema passPredictorSchema() {
       .add("temperature", T::Number, 0.01,
            "softmax temperature of the target over log gains (0.01: a list 1% smaller weighs e times more)")
       .positive(10)
-      .add("holdout_fraction", T::Number, 0.2, "share of modules held out for validation (0: train on all)")
-      .within(0, 0.9)
+      .add("holdout_fraction", T::Number, 0.2,
+           "share of projects (a module name's first component) held out to validate the model against the "
+           "coreset's order; at least one")
+      .positive(0.9)
+      .add("retrain_on_all", T::Boolean, true,
+           "after validation, train the predictor that is written on every module (validation decided its ranking)")
       .add("report_every", T::Integer, 50, "epochs between metrics records").within(1, 1e7);
   return schema;
 }
@@ -44,16 +52,37 @@ namespace {
 
 struct Split {
   std::vector<size_t> train, validation;
+  size_t validationProjects = 0;
 };
 
-Split splitModules(const SweepTable &table, double holdout, uint64_t seed) {
-  Split split;
-  for (size_t m = 0; m < table.modules.size(); ++m) {
-    // By name and seed, so a module's side never depends on the sweep's order.
-    const std::string key = std::to_string(seed) + ":" + table.modules[m].name;
-    const double draw = double(crc32c(key)) / double(std::numeric_limits<uint32_t>::max());
-    (draw < holdout ? split.validation : split.train).push_back(m);
+/// A module's project: the first component of its name (a combined corpus's
+/// project directory; the whole name in a corpus of one project's files).
+std::string projectOf(const std::string &moduleName) { return moduleName.substr(0, moduleName.find('/')); }
+
+/// Holds out round(holdout x projects) projects, at least one and never all,
+/// those first under a hash of name and seed: whole projects, so validation
+/// asks what a user's own project asks (modules of one project look alike),
+/// and a module's side never depends on the sweep's order.
+Split splitByProject(const SweepTable &table, double holdout, uint64_t seed) {
+  std::map<std::string, uint32_t> draws;
+  for (const autotune::SweptModule &module : table.modules) {
+    const std::string project = projectOf(module.name);
+    draws.emplace(project, crc32c(std::to_string(seed) + ":" + project));
   }
+  if (draws.size() < 2)
+    throw UsageError("the sweep's modules are of " + std::to_string(draws.size()) +
+                     " project; validation needs projects that training never saw (a combined corpus names each "
+                     "module PROJECT/...)");
+  std::vector<std::pair<uint32_t, std::string>> order;
+  for (const auto &[project, draw] : draws) order.push_back({draw, project});
+  std::sort(order.begin(), order.end());
+  const size_t held = std::clamp<size_t>(size_t(std::lround(holdout * double(order.size()))), 1, order.size() - 1);
+  std::set<std::string> validation;
+  for (size_t i = 0; i < held; ++i) validation.insert(order[i].second);
+  Split split;
+  split.validationProjects = held;
+  for (size_t m = 0; m < table.modules.size(); ++m)
+    (validation.count(projectOf(table.modules[m].name)) ? split.validation : split.train).push_back(m);
   return split;
 }
 
@@ -141,34 +170,33 @@ class Network : public torch::nn::Module {
   std::vector<torch::nn::Linear> linears_;
 };
 
-}  // namespace
+/// The shape (features, standardization over `modules`) of a predictor
+/// without layers: what builds the network's inputs, in training as in use.
+PassPredictor untrained(const PassPredictorOptions &options, const std::vector<size_t> &modules) {
+  const SweepTable &table = *options.table;
+  std::vector<std::vector<double>> features;
+  for (size_t m : modules) features.push_back(table.modules[m].features);
+  std::vector<float> mean, deviation;
+  autotune::inputStatistics(features, mean, deviation);
+  return PassPredictor(options.coreset, table.featureNames, mean, deviation, {});
+}
 
-PassPredictorResult trainPassPredictor(const PassPredictorOptions &options) {
-  const auto start = std::chrono::steady_clock::now();
+/// Full-batch Adam on `split.train` from the seed's initialization; metrics
+/// (with figures on `split.validation`) every report_every epochs when
+/// there is a validation split.
+PassPredictor fit(const PassPredictorOptions &options, const std::vector<std::vector<double>> &gains,
+                  const Split &split, double &loss) {
   const SweepTable &table = *options.table;
   const json &config = options.config;
-  if (table.featureNames != autotune::moduleFeatureNames())
-    throw InputError("the sweep's modules have features other than this mlgo computes; sweep them again");
-  const std::vector<std::vector<double>> gains = autotune::coresetGains(table, options.coreset, options.allowUngated);
-  const Split split = splitModules(table, config["holdout_fraction"].get<double>(), options.seed);
-  if (split.train.empty()) throw UsageError("no module left to train on (the sweep is empty or all held out)");
-
   startDeterministicTorch(options.seed);
-  std::vector<std::vector<double>> trainFeatures;
-  for (size_t m : split.train) trainFeatures.push_back(table.modules[m].features);
-  std::vector<float> mean, deviation;
-  autotune::inputStatistics(trainFeatures, mean, deviation);
-  const auto hidden = config["hidden_layers"].get<std::vector<int64_t>>();
-  const int64_t lists = int64_t(options.coreset.lists.size());
-  // The predictor's preprocessing builds the tensors, so training and use agree.
-  PassPredictor predictor(options.coreset, table.featureNames, mean, deviation, {});
+  PassPredictor predictor = untrained(options, split.train);
   const torch::Tensor inputs = inputTensor(predictor, table, split.train);
   const auto [target, usable] = targets(gains, split.train, config["temperature"].get<double>());
-  Network network(int64_t(table.featureNames.size()), hidden, lists);
+  Network network(int64_t(table.featureNames.size()), config["hidden_layers"].get<std::vector<int64_t>>(),
+                  int64_t(options.coreset.lists.size()));
   torch::optim::Adam optimizer(network.parameters(), torch::optim::AdamOptions(config["learning_rate"].get<double>())
                                                          .weight_decay(config["weight_decay"].get<double>()));
   const int64_t epochs = config["epochs"].get<int64_t>(), reportEvery = config["report_every"].get<int64_t>();
-  double loss = 0;
   for (int64_t epoch = 1; epoch <= epochs; ++epoch) {
     optimizer.zero_grad();
     const torch::Tensor scores = network.forward(inputs).masked_fill(usable.logical_not(), -1e9);
@@ -176,8 +204,8 @@ PassPredictorResult trainPassPredictor(const PassPredictorOptions &options) {
     batchLoss.backward();
     optimizer.step();
     loss = batchLoss.item<double>();
-    if (options.onMetrics && (epoch % reportEvery == 0 || epoch == epochs)) {
-      const PassPredictor current(options.coreset, table.featureNames, mean, deviation, network.dense());
+    if (options.onMetrics && !split.validation.empty() && (epoch % reportEvery == 0 || epoch == epochs)) {
+      const PassPredictor current = predictor.withLayers(network.dense());
       const RankingFigures train = rankingFigures(current, table, gains, split.train);
       const RankingFigures validation = rankingFigures(current, table, gains, split.validation);
       options.onMetrics({{"epoch", epoch},
@@ -188,19 +216,58 @@ PassPredictorResult trainPassPredictor(const PassPredictorOptions &options) {
                          {"validation_top5_change", validation.top5}});
     }
   }
-  PassPredictorResult result{PassPredictor(options.coreset, table.featureNames, mean, deviation, network.dense()),
-                             {}, {}, loss, 0};
-  result.train = rankingFigures(result.predictor, table, gains, split.train);
+  return predictor.withLayers(network.dense());
+}
+
+/// The model earns its place when, on the validation projects, its first list
+/// does better than the coreset's first and its first five no worse.
+bool modelBeatsOrder(const RankingFigures &model, const RankingFigures &order) {
+  return model.top1 < order.top1 && model.top5 <= order.top5;
+}
+
+}  // namespace
+
+PassPredictorResult trainPassPredictor(const PassPredictorOptions &options) {
+  const auto start = std::chrono::steady_clock::now();
+  const SweepTable &table = *options.table;
+  const json &config = options.config;
+  if (table.featureNames != autotune::moduleFeatureNames())
+    throw InputError("the sweep's modules have features other than this mlgo computes; sweep them again");
+  const std::vector<std::vector<double>> gains = autotune::coresetGains(table, options.coreset, options.allowUngated);
+  const Split split = splitByProject(table, config["holdout_fraction"].get<double>(), options.seed);
+
+  double loss = 0;
+  PassPredictorResult result{fit(options, gains, split, loss)};
   result.validation = rankingFigures(result.predictor, table, gains, split.validation);
+  PassPredictor order = result.predictor;
+  order.ranking = autotune::PredictorRanking::CoresetOrder;
+  result.coresetOrder = rankingFigures(order, table, gains, split.validation);
+  const autotune::PredictorRanking ranking = modelBeatsOrder(result.validation, result.coresetOrder)
+                                                 ? autotune::PredictorRanking::Model
+                                                 : autotune::PredictorRanking::CoresetOrder;
+  Split all;
+  if (config["retrain_on_all"].get<bool>()) {
+    all.train.resize(table.modules.size());
+    std::iota(all.train.begin(), all.train.end(), size_t(0));
+    result.predictor = fit(options, gains, all, loss);
+  }
+  const std::vector<size_t> &trained = config["retrain_on_all"].get<bool>() ? all.train : split.train;
+  result.predictor.ranking = ranking;
+  result.train = rankingFigures(result.predictor, table, gains, trained);
+  result.validationProjects = split.validationProjects;
+  result.loss = loss;
   result.predictor.training = {{"trainer", "train-pass-predictor"},
                                {"config", config},
                                {"seed", options.seed},
-                               {"train_modules", split.train.size()},
+                               {"train_modules", trained.size()},
                                {"validation_modules", split.validation.size()},
-                               {"loss", loss},
+                               {"validation_projects", split.validationProjects},
+                               {"loss", result.loss},
                                {"train_top1_change", result.train.top1},
                                {"validation_top1_change", result.validation.top1},
                                {"validation_top5_change", result.validation.top5},
+                               {"coreset_order_validation_top1_change", result.coresetOrder.top1},
+                               {"coreset_order_validation_top5_change", result.coresetOrder.top5},
                                {"mlgo_version", MLGO_VERSION}};
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;

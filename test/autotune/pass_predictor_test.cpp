@@ -57,6 +57,17 @@ TEST_CASE("pass predictor: scores from standardized log counts, ranking by langu
   CHECK(predictor.rank(features, false) == std::vector<size_t>{1, 0, 2});  // ties keep coreset order
 }
 
+TEST_CASE("pass predictor: a predictor whose model lost ranks in the coreset's order", "[autotune][predictor]") {
+  PassPredictor predictor = handMade();
+  predictor.ranking = PredictorRanking::CoresetOrder;
+  std::vector<double> features(moduleFeatureNames().size(), 0.0);
+  for (double switches : {0.0, 3.0, 300.0}) {
+    features[featureIndex("op.switch")] = switches;
+    CHECK(predictor.rank(features, false) == std::vector<size_t>{0, 1, 2});
+    CHECK(predictor.rank(features, true) == std::vector<size_t>{0, 2});  // still by language
+  }
+}
+
 TEST_CASE("pass predictor: save and load give the same predictor, other files are refused by name",
           "[autotune][predictor]") {
   test::ScratchDirectory scratch;
@@ -70,6 +81,11 @@ TEST_CASE("pass predictor: save and load give the same predictor, other files ar
   CHECK(loaded.scores(features) == predictor.scores(features));
   CHECK(loaded.coreset().toJson() == predictor.coreset().toJson());
   CHECK(loaded.training["trainer"] == "by hand");
+  CHECK(loaded.ranking == PredictorRanking::Model);
+  predictor.ranking = PredictorRanking::CoresetOrder;
+  predictor.save(scratch / "order");
+  CHECK(readJsonFile(scratch / "order" / PassPredictor::kMetadataFile)["ranking"] == "coreset order");
+  CHECK(PassPredictor::load(scratch / "order", space).ranking == PredictorRanking::CoresetOrder);
   const std::vector<std::vector<int>> lists = predictedLists(loaded, space, "p");
   REQUIRE(lists.size() == 3);
   CHECK(space.pipeline(lists[2]) == "default<Oz>,mergefunc");
@@ -94,6 +110,14 @@ TEST_CASE("pass predictor: save and load give the same predictor, other files ar
   writeFileAtomically(metadata, changed.dump());
   CHECK_THROWS_WITH(PassPredictor::load(scratch / "p", space),
                     Catch::Contains("coreset: lists[1]") && Catch::Contains("'no-such-pass' is not a pass"));
+  changed = nlohmann::json::parse(original);
+  changed.erase("ranking");  // written before rankings were validated: the model's
+  writeFileAtomically(metadata, changed.dump());
+  CHECK(PassPredictor::load(scratch / "p", space).ranking == PredictorRanking::Model);
+  changed["ranking"] = "best guess";
+  writeFileAtomically(metadata, changed.dump());
+  CHECK_THROWS_WITH(PassPredictor::load(scratch / "p", space),
+                    Catch::Contains("predictor.json: ranking: neither \"model\" nor \"coreset order\""));
   changed = nlohmann::json::parse(original);
   changed["input_mean"][0] = 1e39;  // an infinite float
   writeFileAtomically(metadata, changed.dump());

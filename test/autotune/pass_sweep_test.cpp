@@ -52,6 +52,15 @@ TEST_CASE("pass pool: text, best.json and errors naming the line", "[autotune][s
       {"name": "a.o", "passes": ["default<O1>"]}, {"name": "b.o", "passes": []},
       {"name": "c.o", "passes": ["sroa", 3]}]})");
   CHECK_THROWS_WITH(readPassListPool(scratch / "best.json", space), Catch::Contains("modules[2].passes"));
+
+  // Several files: in order, each list once; an empty one is named.
+  writeFileAtomically(scratch / "more.txt", "default<O1>\ndefault<Os>\n");
+  const std::vector<PoolList> both = readPassListPools({scratch / "pool.txt", scratch / "more.txt"}, space);
+  REQUIRE(both.size() == 4);
+  CHECK(both[2].pipeline == lists[2].pipeline);
+  CHECK(both[3].pipeline == "default<Os>");
+  CHECK_THROWS_WITH(readPassListPools({scratch / "pool.txt", scratch / "empty.txt"}, space),
+                    Catch::Contains("empty.txt: holds no pass list"));
 }
 
 TEST_CASE("pass sweep: every module under every list, as the driver compiles it, same at any thread count",

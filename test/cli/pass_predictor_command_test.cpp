@@ -46,10 +46,13 @@ TEST_CASE("cli pass prediction: sweep, coreset, train, predict, eval --pass-list
   const std::string predictor = (scratch / "predictor").string();
   const test::CommandOutcome trained = test::runProgram(
       test::mlgoBinary(), {"train-pass-predictor", "--sweep", (scratch / "sweep").string(), "--coreset", coreset,
-                           "--output", predictor, "--set", "epochs=100", "--set", "holdout_fraction=0"});
+                           "--output", predictor, "--set", "epochs=100"});
   INFO(trained.err);
   REQUIRE(trained.exitCode == exit_code::kSuccess);
-  CHECK_THAT(trained.out, Contains("trained on 7 modules"));
+  // 7 modules, each its own project (no PROJECT/ in their names): 1 held out, then all 7 trained on.
+  CHECK_THAT(trained.out, Contains("validated on 1 modules of 1 projects") && Contains("trained on 7 modules"));
+  const std::string ranking = readJsonFile(fs::path(predictor) / "predictor.json")["ranking"];
+  CHECK_THAT(trained.out, Contains("it ranks by the " + ranking));
 
   // Zero-shot: the first-ranked list of every module, without compiling; eval applies it.
   auto predict = [&](const std::string &json, const std::string &threads) {
@@ -60,10 +63,12 @@ TEST_CASE("cli pass prediction: sweep, coreset, train, predict, eval --pass-list
   INFO(predicted.err);
   REQUIRE(predicted.exitCode == exit_code::kSuccess);
   CHECK_THAT(predicted.out, Contains("-passes='"));
+  CHECK_THAT(predicted.err, Contains("ranked by the " + ranking));
   REQUIRE(predict("predicted1.json", "1").exitCode == exit_code::kSuccess);
   CHECK(predicted.out == predict("predicted1.json", "1").out);
   const nlohmann::json predictions = readJsonFile(scratch / "predicted.json");
   REQUIRE(predictions["modules"].size() == 7);
+  CHECK(predictions["ranking"] == ranking);
   for (const auto &module : predictions["modules"]) {
     INFO(module.dump());
     REQUIRE(module["status"] == "ok");

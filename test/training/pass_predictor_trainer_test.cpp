@@ -28,7 +28,8 @@ std::vector<double> randomFeatures(std::mt19937 &random, bool switches) {
   return features;
 }
 
-SweepTable plantedSweep(size_t modules, uint32_t seed) {
+/// `perProject` modules a project (0: each module its own).
+SweepTable plantedSweep(size_t modules, uint32_t seed, size_t perProject = 0) {
   std::mt19937 random(seed);
   SweepTable table;
   table.featureNames = moduleFeatureNames();
@@ -37,7 +38,8 @@ SweepTable plantedSweep(size_t modules, uint32_t seed) {
   for (size_t m = 0; m < modules; ++m) {
     const bool switches = m % 2 == 0;
     SweptModule module;
-    module.name = "module" + std::to_string(m);
+    module.name = perProject ? "project" + std::to_string(m / perProject) + "/module" + std::to_string(m)
+                             : "module" + std::to_string(m);
     module.features = randomFeatures(random, switches);
     module.oz.sizes.text = 1000;
     for (uint64_t size : {switches ? 800u : 950u, switches ? 950u : 800u, 990u}) {
@@ -73,6 +75,12 @@ TEST_CASE("pass predictor training: the ranking recovers a planted rule on modul
   CHECK(result.train.top1 == Approx(best).margin(1e-9));
   CHECK(result.validation.top1 < 0.9 * best);  // most of the gain on modules it did not train on
   CHECK(result.validation.top5 == Approx(best).margin(1e-9));  // both lists tried: always the best
+  // The coreset's own order gives every module its first list: about half of them get their worse one.
+  CHECK(result.coresetOrder.modules == result.validation.modules);
+  CHECK(result.coresetOrder.top1 == Approx(std::sqrt(0.8 * 0.95) - 1).margin(0.02));
+  CHECK(result.validation.top1 < result.coresetOrder.top1);
+  CHECK(result.predictor.ranking == PredictorRanking::Model);
+  CHECK(result.train.modules == 400);  // trained again on every module
 
   std::mt19937 random(99);
   size_t right = 0;
@@ -93,4 +101,39 @@ TEST_CASE("pass predictor training: a seed gives one predictor", "[training][pre
   const std::string weights = PassPredictor::kWeightsFile;
   CHECK(readFile(scratch / "a" / weights) == readFile(scratch / "b" / weights));
   CHECK(readFile(scratch / "a" / weights) != readFile(scratch / "c" / weights));
+}
+
+TEST_CASE("pass predictor training: a model that does not beat the coreset's order on unseen projects ranks in it",
+          "[training][predictor]") {
+  // Features say nothing; list 0 is best for 70% of modules, so the coreset takes it first.
+  SweepTable skewed = plantedSweep(200, 4, 10);
+  std::mt19937 random(8);
+  for (SweptModule &module : skewed.modules) {
+    const bool firstBest = std::bernoulli_distribution(0.7)(random);
+    module.lists[0]->sizes.text = firstBest ? 800 : 950;
+    module.lists[1]->sizes.text = firstBest ? 950 : 800;
+  }
+  const PassPredictorOptions settings = options(skewed, 3);
+  REQUIRE(settings.coreset.lists.size() == 2);
+  REQUIRE(settings.coreset.lists[0].pipeline == "default<O1>");
+  const PassPredictorResult result = trainPassPredictor(settings);
+  INFO("model " << result.validation.top1 << ", coreset order " << result.coresetOrder.top1);
+  CHECK(result.validation.top1 >= result.coresetOrder.top1);
+  CHECK(result.predictor.ranking == PredictorRanking::CoresetOrder);
+  std::mt19937 features(5);
+  for (bool switches : {true, false})
+    CHECK(result.predictor.rank(randomFeatures(features, switches), false) == std::vector<size_t>{0, 1});
+}
+
+TEST_CASE("pass predictor training: validation holds out whole projects; one project is refused",
+          "[training][predictor]") {
+  const SweepTable table = plantedSweep(200, 6, 20);  // 10 projects of 20 modules
+  const PassPredictorResult result = trainPassPredictor(options(table, 1));
+  CHECK(result.validationProjects == 3);  // 0.25 x 10, rounded
+  CHECK(result.validation.modules == 60);
+  CHECK(result.predictor.training["validation_projects"] == 3);
+
+  const SweepTable one = plantedSweep(40, 6, 40);
+  CHECK_THROWS_WITH(trainPassPredictor(options(one, 1)),
+                    Catch::Contains("of 1 project") && Catch::Contains("projects that training never saw"));
 }

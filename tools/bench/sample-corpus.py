@@ -1,10 +1,19 @@
 # Copies a seeded random sample of a corpus's modules into a new corpus.
-# Usage: python3 tools/bench/sample-corpus.py CORPUS NEW_CORPUS COUNT SEED
-import json, os, random, shutil, sys
+# Usage: python3 tools/bench/sample-corpus.py CORPUS NEW_CORPUS COUNT SEED [--per-project]
+#   --per-project: COUNT modules from each project (the first component of a module's
+#   name; all of a smaller project's), so that every project of the corpus is in the sample.
+import collections, json, os, random, shutil, sys
 src, dst, count, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+per_project = "--per-project" in sys.argv[5:]
 modules = json.load(open(os.path.join(src, "corpus_description.json")))["modules"]
 random.seed(seed)
-picked = sorted(random.sample(modules, count))
+if per_project:
+    projects = collections.defaultdict(list)
+    for name in modules:
+        projects[name.split("/")[0]].append(name)
+    picked = sorted(n for p in sorted(projects) for n in random.sample(projects[p], min(count, len(projects[p]))))
+else:
+    picked = sorted(random.sample(modules, count))
 for name in picked:
     for ext in (".bc", ".cmd"):
         os.makedirs(os.path.dirname(os.path.join(dst, name + ext)), exist_ok=True)

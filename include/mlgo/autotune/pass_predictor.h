@@ -8,6 +8,11 @@
 // `mlgo train-pass-predictor`, LibTorch) scores the lists, evaluated here in
 // plain C++.
 //
+// A model ranks only where it earned it: train-pass-predictor compares it
+// with the coreset's own order (the order the lists were selected in) on
+// projects training never saw, and a predictor whose model lost ranks in
+// that fixed order (`ranking`), which predict-passes and autotune report.
+//
 // On disk a predictor is a directory, like a policy:
 //   predictor.json  format, version, feature names, the coreset, the input
 //                   standardization, the network's shape, how it was trained
@@ -23,6 +28,14 @@
 #include "mlgo/policy/policy_model.h"
 
 namespace mlgo::autotune {
+
+/// How a predictor orders its coreset's lists for a module.
+enum class PredictorRanking {
+  Model,        ///< by the network's scores
+  CoresetOrder  ///< the coreset's selection order, whatever the module
+};
+/// "model" or "coreset order" (as predictor.json and the commands say it).
+const char *rankingName(PredictorRanking ranking);
 
 class PassPredictor {
  public:
@@ -41,15 +54,20 @@ class PassPredictor {
   /// One score per coreset list.
   std::vector<float> scores(const std::vector<double> &features) const;
   /// The coreset lists usable for a module of this language, best first
-  /// (ties: coreset order).
+  /// (ties: coreset order). Under PredictorRanking::CoresetOrder, the
+  /// coreset's order whatever the features.
   std::vector<size_t> rank(const std::vector<double> &features, bool cxxModule) const;
 
   const Coreset &coreset() const { return coreset_; }
   const std::vector<std::string> &featureNames() const { return featureNames_; }
   const std::vector<DenseLayer> &layers() const { return layers_; }
+  /// This predictor with other layers (a network in training).
+  PassPredictor withLayers(std::vector<DenseLayer> layers) const;
 
   /// Free-form record of how it was trained (sweep, config, seed, losses).
   nlohmann::json training = nlohmann::json::object();
+  /// Files without the key (written before it existed) rank by the model.
+  PredictorRanking ranking = PredictorRanking::Model;
 
   /// Writes the directory atomically (DIR.partial, then renamed over DIR).
   void save(const std::filesystem::path &directory) const;

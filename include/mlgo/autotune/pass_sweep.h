@@ -77,6 +77,10 @@ struct SweepTable {
 /// output of `autotune --list-passes` names them), `#` comments. Throws
 /// InputError naming the file and line or entry of an unknown element.
 std::vector<PoolList> readPassListPool(const std::filesystem::path &file, const SearchSpace &space);
+/// The lists of several pool files, in order, each list once (the first
+/// file's order first). Each file must hold at least one list.
+std::vector<PoolList> readPassListPools(const std::vector<std::filesystem::path> &files,
+                                        const SearchSpace &space);
 
 struct SweepOptions {
   std::vector<PoolList> lists;

@@ -6,6 +6,11 @@
 // target (a list twice as close to the module's best gets most of the mass).
 // The loss is the cross-entropy to the network's softmax over the same
 // lists; full-batch Adam, one thread, so a seed gives one predictor.
+//
+// Validation holds out whole projects: the model is trained on the others
+// and compared there with the coreset's own order; the predictor written
+// ranks by the model only when the model did better (PredictorRanking),
+// and is then trained again on every module (retrain_on_all).
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -39,14 +44,19 @@ struct RankingFigures {
 
 struct PassPredictorResult {
   autotune::PassPredictor predictor;
-  RankingFigures train, validation;
+  /// `train`: the written predictor on the modules it was trained on;
+  /// `validation` and `coresetOrder`: the model trained without the
+  /// validation projects, and the coreset's order, on those projects.
+  RankingFigures train, validation, coresetOrder;
+  size_t validationProjects = 0;
   double loss = 0;
   double seconds = 0;
 };
 
-/// Trains a predictor. The validation modules (holdout_fraction of them,
-/// chosen by a hash of name and seed) are not trained on. Throws UsageError
-/// for an invalid config and InputError for a sweep that lacks the coreset.
+/// Trains a predictor. The validation projects (holdout_fraction of them,
+/// chosen by a hash of name and seed) decide its ranking. Throws UsageError
+/// for an invalid config or a sweep of one project, and InputError for a
+/// sweep that lacks the coreset.
 PassPredictorResult trainPassPredictor(const PassPredictorOptions &options);
 
 }  // namespace mlgo
