@@ -115,7 +115,7 @@ void CorrectnessGate::buildCorpus() {
     else args.push_back("-std=c11");
     args.insert(args.end(),
                 {"-Oz", "-Xclang", "-fembed-bitcode=all", "-c", source.string(), "-o", object.string()});
-    const ProcessOutcome outcome = runProcess(args, options_.timeout * 6);
+    const ProcessOutcome outcome = runProcess(args, options_.timeout * 6, "", TimeoutClock::Cpu);
     if (!outcome.succeeded()) {
       errors[i] = describeFailure("clang", outcome);
       return;
@@ -203,9 +203,9 @@ CorrectnessGate::ProgramRun CorrectnessGate::runOne(size_t index, const std::str
   std::vector<std::string> link{options_.clang};
   if (program.cxx) link.push_back("--driver-mode=g++");
   link.insert(link.end(), {object, "-o", binary, "-lm"});
-  ProcessOutcome outcome = runProcess(link, options_.timeout);
+  ProcessOutcome outcome = runProcess(link, options_.timeout, "", TimeoutClock::Cpu);
   if (!outcome.succeeded()) return failure("linking", outcome);
-  outcome = runProcess({binary}, options_.runTimeout);
+  outcome = runProcess({binary}, options_.runTimeout, "", TimeoutClock::Cpu);
   if (!outcome.succeeded()) return failure("the program", outcome);
   cleanup();
   return {};

@@ -5,6 +5,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <thread>
@@ -28,10 +31,25 @@ class Descriptor {
  private:
   int fd_;
 };
+/// CPU time of a live process and of its children it has waited for, from
+/// /proc/PID/stat (fields 14-17 in clock ticks, after the parenthesized name).
+std::chrono::milliseconds cpuTimeOf(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  const std::string line((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const size_t nameEnd = line.rfind(')');
+  if (nameEnd == std::string::npos) return std::chrono::milliseconds(0);
+  std::istringstream fields(line.substr(nameEnd + 1));
+  std::string field;
+  long long ticks = 0;
+  for (int index = 3; fields >> field && index <= 17; ++index)  // field 3 is the state
+    if (index >= 14) ticks += std::atoll(field.c_str());
+  return std::chrono::milliseconds(ticks * 1000 / ::sysconf(_SC_CLK_TCK));
+}
+
 }  // namespace
 
 ProcessOutcome runProcess(const std::vector<std::string> &argv, std::chrono::milliseconds timeout,
-                          const std::string &stdoutPath) {
+                          const std::string &stdoutPath, TimeoutClock clock) {
   ProcessOutcome outcome;
   Descriptor input(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   Descriptor output(stdoutPath.empty() ? ::open("/dev/null", O_WRONLY | O_CLOEXEC)
@@ -58,7 +76,13 @@ ProcessOutcome runProcess(const std::vector<std::string> &argv, std::chrono::mil
     return outcome;
   }
   outcome.started = true;
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const auto deadline =
+      std::chrono::steady_clock::now() + (clock == TimeoutClock::Cpu ? timeout * kCpuTimeoutWallFactor : timeout);
+  auto pastTimeout = [&] {
+    if (timeout.count() <= 0) return false;
+    if (std::chrono::steady_clock::now() > deadline) return true;
+    return clock == TimeoutClock::Cpu && cpuTimeOf(pid) > timeout;
+  };
   int waitStatus = 0;
   for (auto pause = std::chrono::milliseconds(1);; pause = std::min(pause * 2, std::chrono::milliseconds(50))) {
     const pid_t done = ::waitpid(pid, &waitStatus, WNOHANG);
@@ -67,7 +91,7 @@ ProcessOutcome runProcess(const std::vector<std::string> &argv, std::chrono::mil
       outcome.error = std::string("waitpid: ") + std::strerror(errno);
       return outcome;
     }
-    if (timeout.count() > 0 && std::chrono::steady_clock::now() > deadline) {
+    if (pastTimeout()) {
       ::kill(pid, SIGKILL);
       ::waitpid(pid, &waitStatus, 0);
       outcome.timedOut = true;

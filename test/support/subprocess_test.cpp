@@ -29,6 +29,18 @@ TEST_CASE("subprocess: a program past its timeout is killed", "[support]") {
   CHECK(std::chrono::steady_clock::now() - start < 10s);
 }
 
+TEST_CASE("subprocess: a CPU-time timeout ends a spinning program, not a waiting one", "[support]") {
+  const ProcessOutcome spinning = runProcess({"/bin/sh", "-c", "while :; do :; done"}, 300ms, "", TimeoutClock::Cpu);
+  CHECK(spinning.timedOut);
+  // 0.5 s asleep uses no CPU: within a 200 ms CPU budget, and well within 20 x 200 ms of time.
+  const ProcessOutcome waiting = runProcess({"/bin/sleep", "0.5"}, 200ms, "", TimeoutClock::Cpu);
+  CHECK(waiting.succeeded());
+  // A program that waits forever still ends, at 20 times the timeout.
+  const auto start = std::chrono::steady_clock::now();
+  CHECK(runProcess({"/bin/sleep", "30"}, 100ms, "", TimeoutClock::Cpu).timedOut);
+  CHECK(std::chrono::steady_clock::now() - start < 20s);
+}
+
 TEST_CASE("subprocess: a missing program is an error, not an exception", "[support]") {
   ProcessOutcome missing = runProcess({"/nonexistent/program"}, 1s);
   CHECK_FALSE(missing.started);

@@ -20,10 +20,22 @@ struct ProcessOutcome {
   bool succeeded() const { return started && !timedOut && signal == 0 && exitCode == 0; }
 };
 
+/// What a timeout measures.
+enum class TimeoutClock {
+  Wall,  ///< time passed
+  /// CPU time the process used (user and system, its finished children's
+  /// included), so that a process the machine's load slows down, or a
+  /// `nice -n 19` run starves, is not taken for a hung one; time passed is
+  /// still bounded, at kCpuTimeoutWallFactor times the timeout, for a
+  /// process that waits on something forever.
+  Cpu,
+};
+inline constexpr int kCpuTimeoutWallFactor = 20;
+
 /// `argv[0]` is the program path. stdin and stdout are /dev/null unless
 /// `stdoutPath` names a file to write. `timeout` of zero waits forever.
 ProcessOutcome runProcess(const std::vector<std::string> &argv, std::chrono::milliseconds timeout,
-                          const std::string &stdoutPath = "");
+                          const std::string &stdoutPath = "", TimeoutClock clock = TimeoutClock::Wall);
 
 /// The full path of `name` as the shell would find it on PATH (a name with a
 /// '/' is taken as a path), if it is an executable file.
