@@ -125,7 +125,7 @@ TEST_CASE("pass predictor training: a model that does not beat the coreset's ord
     CHECK(result.predictor.rank(randomFeatures(features, switches), false) == std::vector<size_t>{0, 1});
 }
 
-TEST_CASE("pass predictor training: validation holds out whole projects; one project is refused",
+TEST_CASE("pass predictor training: validation holds out whole projects and refuses a sweep of one",
           "[training][predictor]") {
   const SweepTable table = plantedSweep(200, 6, 20);  // 10 projects of 20 modules
   const PassPredictorResult result = trainPassPredictor(options(table, 1));
