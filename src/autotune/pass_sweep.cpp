@@ -148,12 +148,10 @@ std::vector<PoolList> readPassListPools(const std::vector<fs::path> &files, cons
   std::vector<PoolList> distinct;
   std::set<std::string> seen;
   for (const fs::path &file : files) {
-    size_t added = 0;
-    for (PoolList &list : listsOfFile(file, space)) {
-      ++added;
+    std::vector<PoolList> lists = listsOfFile(file, space);
+    if (lists.empty()) throw InputError(describeInputProblem(file.string(), "", "holds no pass list"));
+    for (PoolList &list : lists)
       if (seen.insert(list.pipeline).second) distinct.push_back(std::move(list));
-    }
-    if (added == 0) throw InputError(describeInputProblem(file.string(), "", "holds no pass list"));
   }
   return distinct;
 }

@@ -31,6 +31,7 @@ class Descriptor {
  private:
   int fd_;
 };
+
 /// CPU time of a live process and of its children it has waited for, from
 /// /proc/PID/stat (fields 14-17 in clock ticks, after the parenthesized name).
 std::chrono::milliseconds cpuTimeOf(pid_t pid) {
