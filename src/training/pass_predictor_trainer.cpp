@@ -245,13 +245,14 @@ PassPredictorResult trainPassPredictor(const PassPredictorOptions &options) {
   const autotune::PredictorRanking ranking = modelBeatsOrder(result.validation, result.coresetOrder)
                                                  ? autotune::PredictorRanking::Model
                                                  : autotune::PredictorRanking::CoresetOrder;
-  Split all;
+  std::vector<size_t> trained = split.train;  // the modules the written predictor learned from
   if (config["retrain_on_all"].get<bool>()) {
+    Split all;
     all.train.resize(table.modules.size());
     std::iota(all.train.begin(), all.train.end(), size_t(0));
     result.predictor = fit(options, gains, all, loss);
+    trained = all.train;
   }
-  const std::vector<size_t> &trained = config["retrain_on_all"].get<bool>() ? all.train : split.train;
   result.predictor.ranking = ranking;
   result.train = rankingFigures(result.predictor, table, gains, trained);
   result.validationProjects = split.validationProjects;
