@@ -139,7 +139,7 @@ void addCcCommand(CLI::App *command, CommandRunner &runner) {
                     "Print the pass plugin's path: MLGO_CC_POLICY=DIR clang-19 -fpass-plugin=PATH compiles with "
                     "the policy in DIR, no launcher needed");
   command->add_option("--timeout", flags->timeout,
-                      "Seconds one translation unit may take in-process before it is compiled plainly")
+                      "Seconds of CPU time one translation unit may take in-process before it is compiled plainly")
       ->capture_default_str()
       ->check(finiteSeconds(false));
   command->callback([flags, command, &runner] {

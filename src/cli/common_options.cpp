@@ -64,7 +64,7 @@ void addDriverFlags(CLI::App &command, DriverFlags &flags) {
       ->check(wholeNumber());
   command
       .add_option("--timeout", flags.timeoutSeconds,
-                  "Seconds one module may compile before it is skipped (0: no limit)")
+                  "Seconds of CPU time one module may compile before it is skipped (0: no limit)")
       ->capture_default_str()
       ->check(finiteSeconds(true));
   command.add_flag("--no-memo", flags.noMemo, "Compile everything, even what this run compiled before");

@@ -12,9 +12,12 @@
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <thread>
+#include <time.h>
 
 #include <llvm/Support/CrashRecoveryContext.h>
 #include <llvm/Support/ErrorHandling.h>
+
+#include "mlgo/support/subprocess.h"
 
 namespace mlgo {
 
@@ -25,11 +28,21 @@ constexpr int kTimeoutSignal = SIGUSR2;
 
 /// One per thread that has run a contained body. Fields the signal handler
 /// and the watchdog read are atomics so both are async-signal-safe.
+///
+/// A run's timeout counts the CPU time of its thread, not time passed: a
+/// compile that a loaded machine or `nice -n 19` slows down is not a hung one,
+/// and whether it timed out must not depend on what else the machine ran.
+/// Time passed still ends a run, at kCpuTimeoutWallFactor times the timeout,
+/// for a thread that waits on something forever.
 struct ThreadSlot {
   pthread_t thread;
-  std::atomic<uint64_t> generation{0};      ///< bumped at every contained run
-  std::atomic<int64_t> deadlineNanos{0};    ///< 0: not armed
+  clockid_t cpuClock;                        ///< the thread's CPU-time clock
+  std::atomic<uint64_t> generation{0};       ///< bumped at every contained run
+  std::atomic<int64_t> cpuDeadlineNanos{0};  ///< on cpuClock; 0: not armed
+  std::atomic<int64_t> wallDeadlineNanos{0};
   std::atomic<uint64_t> interruptGeneration{~0ull};
+
+  bool pastDeadline(int64_t wallNow, int64_t graceNanos) const;
 };
 
 // Never destroyed: the watchdog thread runs until the process ends, also
@@ -44,6 +57,21 @@ thread_local std::string tlsFailureMessage;
 
 int64_t nowNanos() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+}
+
+/// -1 when the clock cannot be read (its thread has ended).
+int64_t cpuNanos(clockid_t clock) {
+  timespec now{};
+  if (clock_gettime(clock, &now) != 0) return -1;
+  return int64_t{now.tv_sec} * 1000000000 + now.tv_nsec;
+}
+
+bool ThreadSlot::pastDeadline(int64_t wallNow, int64_t graceNanos) const {
+  const int64_t cpuDeadline = cpuDeadlineNanos.load();
+  if (cpuDeadline == 0) return false;
+  if (wallNow >= wallDeadlineNanos.load() + graceNanos) return true;
+  const int64_t cpuNow = cpuNanos(cpuClock);
+  return cpuNow >= 0 && cpuNow >= cpuDeadline + graceNanos;
 }
 
 [[noreturn]] void leaveContainedRun(FailureKind kind, const std::string &message) {
@@ -82,8 +110,7 @@ void watchdogLoop() {
     const int64_t now = nowNanos();
     std::lock_guard<std::mutex> lock(gSlotsMutex);
     for (ThreadSlot &slot : gSlots) {
-      int64_t deadline = slot.deadlineNanos.load();
-      if (deadline == 0 || now < deadline + grace) continue;
+      if (!slot.pastDeadline(now, grace)) continue;
       uint64_t generation = slot.generation.load();
       if (slot.interruptGeneration.load() == generation) continue;  // already sent
       slot.interruptGeneration.store(generation);
@@ -113,6 +140,7 @@ ThreadSlot &currentSlot() {
     std::lock_guard<std::mutex> lock(gSlotsMutex);
     gSlots.emplace_back();
     gSlots.back().thread = pthread_self();
+    pthread_getcpuclockid(pthread_self(), &gSlots.back().cpuClock);
     tlsSlot = &gSlots.back();
   }
   return *tlsSlot;
@@ -191,9 +219,9 @@ ContainedOutcome runContained(const std::function<void()> &body, std::chrono::mi
   tlsForcedFailure = FailureKind::None;
   tlsFailureMessage.clear();
   slot.generation.fetch_add(1);
-  slot.deadlineNanos.store(timeout.count() > 0
-                               ? nowNanos() + std::chrono::duration_cast<std::chrono::nanoseconds>(timeout).count()
-                               : 0);
+  const int64_t timeoutNanos = std::chrono::duration_cast<std::chrono::nanoseconds>(timeout).count();
+  slot.wallDeadlineNanos.store(nowNanos() + timeoutNanos * kCpuTimeoutWallFactor);
+  slot.cpuDeadlineNanos.store(timeout.count() > 0 ? cpuNanos(CLOCK_THREAD_CPUTIME_ID) + timeoutNanos : 0);
   const bool nested = tlsInContainedRun;
   tlsInContainedRun = true;
   llvm::CrashRecoveryContext context;
@@ -209,7 +237,8 @@ ContainedOutcome runContained(const std::function<void()> &body, std::chrono::mi
     if (!completed) tlsRunStack.retire();
   }
   tlsInContainedRun = nested;
-  slot.deadlineNanos.store(0);
+  const bool usedItsCpuTime = cpuNanos(CLOCK_THREAD_CPUTIME_ID) >= slot.cpuDeadlineNanos.load();
+  slot.cpuDeadlineNanos.store(0);
 
   ContainedOutcome outcome;
   if (completed) return outcome;
@@ -217,7 +246,9 @@ ContainedOutcome runContained(const std::function<void()> &body, std::chrono::mi
   outcome.message = tlsFailureMessage;
   if (outcome.failure == FailureKind::Timeout) {
     if (outcome.message.empty())
-      outcome.message = "ran past the timeout of " + formatSeconds(timeout);
+      outcome.message = usedItsCpuTime ? "ran past the timeout of " + formatSeconds(timeout) + " of CPU time"
+                                       : "waited past " + std::to_string(kCpuTimeoutWallFactor) +
+                                             " times the timeout of " + formatSeconds(timeout);
   } else if (outcome.failure == FailureKind::None) {
     outcome.failure = FailureKind::Crash;
     const int code = context.RetCode;
@@ -234,9 +265,7 @@ void makeCrashSignalsFatal() {
 
 void checkContainedDeadline() {
   if (!tlsInContainedRun || !tlsSlot) return;
-  int64_t deadline = tlsSlot->deadlineNanos.load();
-  if (deadline != 0 && nowNanos() > deadline)
-    leaveContainedRun(FailureKind::Timeout, "");
+  if (tlsSlot->pastDeadline(nowNanos(), 0)) leaveContainedRun(FailureKind::Timeout, "");
 }
 
 void failContainedRun(const std::string &message) {

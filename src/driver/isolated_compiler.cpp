@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "mlgo/driver/compile_worker.h"
+#include "mlgo/support/subprocess.h"
 
 extern char **environ;
 
@@ -172,7 +173,11 @@ CompileResult IsolatedCompiler::compileOnce(const CorpusModule &module, const st
     written += static_cast<size_t>(n);
   }
 
-  const auto deadline = start + replyTimeout_;
+  // The reply timeout counts the worker's CPU time, as the worker's own
+  // timeout does (crash_guard.h): a worker a loaded machine starves is not
+  // a hung one. Time passed ends only a worker that waits forever.
+  const auto cpuAtStart = processCpuTime(worker->pid);
+  const auto wallDeadline = start + replyTimeout_ * kCpuTimeoutWallFactor;
   for (;;) {
     const size_t newline = worker->buffered.find('\n');
     if (newline != std::string::npos) {
@@ -190,13 +195,17 @@ CompileResult IsolatedCompiler::compileOnce(const CorpusModule &module, const st
     int waitMs = -1;
     if (replyTimeout_.count() > 0) {
       const auto left =
-          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-      if (left.count() <= 0) {
+          std::chrono::duration_cast<std::chrono::milliseconds>(wallDeadline - std::chrono::steady_clock::now());
+      const bool waitedTooLong = left.count() <= 0;
+      if (waitedTooLong || processCpuTime(worker->pid) - cpuAtStart > replyTimeout_) {
         lose(*worker);
+        const std::string limit = std::to_string(replyTimeout_.count()) + " ms";
         return fail(FailureKind::Timeout, "the compile worker did not answer within " +
-                                              std::to_string(replyTimeout_.count()) + " ms; killed");
+                                              (waitedTooLong ? std::to_string(kCpuTimeoutWallFactor) + " x " + limit
+                                                             : limit + " of CPU time") +
+                                              "; killed");
       }
-      waitMs = static_cast<int>(std::min<int64_t>(left.count(), 1000));
+      waitMs = static_cast<int>(std::min<int64_t>(left.count(), 200));
     }
     pollfd readable{worker->replies, POLLIN, 0};
     const int ready = ::poll(&readable, 1, waitMs);

@@ -32,9 +32,10 @@ class Descriptor {
   int fd_;
 };
 
-/// CPU time of a live process and of its children it has waited for, from
-/// /proc/PID/stat (fields 14-17 in clock ticks, after the parenthesized name).
-std::chrono::milliseconds cpuTimeOf(pid_t pid) {
+}  // namespace
+
+// From /proc/PID/stat: fields 14-17 in clock ticks, after the parenthesized name.
+std::chrono::milliseconds processCpuTime(int pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
   const std::string line((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
   const size_t nameEnd = line.rfind(')');
@@ -46,8 +47,6 @@ std::chrono::milliseconds cpuTimeOf(pid_t pid) {
     if (index >= 14) ticks += std::atoll(field.c_str());
   return std::chrono::milliseconds(ticks * 1000 / ::sysconf(_SC_CLK_TCK));
 }
-
-}  // namespace
 
 ProcessOutcome runProcess(const std::vector<std::string> &argv, std::chrono::milliseconds timeout,
                           const std::string &stdoutPath, TimeoutClock clock) {
@@ -82,7 +81,7 @@ ProcessOutcome runProcess(const std::vector<std::string> &argv, std::chrono::mil
   auto pastTimeout = [&] {
     if (timeout.count() <= 0) return false;
     if (std::chrono::steady_clock::now() > deadline) return true;
-    return clock == TimeoutClock::Cpu && cpuTimeOf(pid) > timeout;
+    return clock == TimeoutClock::Cpu && processCpuTime(pid) > timeout;
   };
   int waitStatus = 0;
   for (auto pause = std::chrono::milliseconds(1);; pause = std::min(pause * 2, std::chrono::milliseconds(50))) {

@@ -3,11 +3,13 @@
 #include <csignal>
 #include <cstdlib>
 #include <thread>
+#include <time.h>
 
 #include <llvm/Support/ErrorHandling.h>
 #include <llvm/Support/Timer.h>
 
 #include "mlgo/driver/crash_guard.h"
+#include "mlgo/support/subprocess.h"
 
 using namespace mlgo;
 using namespace std::chrono_literals;
@@ -56,19 +58,43 @@ TEST_CASE("crash guard: a loop that never reaches a safe point is interrupted", 
   CHECK(runContained([] { std::this_thread::sleep_for(1500ms); }, 10s).failure == FailureKind::None);
 }
 
+/// The calling thread's CPU time.
+std::chrono::nanoseconds threadCpuTime() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return std::chrono::seconds(now.tv_sec) + std::chrono::nanoseconds(now.tv_nsec);
+}
+
 TEST_CASE("crash guard: a loop with safe points leaves at the deadline", "[driver][containment]") {
+  const auto start = threadCpuTime();
+  ContainedOutcome outcome = runContained(
+      [] {
+        for (;;) checkContainedDeadline();
+      },
+      100ms);
+  CHECK(outcome.failure == FailureKind::Timeout);
+  CHECK_THAT(outcome.message, Contains("0.1 s of CPU time"));
+  // Left through the safe point, not through the signal a grace period later.
+  CHECK(threadCpuTime() - start < kHardTimeoutGrace);
+}
+
+TEST_CASE("crash guard: the timeout counts CPU time, and time passed only for a run that waits forever",
+          "[driver][containment]") {
+  // Waiting 4 times the timeout without computing (a starved compile) is no timeout...
+  CHECK(runContained([] { std::this_thread::sleep_for(400ms); }, 100ms).failure == FailureKind::None);
+  // ...but waiting on and on ends at kCpuTimeoutWallFactor times it.
   const auto start = std::chrono::steady_clock::now();
   ContainedOutcome outcome = runContained(
       [] {
         for (;;) {
           checkContainedDeadline();
-          std::this_thread::sleep_for(1ms);
+          std::this_thread::sleep_for(5ms);
         }
       },
-      100ms);
+      50ms);
   CHECK(outcome.failure == FailureKind::Timeout);
-  // Left through the safe point, not through the signal a grace period later.
-  CHECK(std::chrono::steady_clock::now() - start < kHardTimeoutGrace);
+  CHECK_THAT(outcome.message, Contains("waited past 20 times the timeout of 0.05 s"));
+  CHECK(std::chrono::steady_clock::now() - start >= kCpuTimeoutWallFactor * 50ms);
 }
 
 TEST_CASE("crash guard: runs on several threads are contained independently", "[driver][containment]") {

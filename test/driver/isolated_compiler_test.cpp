@@ -181,6 +181,29 @@ TEST_CASE("isolated compiler: a crash, heap corruption and a hang each fail one 
   CHECK_THAT(notStarted.message, Contains("no-such-program"));
 }
 
+TEST_CASE("isolated compiler: the reply timeout counts the worker's CPU time, not time passed",
+          "[driver][isolation]") {
+  test::ScratchDirectory scratch;
+  const Corpus corpus = test::extractTestCorpus(scratch / "corpus");
+  const CorpusModule &strings = test::moduleNamed(corpus, "strings.o");
+  // A worker that answers only after 3 s in which it uses no CPU (as one a
+  // loaded machine starves would) is waited for under a 2 s reply timeout...
+  std::vector<std::string> slowToStart{"/bin/sh", "-c", "sleep 3; exec \"$0\" \"$@\""};
+  for (const std::string &arg : workerCommand(scratch / "corpus")) slowToStart.push_back(arg);
+  IsolatedCompiler patient(slowToStart, 2s);
+  const auto start = std::chrono::steady_clock::now();
+  const CompileResult answered = patient.compile(strings, "");
+  CHECK(answered.ok());
+  CHECK(std::chrono::steady_clock::now() - start > 2500ms);  // it did wait past the 2 s
+  CHECK(patient.workersLost() == 0);
+  // ...while one that computes past it is killed.
+  IsolatedCompiler spinning(workerCommand(scratch / "corpus", {"--inject-fault", "hang:strings.o", "--timeout", "0"}),
+                            2s);
+  const CompileResult killed = spinning.compile(strings, "");
+  CHECK(killed.failure == FailureKind::Timeout);
+  CHECK_THAT(killed.message, Contains("2000 ms of CPU time"));
+}
+
 TEST_CASE("compile worker protocol: replies round-trip, garbage is an error", "[driver][isolation]") {
   CompileResult result;
   result.failure = FailureKind::FatalError;

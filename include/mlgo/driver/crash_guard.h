@@ -26,8 +26,10 @@ struct ContainedOutcome {
   std::string message;
 };
 
-/// Runs `body` on the calling thread, on the thread's run stack. `timeout` of
-/// zero means no limit. `body` must not throw.
+/// Runs `body` on the calling thread, on the thread's run stack. `timeout`
+/// counts the thread's CPU time (time passed ends the run only at
+/// kCpuTimeoutWallFactor times it), so that a run's result does not depend on
+/// the machine's load; zero means no limit. `body` must not throw.
 ContainedOutcome runContained(const std::function<void()> &body, std::chrono::milliseconds timeout);
 
 /// A safe point inside a contained run (called between passes): leaves the
@@ -45,8 +47,8 @@ void failContainedRun(const std::string &message);
 /// and timeouts stay contained (they leave the heap intact).
 void makeCrashSignalsFatal();
 
-/// How long after its deadline a run that did not reach a safe point is
-/// interrupted by a signal.
+/// How long after its deadline (CPU time, or time passed for the backstop) a
+/// run that did not reach a safe point is interrupted by a signal.
 inline constexpr std::chrono::milliseconds kHardTimeoutGrace{1000};
 
 }  // namespace mlgo

@@ -25,8 +25,9 @@ class IsolatedCompiler {
  public:
   /// `workerCommand`: the program (a path) and arguments that start a worker
   /// on the same corpus, e.g. {"/proc/self/exe", "compile-worker", "--corpus",
-  /// DIR, "--timeout", "60"}. `replyTimeout` bounds one compile as seen from
-  /// here (the worker's own timeout should end it sooner); 0: no bound.
+  /// DIR, "--timeout", "60"}. `replyTimeout` bounds the worker's CPU time for
+  /// one compile as seen from here (the worker's own timeout should end it
+  /// sooner), and kCpuTimeoutWallFactor times it the time passed; 0: no bound.
   /// Ignores SIGPIPE for the process: a write to a worker that died must come
   /// back as an error, not end the run.
   IsolatedCompiler(std::vector<std::string> workerCommand, std::chrono::milliseconds replyTimeout);

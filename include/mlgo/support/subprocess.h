@@ -32,6 +32,10 @@ enum class TimeoutClock {
 };
 inline constexpr int kCpuTimeoutWallFactor = 20;
 
+/// CPU time (user and system) a live process has used, with its children it
+/// has waited for; zero for a process that is gone.
+std::chrono::milliseconds processCpuTime(int pid);
+
 /// `argv[0]` is the program path. stdin and stdout are /dev/null unless
 /// `stdoutPath` names a file to write. `timeout` of zero waits forever.
 ProcessOutcome runProcess(const std::vector<std::string> &argv, std::chrono::milliseconds timeout,
