@@ -36,7 +36,8 @@ autotune::CandidateCompile candidateCompile(const PassListFlags &flags, const st
   const auto timeout = driverOptions.timeout;
   workers = std::make_unique<IsolatedCompiler>(compileWorkerCommand(corpus, driverFlags),
                                                timeout.count() > 0 ? timeout + std::chrono::seconds(30)
-                                                                   : std::chrono::milliseconds(0));
+                                                                   : std::chrono::milliseconds(0),
+                                               WorkerReuse::OneModule);
   // A candidate compiled before (this run, or an earlier one with the same
   // --cache-dir) is not sent to a worker again. Budgets count it all the
   // same, so results do not depend on the memo.

@@ -40,10 +40,12 @@ struct IsolatedCompiler::Worker {
   std::string buffered;  ///< bytes read past the last reply line
   bool alive = false;
   size_t answered = 0;  ///< compiles it replied to
+  std::string module;   ///< the module of its last compile
 };
 
-IsolatedCompiler::IsolatedCompiler(std::vector<std::string> workerCommand, std::chrono::milliseconds replyTimeout)
-    : command_(std::move(workerCommand)), replyTimeout_(replyTimeout) {
+IsolatedCompiler::IsolatedCompiler(std::vector<std::string> workerCommand, std::chrono::milliseconds replyTimeout,
+                                   WorkerReuse reuse)
+    : command_(std::move(workerCommand)), replyTimeout_(replyTimeout), reuse_(reuse) {
   std::signal(SIGPIPE, SIG_IGN);
 }
 
@@ -79,10 +81,11 @@ int IsolatedCompiler::retire(Worker &worker) {
   return status;
 }
 
-IsolatedCompiler::Worker *IsolatedCompiler::workerForThisThread(std::string &error) {
+IsolatedCompiler::Worker *IsolatedCompiler::workerForThisThread(const std::string &module, std::string &error) {
   std::lock_guard<std::mutex> lock(mutex_);
   std::unique_ptr<Worker> &slot = workers_[std::this_thread::get_id()];
   if (!slot) slot = std::make_unique<Worker>();
+  if (slot->alive && reuse_ == WorkerReuse::OneModule && slot->module != module) retire(*slot);
   if (slot->alive) return slot.get();
 
   // Pipes with close-on-exec on every end: a worker must not inherit another
@@ -121,6 +124,7 @@ IsolatedCompiler::Worker *IsolatedCompiler::workerForThisThread(std::string &err
   slot->replies = fromWorker[0];
   slot->buffered.clear();
   slot->alive = true;
+  slot->module = module;
   ++started_;
   return slot.get();
 }
@@ -154,7 +158,7 @@ CompileResult IsolatedCompiler::compileOnce(const CorpusModule &module, const st
     return result;
   };
   std::string error;
-  Worker *worker = workerForThisThread(error);
+  Worker *worker = workerForThisThread(module.name, error);
   freshWorker = !worker || worker->answered == 0;
   if (!worker) return fail(FailureKind::Crash, error);
 

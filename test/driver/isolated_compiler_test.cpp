@@ -181,6 +181,28 @@ TEST_CASE("isolated compiler: a crash, heap corruption and a hang each fail one 
   CHECK_THAT(notStarted.message, Contains("no-such-program"));
 }
 
+TEST_CASE("isolated compiler: a one-module worker serves one module's compiles in a row", "[driver][isolation]") {
+  test::ScratchDirectory scratch;
+  const Corpus corpus = test::extractTestCorpus(scratch / "corpus");
+  const CorpusModule &helpers = test::moduleNamed(corpus, "helpers.o");
+  const CorpusModule &strings = test::moduleNamed(corpus, "strings.o");
+  const CompilerDriver driver(test::driverThreads(1));
+  const auto inProcess = [&](const CorpusModule &module) {
+    return driver.compile({&module, kPipeline, {}}).sizes.textPlusData();
+  };
+  for (const WorkerReuse reuse : {WorkerReuse::AcrossModules, WorkerReuse::OneModule}) {
+    IsolatedCompiler isolated(workerCommand(scratch / "corpus"), 60s, reuse);
+    for (const CorpusModule *module : {&helpers, &helpers, &strings, &helpers}) {
+      const CompileResult result = isolated.compile(*module, kPipeline);
+      REQUIRE(result.ok());
+      CHECK(result.sizes.textPlusData() == inProcess(*module));
+    }
+    // Across modules: one worker for all four; one module: a new one where the module changes.
+    CHECK(isolated.workersStarted() == (reuse == WorkerReuse::AcrossModules ? 1 : 3));
+    CHECK(isolated.workersLost() == 0);
+  }
+}
+
 TEST_CASE("isolated compiler: the reply timeout counts the worker's CPU time, not time passed",
           "[driver][isolation]") {
   test::ScratchDirectory scratch;

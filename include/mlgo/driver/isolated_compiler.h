@@ -21,6 +21,18 @@
 
 namespace mlgo {
 
+/// Which compiles one worker serves.
+enum class WorkerReuse {
+  AcrossModules,  ///< every compile of its thread (the gate: 50 small programs a check)
+  /// The compiles of one module in a row: a thread that moves on to another
+  /// module gets a fresh worker. Some pass lists make LLVM 19 read freed
+  /// memory, and what it reads depends on what the worker compiled before; a
+  /// worker that served only this module's earlier compiles (a fixed
+  /// sequence in a search) makes the outcome independent of which modules
+  /// the thread happened to get first, so of `--threads` and timing.
+  OneModule,
+};
+
 class IsolatedCompiler {
  public:
   /// `workerCommand`: the program (a path) and arguments that start a worker
@@ -30,7 +42,8 @@ class IsolatedCompiler {
   /// sooner), and kCpuTimeoutWallFactor times it the time passed; 0: no bound.
   /// Ignores SIGPIPE for the process: a write to a worker that died must come
   /// back as an error, not end the run.
-  IsolatedCompiler(std::vector<std::string> workerCommand, std::chrono::milliseconds replyTimeout);
+  IsolatedCompiler(std::vector<std::string> workerCommand, std::chrono::milliseconds replyTimeout,
+                   WorkerReuse reuse = WorkerReuse::AcrossModules);
   ~IsolatedCompiler();  ///< ends every worker
   IsolatedCompiler(const IsolatedCompiler &) = delete;
   IsolatedCompiler &operator=(const IsolatedCompiler &) = delete;
@@ -52,7 +65,8 @@ class IsolatedCompiler {
   /// nothing before.
   CompileResult compileOnce(const CorpusModule &module, const std::string &pipeline,
                             const std::filesystem::path &object, bool &freshWorker);
-  Worker *workerForThisThread(std::string &error);
+  /// This thread's worker for a compile of `module` (started when needed).
+  Worker *workerForThisThread(const std::string &module, std::string &error);
   /// Ends a worker (closes its pipes, kills it, reaps it): its wait status.
   int retire(Worker &worker);
   /// retire, counted as a lost worker.
@@ -60,6 +74,7 @@ class IsolatedCompiler {
 
   std::vector<std::string> command_;
   std::chrono::milliseconds replyTimeout_;
+  WorkerReuse reuse_;
   mutable std::mutex mutex_;
   std::map<std::thread::id, std::unique_ptr<Worker>> workers_;
   size_t started_ = 0, lost_ = 0;
