@@ -40,7 +40,7 @@ struct IsolatedCompiler::Worker {
   std::string buffered;  ///< bytes read past the last reply line
   bool alive = false;
   size_t answered = 0;  ///< compiles it replied to
-  std::string module;   ///< the module of its last compile
+  std::string module;   ///< the module of the compile it was started for
 };
 
 IsolatedCompiler::IsolatedCompiler(std::vector<std::string> workerCommand, std::chrono::milliseconds replyTimeout,

@@ -1,7 +1,8 @@
 #pragma once
 // Compiles in worker processes (compile_worker.h) instead of in this one: the
 // containment for compiles that may corrupt the heap, such as the random pass
-// lists of autotuning. Each calling thread gets its own long-lived worker, so
+// lists of autotuning. Each calling thread gets its own long-lived worker (for
+// as long as it compiles one module, with WorkerReuse::OneModule), so
 // compiles stay concurrent and each pays only a pipe round trip. A worker
 // that dies (crash) or does not answer in time (hang) is reported as that
 // compile's failure, killed if needed, and replaced on the next compile; a
