@@ -88,11 +88,6 @@ class CorpusSearch {
         broadcastReserve_(std::min(options.broadcastLists, options.budget / 10)),
         modulesOfThisRank_(shareOfRank(corpus.modules.size(), cluster.rank(), cluster.size()).size()),
         threads_(resolveThreadCount(driver.options().threads)) {
-    for (const CorpusModule &module : corpus.modules) {
-      std::error_code unreadable;  // such a module fails its first compile: 0 bytes
-      const uintmax_t bytes = fs::file_size(module.bitcodePath, unreadable);
-      bitcodeBytes_.push_back(unreadable ? 0 : bytes);
-    }
   }
 
   /// Phase 1: every module's own search; per module {"ok", "best"}.
@@ -132,25 +127,15 @@ class CorpusSearch {
     const std::vector<std::string> outcomes =
         gatherShares(cluster_, corpus_.modules.size(), [&](const std::vector<size_t> &mine) {
           std::vector<std::string> encoded(mine.size());
-          const std::vector<size_t> order = largestFirst(mine);
+          // Each thread takes the next module when it is free; a module's
+          // search never depends on when it runs.
+          const std::vector<size_t> order = largestModulesFirst(corpus_, mine);
           parallelFor(mine.size(), threads_, [&](size_t k) { encoded[order[k]] = body(mine[order[k]]).dump(); });
           return encoded;
         });
     std::vector<json> decoded;
     for (const std::string &outcome : outcomes) decoded.push_back(json::parse(outcome));
     return decoded;
-  }
-
-  /// Positions in `mine` by the module's bitcode size, largest first: each
-  /// thread takes the next module when it is free, so the longest searches
-  /// start early and a run does not end on one large module alone. A module's
-  /// search never depends on when it runs.
-  std::vector<size_t> largestFirst(const std::vector<size_t> &mine) const {
-    std::vector<size_t> order(mine.size());
-    std::iota(order.begin(), order.end(), size_t(0));
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return bitcodeBytes_[mine[a]] > bitcodeBytes_[mine[b]]; });
-    return order;
   }
 
   json searchFor(size_t i) {
@@ -216,7 +201,6 @@ class CorpusSearch {
   const size_t broadcastReserve_;  ///< the broadcast phase spends what the search left, up to this many each
   const size_t modulesOfThisRank_;
   const unsigned threads_;
-  std::vector<uintmax_t> bitcodeBytes_;  ///< per corpus module
   std::mutex progressMutex_;
   size_t done_ = 0;
 };

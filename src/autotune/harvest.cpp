@@ -1,6 +1,7 @@
 #include "mlgo/autotune/harvest.h"
 
 #include <chrono>
+#include <mutex>
 
 #include "mlgo/support/parallel_for.h"
 
@@ -68,29 +69,43 @@ HarvestReport harvestCorpus(const Corpus &corpus, const CompilerDriver &driver, 
   }
 
   // Each module alone: its lists depend on nothing but itself, its seed and
-  // its budget, whatever chunk it falls in.
+  // its budget, whatever thread searches it and whatever was searched before.
   AutotuneOptions tuning = options.tuning;
   tuning.broadcastLists = 0;
   tuning.culpritChecks = 0;
   tuning.alternativesKept = options.listsKept > 0 ? options.listsKept - 1 : 0;
   tuning.progress = {};
+  const std::vector<size_t> order = largestModulesFirst(corpus, todo);
   const size_t chunk = std::max<size_t>(options.chunk, 1);
-  for (size_t first = 0; first < todo.size(); first += chunk) {
-    Corpus part{corpus.directory, corpus.hasThinLTO, {}};
-    for (size_t k = first; k < std::min(first + chunk, todo.size()); ++k) part.modules.push_back(corpus.modules[todo[k]]);
-    const AutotuneReport tuned = autotuneCorpus(part, driver, space, tuning, gate);
-    for (size_t k = 0; k < part.modules.size(); ++k) {
-      const CorpusModule &module = part.modules[k];
-      const ModuleTuning &outcome = tuned.modules[k];
-      pool.add(entryOf(outcome, keys[todo[first + k]], isCxxModule(module), options, space, gate),
-               poolFileOf(corpus, module));
-      report.failed += !outcome.ok;
-    }
-    pool.save();
-    report.harvested += part.modules.size();
+  std::mutex poolMutex;
+  size_t unsaved = 0;
+  // A work queue, not rounds: a thread takes the next module as soon as its
+  // own is searched and gated, so no core waits for the largest module of a
+  // round. Finished modules are saved every `chunk`, and on the way out.
+  const auto harvestOne = [&](size_t k) {
+    const CorpusModule &module = corpus.modules[todo[order[k]]];
+    const Corpus one{corpus.directory, corpus.hasThinLTO, {module}};
+    const AutotuneReport tuned = autotuneCorpus(one, driver, space, tuning, gate);
+    const ModuleTuning &outcome = tuned.modules.front();
+    PoolEntry entry = entryOf(outcome, keys[todo[order[k]]], isCxxModule(module), options, space, gate);
+    std::lock_guard<std::mutex> lock(poolMutex);
+    pool.add(std::move(entry), poolFileOf(corpus, module));
+    report.failed += !outcome.ok;
     report.compilations += tuned.compilations;
+    ++report.harvested;
+    if (++unsaved == chunk) {
+      pool.save();
+      unsaved = 0;
+    }
     if (options.progress) options.progress(report.harvested, todo.size());
+  };
+  try {
+    parallelFor(order.size(), driver.options().threads, harvestOne);
+  } catch (...) {
+    pool.save();  // what finished before the error is kept
+    throw;
   }
+  pool.save();
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }

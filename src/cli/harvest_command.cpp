@@ -1,5 +1,5 @@
-// mlgo harvest: grows the pass-list pool over a corpus, a chunk of modules
-// at a time, continuing where an earlier harvest stopped.
+// mlgo harvest: grows the pass-list pool over a corpus, saving it as modules
+// finish, continuing where an earlier harvest stopped.
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
@@ -90,7 +90,7 @@ void addHarvestCommand(CLI::App *command, CommandRunner &runner) {
   command->add_option("--keep", flags->listsKept, "Lists kept per module: the best and runners-up the gate accepts")
       ->capture_default_str()
       ->check(wholeNumber(1));
-  command->add_option("--chunk", flags->chunk, "Modules searched between two saves of the pool")
+  command->add_option("--chunk", flags->chunk, "Modules finished between two saves of the pool")
       ->capture_default_str()
       ->check(wholeNumber(1));
   command->add_option("--limit", flags->limit, "At most this many modules searched in this run (0: all)")

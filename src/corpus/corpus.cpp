@@ -1,6 +1,8 @@
 #include "mlgo/corpus/corpus.h"
 
+#include <algorithm>
 #include <map>
+#include <numeric>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -168,6 +170,19 @@ bool cxxExtension(const std::string &file) {
 }
 
 }  // namespace
+
+std::vector<size_t> largestModulesFirst(const Corpus &corpus, const std::vector<size_t> &modules) {
+  std::vector<uintmax_t> bytes;
+  for (size_t module : modules) {
+    std::error_code unreadable;
+    const uintmax_t size = std::filesystem::file_size(corpus.modules.at(module).bitcodePath, unreadable);
+    bytes.push_back(unreadable ? 0 : size);
+  }
+  std::vector<size_t> order(modules.size());
+  std::iota(order.begin(), order.end(), size_t(0));
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return bytes[a] > bytes[b]; });
+  return order;
+}
 
 bool isCxxModule(const CorpusModule &module) {
   const std::vector<std::string> &args = module.commandLine;

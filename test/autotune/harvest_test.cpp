@@ -79,12 +79,21 @@ TEST_CASE("harvest: best lists with sizes and IR counts, stopped and continued, 
   HarvestOptions options = smallHarvest();
   options.tuning.compile = countedCompile(driver, compiles);
 
-  // One run that stops after two modules, then one that finishes.
+  // One run that stops after two modules, saving each as it finishes, then
+  // one that finishes.
   PassPool pool = PassPool::load(scratch / "pool", space);
   options.limit = 2;
+  options.chunk = 1;
+  std::vector<size_t> savedWhenReported;
+  options.progress = [&](size_t, size_t) {
+    savedWhenReported.push_back(PassPool::load(scratch / "pool", space).entries().size());
+  };
   const HarvestReport first = harvestCorpus(corpus, driver, space, options, nullptr, pool);
   CHECK(first.harvested == 2);
   CHECK(first.remaining == corpus.modules.size() - 2);
+  CHECK(savedWhenReported == std::vector<size_t>{1, 2});
+  options.progress = {};
+  options.chunk = smallHarvest().chunk;
   options.limit = 0;
   pool = PassPool::load(scratch / "pool", space);  // what the first run saved, as a later process reads it
   const HarvestReport rest = harvestCorpus(corpus, driver, space, options, nullptr, pool);
@@ -187,4 +196,27 @@ TEST_CASE("harvest: lists the real gate accepts, a pool sweep-passes reads", "[a
   CHECK(read.front().passes == distinct.front());
   std::set<std::string> pipelines;
   for (const PoolList &list : read) CHECK(pipelines.insert(list.pipeline).second);
+}
+
+TEST_CASE("harvest: modules finished before an error are saved", "[autotune][harvest]") {
+  test::ScratchDirectory scratch;
+  const Corpus corpus = test::extractTestCorpus(scratch / "corpus");
+  REQUIRE(corpus.modules.size() >= 2);
+  const SearchSpace space = SearchSpace::load(defaultSearchSpaceFile());
+  const CompilerDriver driver(test::driverThreads(1));
+  // One thread, largest first: the second module taken throws.
+  const std::vector<size_t> order = largestModulesFirst(corpus, {0, 1});
+  const std::string failing = corpus.modules[order[1]].name;
+  HarvestOptions options = smallHarvest();
+  options.tuning.compile = [&](const CorpusModule &module, const std::string &pipeline) {
+    if (module.name == failing) throw std::runtime_error("the compile of " + failing + " broke");
+    return driver.compile({&module, pipeline, {}});
+  };
+  options.limit = 2;
+  PassPool pool = PassPool::load(scratch / "pool", space);
+  CHECK_THROWS_WITH(harvestCorpus(corpus, driver, space, options, nullptr, pool),
+                    Catch::Contains("the compile of " + failing + " broke"));
+  const PassPool saved = PassPool::load(scratch / "pool", space);
+  REQUIRE(saved.entries().size() == 1);
+  CHECK(saved.entries().front()->module == corpus.modules[order[0]].name);
 }

@@ -105,3 +105,25 @@ TEST_CASE("corpus: a symbolic link cannot take a module's files outside the corp
   writeDescription(dir, R"({"modules": ["alias/a.o"]})");
   CHECK(Corpus::load(dir.path()).modules.size() == 1);
 }
+
+TEST_CASE("corpus: modules ordered largest first, ties and unreadable ones as given", "[corpus]") {
+  test::ScratchDirectory dir;
+  Corpus corpus;
+  corpus.directory = dir.path();
+  const auto addModule = [&](const std::string &name, size_t bytes) {
+    CorpusModule module;
+    module.name = name;
+    module.bitcodePath = dir / (name + ".bc");
+    if (bytes > 0) writeFileAtomically(module.bitcodePath, std::string(bytes, 'x'));
+    corpus.modules.push_back(module);
+  };
+  addModule("a", 10);
+  addModule("b", 30);
+  addModule("c", 10);
+  addModule("d", 20);
+  addModule("missing", 0);
+  // Positions in the list given: b (30), d (20), then a and c (10) as given, the missing one last.
+  CHECK(largestModulesFirst(corpus, {4, 0, 1, 2, 3}) == std::vector<size_t>{2, 4, 1, 3, 0});
+  CHECK(largestModulesFirst(corpus, {2, 0}) == std::vector<size_t>{0, 1});
+  CHECK(largestModulesFirst(corpus, {}).empty());
+}

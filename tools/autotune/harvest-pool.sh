@@ -13,10 +13,11 @@
 # training corpus (tools/demo/build-corpus.sh, then mlgo combine-corpus);
 # CACHE_DIR: the compile memo and the gate's verdicts, kept across restarts.
 # Further flags (`--limit N`, `--seed S`, ...) go to `mlgo harvest`; the pool's
-# own settings (budget 500, 3 lists a module, 2 threads) are set here.
+# own settings (budget 500, 3 lists a module, 2 threads, a save after every
+# module) are set here.
 set -euo pipefail
 if [[ $# -lt 3 ]]; then
-  sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
 mlgo="$1"; corpus="$2"; cache="$3"; shift 3
@@ -33,7 +34,7 @@ commit_pool() {
   fi
 }
 
-nice -n 19 "$mlgo" harvest --corpus "$corpus" --pool "$pool" --budget 500 --keep 3 --chunk 4 --threads 2 \
+nice -n 19 "$mlgo" harvest --corpus "$corpus" --pool "$pool" --budget 500 --keep 3 --chunk 1 --threads 2 \
   --cache-dir "$cache" "$@" &
 harvest=$!
 stop() {

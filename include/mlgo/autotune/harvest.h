@@ -1,11 +1,13 @@
 #pragma once
 // `mlgo harvest`: grows the pass-list pool (pass_pool.h) over a corpus.
 // Every module the pool does not hold yet at the budget is searched as
-// autotune searches it, alone (no broadcast between modules, so a module's
-// lists never depend on which others were searched with it), its best list
-// and runners-up gated; every chunk of modules is saved to the pool before
-// the next starts, so a harvest stopped at any moment loses at most the chunk
-// it was in, and the next one continues where it stopped.
+// autotune searches it, alone (no broadcast between modules and a gate round
+// of its own, so a module's lists never depend on which others were searched
+// before or beside it), its best list and runners-up gated. Threads take
+// modules from one queue, largest first; every `chunk` finished modules are
+// saved to the pool, so a harvest stopped at any moment loses at most the
+// modules in flight and the unsaved chunk, and the next one continues where
+// it stopped.
 #include <cstddef>
 #include <functional>
 
@@ -19,9 +21,9 @@ struct HarvestOptions {
   /// culprit isolation are turned off, alternatives kept as `listsKept` says.
   AutotuneOptions tuning;
   size_t listsKept = 3;  ///< the best list and up to this many minus one runners-up
-  size_t chunk = 8;      ///< modules searched between two saves
+  size_t chunk = 8;      ///< modules finished between two saves
   size_t limit = 0;      ///< at most this many modules searched in this run (0: all)
-  /// After each saved chunk: modules searched so far, modules to search.
+  /// After each finished module: modules searched so far, modules to search.
   std::function<void(size_t done, size_t total)> progress;
 };
 

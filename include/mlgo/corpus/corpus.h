@@ -45,6 +45,12 @@ struct Corpus {
 /// `-main-file-name` extension, or a C++ `-std=`.
 bool isCxxModule(const CorpusModule &module);
 
+/// Positions in `modules` (indices into corpus.modules) by the module's
+/// bitcode size, largest first, ties in the order given; an unreadable
+/// module counts as empty. Work handed out in this order starts the longest
+/// searches early, so a run does not end on one large module alone.
+std::vector<size_t> largestModulesFirst(const Corpus &corpus, const std::vector<size_t> &modules);
+
 inline constexpr const char *kCorpusDescriptionFile = "corpus_description.json";
 /// The suffix of a ThinLTO module's index file, after the module's name.
 inline constexpr const char *kThinLTOIndexSuffix = ".thinlto.bc";
