@@ -179,8 +179,10 @@ CompileResult IsolatedCompiler::compileOnce(const CorpusModule &module, const st
 
   // The reply timeout counts the worker's CPU time, as the worker's own
   // timeout does (crash_guard.h): a worker a loaded machine starves is not
-  // a hung one. Time passed ends only a worker that waits forever.
-  const auto cpuAtStart = processCpuTime(worker->pid);
+  // a hung one. Time passed ends only a worker that waits forever. Without a
+  // timeout nothing is counted (no read of /proc per compile).
+  const std::chrono::milliseconds cpuAtStart =
+      replyTimeout_.count() > 0 ? processCpuTime(worker->pid) : std::chrono::milliseconds(0);
   const auto wallDeadline = start + replyTimeout_ * kCpuTimeoutWallFactor;
   for (;;) {
     const size_t newline = worker->buffered.find('\n');
