@@ -5,7 +5,6 @@
 #include <cmath>
 #include <map>
 #include <mutex>
-#include <numeric>
 #include <optional>
 
 #include "mlgo/autotune/culprit_isolation.h"
