@@ -31,6 +31,41 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+/// Watches a worker between a request and its reply against the reply
+/// timeout: its CPU time past the timeout, its CPU time standing still for a
+/// whole timeout, or kCpuTimeoutWallFactor timeouts passed.
+class StallWatch {
+ public:
+  StallWatch(pid_t pid, std::chrono::milliseconds timeout) : pid_(pid), timeout_(timeout) {
+    if (timeout_.count() <= 0) return;
+    cpuAtStart_ = lastCpu_ = processCpuTime(pid_);
+    start_ = lastProgress_ = std::chrono::steady_clock::now();
+  }
+
+  /// How the worker overran the timeout ("" while it has not), for a message.
+  std::string overrun() {
+    if (timeout_.count() <= 0) return "";
+    const auto now = std::chrono::steady_clock::now();
+    const std::chrono::milliseconds cpu = processCpuTime(pid_);
+    if (cpu != lastCpu_) {
+      lastCpu_ = cpu;
+      lastProgress_ = now;
+    }
+    const std::string limit = std::to_string(timeout_.count()) + " ms";
+    if (cpu - cpuAtStart_ > timeout_) return "did not answer within " + limit + " of CPU time";
+    if (now - lastProgress_ > timeout_) return "used no CPU time for " + limit + " without answering (it is stuck)";
+    if (now - start_ > timeout_ * kCpuTimeoutWallFactor)
+      return "did not answer within " + std::to_string(kCpuTimeoutWallFactor) + " x " + limit;
+    return "";
+  }
+
+ private:
+  pid_t pid_;
+  std::chrono::milliseconds timeout_;
+  std::chrono::milliseconds cpuAtStart_{0}, lastCpu_{0};
+  std::chrono::steady_clock::time_point start_, lastProgress_;
+};
+
 }  // namespace
 
 struct IsolatedCompiler::Worker {
@@ -179,11 +214,13 @@ CompileResult IsolatedCompiler::compileOnce(const CorpusModule &module, const st
 
   // The reply timeout counts the worker's CPU time, as the worker's own
   // timeout does (crash_guard.h): a worker a loaded machine starves is not
-  // a hung one. Time passed ends only a worker that waits forever. Without a
-  // timeout nothing is counted (no read of /proc per compile).
-  const std::chrono::milliseconds cpuAtStart =
-      replyTimeout_.count() > 0 ? processCpuTime(worker->pid) : std::chrono::milliseconds(0);
-  const auto wallDeadline = start + replyTimeout_ * kCpuTimeoutWallFactor;
+  // a hung one, it still gets some CPU. A worker whose CPU time stands still
+  // for a whole timeout waits on something that will not come (a deadlock,
+  // say on the lock of a heap LLVM corrupted, where its own watchdog cannot
+  // run either) and is ended then; time passed, as a last bound, at
+  // kCpuTimeoutWallFactor times it. Without a timeout nothing is counted (no
+  // read of /proc per compile).
+  StallWatch watch(worker->pid, replyTimeout_);
   for (;;) {
     const size_t newline = worker->buffered.find('\n');
     if (newline != std::string::npos) {
@@ -198,21 +235,11 @@ CompileResult IsolatedCompiler::compileOnce(const CorpusModule &module, const st
         return fail(FailureKind::Crash, std::string("the compile worker answered garbage: ") + e.what());
       }
     }
-    int waitMs = -1;
-    if (replyTimeout_.count() > 0) {
-      const auto left =
-          std::chrono::duration_cast<std::chrono::milliseconds>(wallDeadline - std::chrono::steady_clock::now());
-      const bool waitedTooLong = left.count() <= 0;
-      if (waitedTooLong || processCpuTime(worker->pid) - cpuAtStart > replyTimeout_) {
-        lose(*worker);
-        const std::string limit = std::to_string(replyTimeout_.count()) + " ms";
-        return fail(FailureKind::Timeout, "the compile worker did not answer within " +
-                                              (waitedTooLong ? std::to_string(kCpuTimeoutWallFactor) + " x " + limit
-                                                             : limit + " of CPU time") +
-                                              "; killed");
-      }
-      waitMs = static_cast<int>(std::min<int64_t>(left.count(), 200));
+    if (const std::string overrun = watch.overrun(); !overrun.empty()) {
+      lose(*worker);
+      return fail(FailureKind::Timeout, "the compile worker " + overrun + "; killed");
     }
+    const int waitMs = replyTimeout_.count() > 0 ? 200 : -1;
     pollfd readable{worker->replies, POLLIN, 0};
     const int ready = ::poll(&readable, 1, waitMs);
     if (ready < 0 && errno != EINTR) return workerDied("while compiling");

@@ -196,14 +196,18 @@ TEST_CASE("isolated compiler: a one-module worker serves one module's compiles i
   }
 }
 
-TEST_CASE("isolated compiler: the reply timeout counts the worker's CPU time, not time passed",
+TEST_CASE("isolated compiler: the reply timeout counts the worker's CPU time and ends a worker that uses none",
           "[driver][isolation]") {
   test::ScratchDirectory scratch;
   const Corpus corpus = test::extractTestCorpus(scratch / "corpus");
   const CorpusModule &strings = test::moduleNamed(corpus, "strings.o");
-  // A worker that answers only after 3 s in which it uses no CPU (as one a
-  // loaded machine starves would) is waited for under a 2 s reply timeout...
-  std::vector<std::string> slowToStart{"/bin/sh", "-c", "sleep 3; exec \"$0\" \"$@\""};
+  // A worker that answers only after 3 s in which it uses little CPU, a bit
+  // every half second (as one a loaded machine starves would), is waited for
+  // under a 2 s reply timeout...
+  std::vector<std::string> slowToStart{
+      "/bin/sh", "-c",
+      "i=0; while [ $i -lt 6 ]; do sleep 0.5; j=0; while [ $j -lt 50000 ]; do j=$((j+1)); done; i=$((i+1)); done; "
+      "exec \"$0\" \"$@\""};
   for (const std::string &arg : workerCommand(scratch / "corpus")) slowToStart.push_back(arg);
   IsolatedCompiler patient(slowToStart, 2s);
   const auto start = std::chrono::steady_clock::now();
@@ -220,6 +224,14 @@ TEST_CASE("isolated compiler: the reply timeout counts the worker's CPU time, no
   CHECK_THAT(killed.message, Contains("did not answer within 2000 ms of CPU time"));
   CHECK(spinning.compile(test::moduleNamed(corpus, "helpers.o"), "").ok());
   CHECK(spinning.workersLost() == 1);
+  // ...and one that waits without using any CPU at all (a deadlocked worker)
+  // is killed once its CPU time has stood still for the timeout, not at
+  // kCpuTimeoutWallFactor times it.
+  IsolatedCompiler stuck({"/bin/sleep", "1000"}, 1s);
+  const CompileResult stalled = stuck.compile(strings, "");
+  CHECK(stalled.failure == FailureKind::Timeout);
+  CHECK_THAT(stalled.message, Contains("used no CPU time for 1000 ms without answering"));
+  CHECK(stuck.workersLost() == 1);
 }
 
 TEST_CASE("compile worker protocol: replies round-trip, garbage is an error", "[driver][isolation]") {
