@@ -83,11 +83,12 @@ HarvestReport harvestCorpus(const Corpus &corpus, const CompilerDriver &driver, 
   // own is searched and gated, so no core waits for the largest module of a
   // round. Finished modules are saved every `chunk`, and on the way out.
   const auto harvestOne = [&](size_t k) {
-    const CorpusModule &module = corpus.modules[todo[order[k]]];
+    const size_t index = todo[order[k]];
+    const CorpusModule &module = corpus.modules[index];
     const Corpus one{corpus.directory, corpus.hasThinLTO, {module}};
     const AutotuneReport tuned = autotuneCorpus(one, driver, space, tuning, gate);
     const ModuleTuning &outcome = tuned.modules.front();
-    PoolEntry entry = entryOf(outcome, keys[todo[order[k]]], isCxxModule(module), options, space, gate);
+    PoolEntry entry = entryOf(outcome, keys[index], isCxxModule(module), options, space, gate);
     std::lock_guard<std::mutex> lock(poolMutex);
     pool.add(std::move(entry), poolFileOf(corpus, module));
     report.failed += !outcome.ok;
