@@ -309,7 +309,12 @@ SweepSummary sweepPassLists(const Corpus &corpus, const CompilerDriver &driver, 
   const std::vector<std::string> rows =
       gatherShares(cluster, corpus.modules.size(), [&](const std::vector<size_t> &mine) {
         std::vector<std::string> encoded(mine.size());
-        parallelFor(mine.size(), threads, [&](size_t k) {
+        // The largest modules first, so that a sweep does not end on one
+        // large module alone while the other threads idle (a module's row
+        // does not depend on when it is swept: one-module workers).
+        const std::vector<size_t> order = largestModulesFirst(corpus, mine);
+        parallelFor(mine.size(), threads, [&](size_t next) {
+          const size_t k = order[next];
           const CorpusModule &module = corpus.modules[mine[k]];
           std::optional<std::string> kept = journal ? journal->find(module) : std::nullopt;
           size_t compiles = 0, failed = 0;
