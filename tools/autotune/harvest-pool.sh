@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Grows mlgo's own pass-list pool (configs/autotune/pool) in the background
 # and commits it as it grows, so that losing the machine costs at most the
-# last interval's modules: `mlgo harvest` at `nice -n 19`, and a commit of the
-# pool's files alone (`git commit --only`, nothing else staged is touched)
-# every COMMIT_EVERY seconds and when the harvest ends or this script is
-# stopped (SIGINT / SIGTERM).
+# last interval's modules: `mlgo harvest` at `nice -n 19` (its scheduling
+# group too), and a commit of the pool's files alone (`git commit --only`,
+# nothing else staged is touched) every COMMIT_EVERY seconds and when the
+# harvest ends or this script is stopped (SIGINT / SIGTERM).
 #
 #   tools/autotune/harvest-pool.sh MLGO TRAIN_CORPUS CACHE_DIR [harvest flags...]
 #
@@ -34,7 +34,12 @@ commit_pool() {
   fi
 }
 
-nice -n 19 "$mlgo" harvest --corpus "$corpus" --pool "$pool" --budget 500 --keep 3 --chunk 1 --threads 2 \
+# In a session of its own whose scheduling group is at nice 19 too: Linux
+# weighs each session's group of processes equally whatever their own nice
+# (autogroup), so a harvest at plain `nice -n 19` would still take half the
+# machine from a build or a test run started from another shell.
+setsid sh -c '{ echo 19 > /proc/self/autogroup; } 2>/dev/null; exec nice -n 19 "$@"' harvest-pool \
+  "$mlgo" harvest --corpus "$corpus" --pool "$pool" --budget 500 --keep 3 --chunk 1 --threads 2 \
   --cache-dir "$cache" "$@" &
 harvest=$!
 stop() {
