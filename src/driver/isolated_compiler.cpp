@@ -32,13 +32,18 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 }
 
 /// Watches a worker between a request and its reply against the reply
-/// timeout: its CPU time past the timeout, its CPU time standing still for a
-/// whole timeout, or kCpuTimeoutWallFactor timeouts passed.
+/// timeout: its CPU time past the timeout, the CPU time of its main thread
+/// (where a worker compiles) standing still for a whole timeout, or
+/// kCpuTimeoutWallFactor timeouts passed. The stall is read from the main
+/// thread alone because the worker's own watchdog thread wakes every 50 ms
+/// (crash_guard.cpp): its few ticks kept a deadlocked worker's process time
+/// moving, so the worker was ended only at the wall bound.
 class StallWatch {
  public:
   StallWatch(pid_t pid, std::chrono::milliseconds timeout) : pid_(pid), timeout_(timeout) {
     if (timeout_.count() <= 0) return;
-    cpuAtStart_ = lastCpu_ = processCpuTime(pid_);
+    cpuAtStart_ = processCpuTime(pid_);
+    lastWork_ = mainThreadCpuTime(pid_);
     start_ = lastProgress_ = std::chrono::steady_clock::now();
   }
 
@@ -46,14 +51,15 @@ class StallWatch {
   std::string overrun() {
     if (timeout_.count() <= 0) return "";
     const auto now = std::chrono::steady_clock::now();
-    const std::chrono::milliseconds cpu = processCpuTime(pid_);
-    if (cpu != lastCpu_) {
-      lastCpu_ = cpu;
+    const std::chrono::milliseconds work = mainThreadCpuTime(pid_);
+    if (work != lastWork_) {
+      lastWork_ = work;
       lastProgress_ = now;
     }
     const std::string limit = std::to_string(timeout_.count()) + " ms";
-    if (cpu - cpuAtStart_ > timeout_) return "did not answer within " + limit + " of CPU time";
-    if (now - lastProgress_ > timeout_) return "used no CPU time for " + limit + " without answering (it is stuck)";
+    if (processCpuTime(pid_) - cpuAtStart_ > timeout_) return "did not answer within " + limit + " of CPU time";
+    if (now - lastProgress_ > timeout_)
+      return "used no CPU time on its main thread for " + limit + " without answering (it is stuck)";
     if (now - start_ > timeout_ * kCpuTimeoutWallFactor)
       return "did not answer within " + std::to_string(kCpuTimeoutWallFactor) + " x " + limit;
     return "";
@@ -62,7 +68,7 @@ class StallWatch {
  private:
   pid_t pid_;
   std::chrono::milliseconds timeout_;
-  std::chrono::milliseconds cpuAtStart_{0}, lastCpu_{0};
+  std::chrono::milliseconds cpuAtStart_{0}, lastWork_{0};
   std::chrono::steady_clock::time_point start_, lastProgress_;
 };
 

@@ -32,20 +32,31 @@ class Descriptor {
   int fd_;
 };
 
-}  // namespace
-
-// From /proc/PID/stat: fields 14-17 in clock ticks, after the parenthesized name.
-std::chrono::milliseconds processCpuTime(int pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+/// The sum of the clock-tick fields 14 to `lastField` of a /proc stat file
+/// (14 utime, 15 stime, 16 and 17 the waited-for children's), counted after
+/// the parenthesized name, which may hold spaces.
+std::chrono::milliseconds cpuTimeFromStat(const std::string &path, int lastField) {
+  std::ifstream stat(path);
   const std::string line((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
   const size_t nameEnd = line.rfind(')');
   if (nameEnd == std::string::npos) return std::chrono::milliseconds(0);
   std::istringstream fields(line.substr(nameEnd + 1));
   std::string field;
   long long ticks = 0;
-  for (int index = 3; fields >> field && index <= 17; ++index)  // field 3 is the state
+  for (int index = 3; fields >> field && index <= lastField; ++index)  // field 3 is the state
     if (index >= 14) ticks += std::atoll(field.c_str());
   return std::chrono::milliseconds(ticks * 1000 / ::sysconf(_SC_CLK_TCK));
+}
+
+}  // namespace
+
+std::chrono::milliseconds processCpuTime(int pid) {
+  return cpuTimeFromStat("/proc/" + std::to_string(pid) + "/stat", 17);
+}
+
+std::chrono::milliseconds mainThreadCpuTime(int pid) {
+  const std::string id = std::to_string(pid);
+  return cpuTimeFromStat("/proc/" + id + "/task/" + id + "/stat", 15);
 }
 
 ProcessOutcome runProcess(const std::vector<std::string> &argv, std::chrono::milliseconds timeout,

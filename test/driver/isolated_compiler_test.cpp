@@ -225,13 +225,23 @@ TEST_CASE("isolated compiler: the reply timeout counts the worker's CPU time and
   CHECK(spinning.compile(test::moduleNamed(corpus, "helpers.o"), "").ok());
   CHECK(spinning.workersLost() == 1);
   // ...and one that waits without using any CPU at all (a deadlocked worker)
-  // is killed once its CPU time has stood still for the timeout, not at
-  // kCpuTimeoutWallFactor times it.
+  // is killed once the CPU time of its main thread, where a worker compiles,
+  // has stood still for the timeout, not at kCpuTimeoutWallFactor times it...
   IsolatedCompiler stuck({"/bin/sleep", "1000"}, 1s);
   const CompileResult stalled = stuck.compile(strings, "");
   CHECK(stalled.failure == FailureKind::Timeout);
-  CHECK_THAT(stalled.message, Contains("used no CPU time for 1000 ms without answering"));
+  CHECK_THAT(stalled.message, Contains("used no CPU time on its main thread for 1000 ms without answering"));
   CHECK(stuck.workersLost() == 1);
+  // ...also when another thread of it still runs now and then, as the
+  // worker's own watchdog does: the stall is read from the main thread.
+  const std::string watched = (scratch / "stuck_beside_watchdog").string();
+  REQUIRE(test::runProgram(test::clangPath(), {(test::testData() / "processes/stuck_beside_watchdog.c").string(),
+                                              "-pthread", "-o", watched})
+              .exitCode == 0);
+  IsolatedCompiler deadlocked({watched}, 1s);
+  const CompileResult ended = deadlocked.compile(strings, "");
+  CHECK(ended.failure == FailureKind::Timeout);
+  CHECK_THAT(ended.message, Contains("used no CPU time on its main thread for 1000 ms without answering"));
 }
 
 TEST_CASE("compile worker protocol: replies round-trip, garbage is an error", "[driver][isolation]") {

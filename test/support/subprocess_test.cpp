@@ -1,7 +1,12 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <csignal>
 #include <thread>
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/subprocess.h"
@@ -39,6 +44,28 @@ TEST_CASE("subprocess: a CPU-time timeout ends a spinning program, not a waiting
   const auto start = std::chrono::steady_clock::now();
   CHECK(runProcess({"/bin/sleep", "30"}, 100ms, "", TimeoutClock::Cpu).timedOut);
   CHECK(std::chrono::steady_clock::now() - start < 20s);
+}
+
+TEST_CASE("subprocess: a main thread's CPU time leaves out the process's other threads", "[support]") {
+  test::ScratchDirectory scratch;
+  const std::string program = (scratch / "stuck_beside_watchdog").string();
+  REQUIRE(test::runProgram(test::clangPath(), {(test::testData() / "processes/stuck_beside_watchdog.c").string(),
+                                              "-pthread", "-o", program})
+              .exitCode == 0);
+  // Its main thread waits forever while its other thread computes.
+  char *argv[] = {const_cast<char *>(program.c_str()), const_cast<char *>("spin"), nullptr};
+  pid_t pid = 0;
+  REQUIRE(::posix_spawn(&pid, program.c_str(), nullptr, nullptr, argv, environ) == 0);
+  const auto giveUp = std::chrono::steady_clock::now() + 60s;
+  while (processCpuTime(pid) < 300ms && std::chrono::steady_clock::now() < giveUp) std::this_thread::sleep_for(20ms);
+  CHECK(processCpuTime(pid) >= 300ms);
+  CHECK(mainThreadCpuTime(pid) < 50ms);
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  // A process that is gone has used nothing.
+  CHECK(processCpuTime(pid) == 0ms);
+  CHECK(mainThreadCpuTime(pid) == 0ms);
 }
 
 TEST_CASE("subprocess: a missing program is an error, not an exception", "[support]") {

@@ -40,8 +40,9 @@ class IsolatedCompiler {
   /// on the same corpus, e.g. {"/proc/self/exe", "compile-worker", "--corpus",
   /// DIR, "--timeout", "60"}. `replyTimeout` bounds the worker's CPU time for
   /// one compile as seen from here (the worker's own timeout should end it
-  /// sooner), the time its CPU time may stand still (a worker that uses no
-  /// CPU at all is stuck, not starved) and, at kCpuTimeoutWallFactor times
+  /// sooner), the time the CPU time of its main thread, where it compiles,
+  /// may stand still (a worker whose compile uses no CPU at all is stuck, not
+  /// starved, whatever its watchdog thread uses) and, at kCpuTimeoutWallFactor times
   /// it, the time passed; 0: no bound.
   /// Ignores SIGPIPE for the process: a write to a worker that died must come
   /// back as an error, not end the run.

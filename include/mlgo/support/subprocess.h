@@ -36,6 +36,13 @@ inline constexpr int kCpuTimeoutWallFactor = 20;
 /// has waited for; zero for a process that is gone.
 std::chrono::milliseconds processCpuTime(int pid);
 
+/// CPU time (user and system) the main thread of a live process (the one
+/// whose id is the process's) has used; zero for a process that is gone.
+/// What a process that works on its main thread has spent on its work,
+/// without its helper threads: a watchdog that wakes every few milliseconds
+/// keeps the process's time moving while its work stands still.
+std::chrono::milliseconds mainThreadCpuTime(int pid);
+
 /// `argv[0]` is the program path. stdin and stdout are /dev/null unless
 /// `stdoutPath` names a file to write. `timeout` of zero waits forever.
 ProcessOutcome runProcess(const std::vector<std::string> &argv, std::chrono::milliseconds timeout,
