@@ -14,9 +14,8 @@ namespace mlgo::autotune {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::vector<size_t> selectCoreset(const std::vector<std::vector<double>> &gains, size_t size, double gainCap) {
+std::vector<size_t> selectCoreset(const std::vector<std::vector<double>> &gains, size_t size) {
   const size_t listCount = gains.empty() ? 0 : gains.front().size();
-  auto capped = [gainCap](double gain) { return std::min(gain, gainCap); };
   std::vector<double> covered(gains.size(), 0.0);
   std::vector<bool> chosen(listCount, false);
   std::vector<size_t> order;
@@ -26,7 +25,7 @@ std::vector<size_t> selectCoreset(const std::vector<std::vector<double>> &gains,
     for (size_t l = 0; l < listCount; ++l) {
       if (chosen[l]) continue;
       double added = 0;
-      for (size_t m = 0; m < gains.size(); ++m) added += std::max(0.0, capped(gains[m][l]) - covered[m]);
+      for (size_t m = 0; m < gains.size(); ++m) added += std::max(0.0, gains[m][l] - covered[m]);
       if (added > bestAdded) {
         bestAdded = added;
         best = l;
@@ -35,7 +34,7 @@ std::vector<size_t> selectCoreset(const std::vector<std::vector<double>> &gains,
     if (best == listCount) break;  // nothing adds coverage
     chosen[best] = true;
     order.push_back(best);
-    for (size_t m = 0; m < gains.size(); ++m) covered[m] = std::max(covered[m], capped(gains[m][best]));
+    for (size_t m = 0; m < gains.size(); ++m) covered[m] = std::max(covered[m], gains[m][best]);
   }
   return order;
 }
@@ -70,24 +69,15 @@ double oracleChange(const std::vector<std::vector<double>> &gains, const std::ve
   return portable::exp(-total / double(gains.size())) - 1;
 }
 
-/// The log gain of a size `percent` smaller than -Oz; infinite for no cap.
-double logGainCap(double percent) {
-  if (!(percent >= 0 && percent < 100))
-    throw UsageError("a gain cap is a percentage in [0, 100), not " + std::to_string(percent));
-  return percent == 0 ? std::numeric_limits<double>::infinity() : -portable::log(1 - percent / 100);
-}
-
 }  // namespace
 
-Coreset buildCoreset(const SweepTable &table, const CoresetSelection &selection) {
-  if (selection.size == 0) throw UsageError("a coreset needs at least one list");
-  const double gainCap = logGainCap(selection.gainCapPercent);
-  const std::vector<std::vector<double>> gains = gainMatrix(table, selection.metric, selection.allowUngated);
-  const std::vector<size_t> order = selectCoreset(gains, selection.size, gainCap);
+Coreset buildCoreset(const SweepTable &table, SizeMetric metric, size_t size, bool allowUngated) {
+  if (size == 0) throw UsageError("a coreset needs at least one list");
+  const std::vector<std::vector<double>> gains = gainMatrix(table, metric, allowUngated);
+  const std::vector<size_t> order = selectCoreset(gains, size);
   Coreset coreset;
-  coreset.metric = selection.metric;
+  coreset.metric = metric;
   coreset.trainingModules = table.modules.size();
-  coreset.gainCapPercent = selection.gainCapPercent;
   std::vector<size_t> every(table.lists.size());
   for (size_t l = 0; l < every.size(); ++l) every[l] = l;
   coreset.oracleGeomeanChange = oracleChange(gains, order);
@@ -97,9 +87,8 @@ Coreset buildCoreset(const SweepTable &table, const CoresetSelection &selection)
     const PoolList &pool = table.lists[l];
     CoresetList list{pool.passes, pool.pipeline, pool.gate && !pool.gate->passed, 0, 0};
     for (size_t m = 0; m < gains.size(); ++m) {
-      const double gain = std::min(gains[m][l], gainCap);
-      list.addedGain += std::max(0.0, gain - covered[m]);
-      covered[m] = std::max(covered[m], gain);
+      list.addedGain += std::max(0.0, gains[m][l] - covered[m]);
+      covered[m] = std::max(covered[m], gains[m][l]);
     }
     coreset.lists.push_back(std::move(list));
   }
@@ -129,7 +118,6 @@ json Coreset::toJson() const {
           {"version", kVersion},
           {"metric", sizeMetricName(metric)},
           {"training_modules", trainingModules},
-          {"gain_cap_percent", gainCapPercent},
           {"oracle_geomean_change", oracleGeomeanChange},
           {"pool_geomean_change", poolGeomeanChange},
           {"lists", lists_}};
@@ -145,9 +133,6 @@ Coreset Coreset::fromJson(const json &document, const std::string &file, const S
     if (!metric) throw InputError(describeInputProblem(file, "metric", "neither text nor text+data"));
     coreset.metric = *metric;
     coreset.trainingModules = document.at("training_modules").get<size_t>();
-    coreset.gainCapPercent = document.value("gain_cap_percent", 0.0);  // absent before caps existed
-    if (!(coreset.gainCapPercent >= 0 && coreset.gainCapPercent < 100))
-      throw InputError(describeInputProblem(file, "gain_cap_percent", "not a percentage in [0, 100)"));
     coreset.oracleGeomeanChange = document.at("oracle_geomean_change").get<double>();
     coreset.poolGeomeanChange = document.at("pool_geomean_change").get<double>();
     for (size_t i = 0; i < document.at("lists").size(); ++i) {

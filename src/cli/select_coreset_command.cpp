@@ -17,13 +17,12 @@ struct CoresetFlags {
   size_t size = 50;
   std::string metric = "text+data";
   bool allowUngated = false;
-  double gainCapPercent = 0;
 };
 
 int runSelectCoreset(const CoresetFlags &flags) {
   const autotune::SweepTable table = autotune::SweepTable::read(flags.sweep);
-  const autotune::Coreset coreset = autotune::buildCoreset(
-      table, {*parseSizeMetric(flags.metric), flags.size, flags.allowUngated, flags.gainCapPercent});
+  const autotune::Coreset coreset =
+      autotune::buildCoreset(table, *parseSizeMetric(flags.metric), flags.size, flags.allowUngated);
   if (coreset.lists.empty())
     throw InputError(describeInputProblem(
         table.file, "",
@@ -32,12 +31,9 @@ int runSelectCoreset(const CoresetFlags &flags) {
             (flags.allowUngated ? ")" : "; lists the gate never checked need --allow-ungated)") +
             ": nothing was written"));
   coreset.write(flags.output);
-  char cap[64] = "";
-  if (flags.gainCapPercent > 0)
-    std::snprintf(cap, sizeof cap, " (each module counted at most %g%% smaller)", flags.gainCapPercent);
-  std::printf("%zu lists of %zu chosen over %zu modules%s; geomean %s vs -Oz with each module's best: coreset "
-              "%+.2f%%, whole pool %+.2f%%; %s\n",
-              coreset.lists.size(), table.lists.size(), table.modules.size(), cap, flags.metric.c_str(),
+  std::printf("%zu lists of %zu chosen over %zu modules; geomean %s vs -Oz with each module's best: coreset %+.2f%%, "
+              "whole pool %+.2f%%; %s\n",
+              coreset.lists.size(), table.lists.size(), table.modules.size(), flags.metric.c_str(),
               100 * coreset.oracleGeomeanChange, 100 * coreset.poolGeomeanChange, flags.output.c_str());
   for (size_t k = 0; k < coreset.lists.size(); ++k)
     std::printf("%3zu  %+.3f  %3zu modules  %s%s\n", k + 1, coreset.lists[k].addedGain, coreset.lists[k].modulesBest,
@@ -55,10 +51,6 @@ void addSelectCoresetCommand(CLI::App *command, CommandRunner &runner) {
   command->add_option("--metric", flags->metric, "text or text+data")
       ->check(CLI::IsMember({"text", "text+data"}))
       ->capture_default_str();
-  command->add_option("--gain-cap", flags->gainCapPercent,
-                      "Count a module at most this many percent smaller than -Oz when choosing (0: no cap)")
-      ->capture_default_str()
-      ->check(CLI::Range(0.0, 99.9));
   command->add_flag("--allow-ungated", flags->allowUngated,
                     "Use lists the sweep did not gate (swept with --no-gate); never for a coreset that ships");
   command->callback([flags, &runner] { runner = [flags] { return runSelectCoreset(*flags); }; });

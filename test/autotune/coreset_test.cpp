@@ -66,36 +66,6 @@ TEST_CASE("coreset: greedy selection covers the most gain first and stops when n
   CHECK(selectCoreset({}, 3).empty());
 }
 
-TEST_CASE("coreset: a gain cap prefers the list that helps many modules over one that helps one a lot",
-          "[autotune][coreset]") {
-  // List 0 shrinks module 0 by a third; list 1 shrinks every module by 5%.
-  const double third = std::log(1.5), five = -std::log(0.95);
-  const std::vector<std::vector<double>> gains{{third, five}, {0, five}, {0, five}, {0, five}};
-  CHECK(selectCoreset(gains, 1) == std::vector<size_t>{0});  // 0.41 beats 4 x 0.051
-  CHECK(selectCoreset(gains, 1, -std::log(0.9)) == std::vector<size_t>{1});  // capped at 10%: 0.105 < 0.205
-  // Capped, module 0 is covered up to the cap by list 1, and list 0 adds what is left below it.
-  CHECK(selectCoreset(gains, 2, -std::log(0.9)) == std::vector<size_t>{1, 0});
-  CHECK(selectCoreset(gains, 2, five) == std::vector<size_t>{1});  // at the cap already: list 0 adds nothing
-
-  // From a sweep (-Oz 100): the cap orders the lists; the oracle figures stay the true sizes.
-  const SweepTable table = tableOf({{60, 95}, {100, 95}, {100, 95}, {100, 95}});
-  const Coreset uncapped = buildCoreset(table, {SizeMetric::Text, 2});
-  REQUIRE(uncapped.lists.size() == 2);
-  CHECK(uncapped.lists[0].pipeline == listPipeline(0));
-  const Coreset capped = buildCoreset(table, {SizeMetric::Text, 2, false, 10});
-  REQUIRE(capped.lists.size() == 2);
-  CHECK(capped.lists[0].pipeline == listPipeline(1));
-  CHECK(capped.lists[0].addedGain == Approx(4 * std::log(100.0 / 95)));
-  CHECK(capped.lists[1].addedGain == Approx(-std::log(0.9) - std::log(100.0 / 95)));  // up to the cap
-  CHECK(capped.oracleGeomeanChange == Approx(uncapped.oracleGeomeanChange));
-  CHECK(capped.lists[1].modulesBest == 1);  // module 0 is best with list 0 (60), whatever the cap
-  test::ScratchDirectory scratch;
-  capped.write(scratch / "capped.json");
-  CHECK(Coreset::read(scratch / "capped.json", searchSpace()).gainCapPercent == 10);
-  CHECK_THROWS_WITH(buildCoreset(table, {SizeMetric::Text, 2, false, 100}), Catch::Contains("[0, 100)"));
-  CHECK_THROWS_AS(buildCoreset(table, {SizeMetric::Text, 2, false, -5}), UsageError);
-}
-
 TEST_CASE("coreset: built from a sweep, gate verdicts and failed compiles respected, file round trip",
           "[autotune][coreset]") {
   // Module 2 is C++; list 1 fails to link C++ programs, list 2 miscompiles.
@@ -107,7 +77,7 @@ TEST_CASE("coreset: built from a sweep, gate verdicts and failed compiles respec
   CHECK_FALSE(table.usable(2, 1));  // C++ module, C++ link failure
   CHECK_FALSE(table.usable(0, 2));  // a miscompile rejects it everywhere
 
-  const Coreset coreset = buildCoreset(table, {SizeMetric::Text, 5});
+  const Coreset coreset = buildCoreset(table, SizeMetric::Text, 5, false);
   REQUIRE(coreset.lists.size() == 1);  // list 0 covers all three; list 1 adds nothing over it
   CHECK(coreset.lists[0].pipeline == listPipeline(0));
   CHECK(coreset.lists[0].modulesBest == 3);
@@ -118,7 +88,7 @@ TEST_CASE("coreset: built from a sweep, gate verdicts and failed compiles respec
   // With module 0 preferring list 1 strongly, list 1 enters, marked C-only.
   SweepTable second = tableOf({{90, 60, 100}, {99, 0, 100}, {95, 80, 100}}, {false, false, true});
   second.lists[1].gate = table.lists[1].gate;
-  const Coreset withCOnly = buildCoreset(second, {SizeMetric::Text, 5});
+  const Coreset withCOnly = buildCoreset(second, SizeMetric::Text, 5, false);
   REQUIRE(withCOnly.lists.size() == 2);
   CHECK(withCOnly.lists[0].pipeline == listPipeline(1));
   CHECK(withCOnly.lists[0].cOnly);
@@ -140,7 +110,7 @@ TEST_CASE("coreset: built from a sweep, gate verdicts and failed compiles respec
 TEST_CASE("coreset: bad files are named with what is wrong", "[autotune][coreset][errors]") {
   test::ScratchDirectory scratch;
   const SweepTable table = tableOf({{90}});
-  nlohmann::json document = buildCoreset(table, {SizeMetric::Text, 1}).toJson();
+  nlohmann::json document = buildCoreset(table, SizeMetric::Text, 1, false).toJson();
   document["version"] = 2;
   writeFileAtomically(scratch / "v2.json", document.dump());
   CHECK_THROWS_WITH(Coreset::read(scratch / "v2.json", searchSpace()),
@@ -149,31 +119,23 @@ TEST_CASE("coreset: bad files are named with what is wrong", "[autotune][coreset
   document["lists"][0]["languages"] = {"fortran"};
   writeFileAtomically(scratch / "lang.json", document.dump());
   CHECK_THROWS_WITH(Coreset::read(scratch / "lang.json", searchSpace()), Catch::Contains("lists[0].languages"));
-  document = buildCoreset(table, {SizeMetric::Text, 1}).toJson();
-  document["gain_cap_percent"] = 150;
-  writeFileAtomically(scratch / "cap.json", document.dump());
-  CHECK_THROWS_WITH(Coreset::read(scratch / "cap.json", searchSpace()),
-                    Catch::Contains("cap.json: gain_cap_percent: not a percentage"));
-  document.erase("gain_cap_percent");  // a coreset from before caps: no cap
-  writeFileAtomically(scratch / "old.json", document.dump());
-  CHECK(Coreset::read(scratch / "old.json", searchSpace()).gainCapPercent == 0);
   writeFileAtomically(scratch / "other.json", R"({"format": "mlgo-autotune"})");
   CHECK_THROWS_AS(Coreset::read(scratch / "other.json", searchSpace()), InputError);
   // Passes outside the search space, or a pipeline other than its passes'
   // (a list is data: mlgo renders what runs), are refused by name.
-  document = buildCoreset(table, {SizeMetric::Text, 1}).toJson();
+  document = buildCoreset(table, SizeMetric::Text, 1, false).toJson();
   document["lists"][0]["passes"] = {"view-cfg"};
   writeFileAtomically(scratch / "unknown.json", document.dump());
   CHECK_THROWS_WITH(Coreset::read(scratch / "unknown.json", searchSpace()),
                     Catch::Contains("unknown.json: lists[0]") && Catch::Contains("'view-cfg' is not a pass"));
-  document = buildCoreset(table, {SizeMetric::Text, 1}).toJson();
+  document = buildCoreset(table, SizeMetric::Text, 1, false).toJson();
   document["lists"][0]["pipeline"] = "module(load=/tmp/x.so)";
   writeFileAtomically(scratch / "pipeline.json", document.dump());
   CHECK_THROWS_WITH(Coreset::read(scratch / "pipeline.json", searchSpace()),
                     Catch::Contains("lists[0].pipeline") && Catch::Contains("is not the pipeline of its passes"));
   // A sweep that lacks a coreset list cannot train for it.
-  Coreset coreset = buildCoreset(table, {SizeMetric::Text, 1});
+  Coreset coreset = buildCoreset(table, SizeMetric::Text, 1, false);
   coreset.lists[0].pipeline = "function(elsewhere)";
   CHECK_THROWS_WITH(coresetGains(table, coreset, false), Catch::Contains("function(elsewhere)"));
-  CHECK_THROWS_AS(buildCoreset(table, {SizeMetric::Text, 0}), UsageError);
+  CHECK_THROWS_AS(buildCoreset(table, SizeMetric::Text, 0, false), UsageError);
 }

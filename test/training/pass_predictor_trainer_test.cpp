@@ -55,7 +55,7 @@ SweepTable plantedSweep(size_t modules, uint32_t seed, size_t perProject = 0) {
 PassPredictorOptions options(const SweepTable &table, uint64_t seed) {
   PassPredictorOptions options;
   options.table = &table;
-  options.coreset = buildCoreset(table, {SizeMetric::Text, 3});
+  options.coreset = buildCoreset(table, SizeMetric::Text, 3, false);
   options.config = passPredictorSchema().resolve(std::nullopt, {"holdout_fraction=0.25"});
   options.seed = seed;
   return options;

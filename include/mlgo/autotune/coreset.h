@@ -4,13 +4,9 @@
 // from a sweep so that, together, they cover as much of the training
 // modules' gain over -Oz as possible. Selection is greedy on the gain each
 // list adds over the lists already chosen, which is within 1 - 1/e of the
-// best set of that size (the coverage is submodular). A module's coverage may
-// be capped, so that a list that shrinks one module by a third does not
-// outrank one that shrinks ten modules by 3% each: lists chosen for many
-// modules carry over better to modules of unseen projects. The file is versioned,
+// best set of that size (the coverage is submodular). The file is versioned,
 // human-readable JSON shipped under configs/autotune/.
 #include <filesystem>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -28,8 +24,7 @@ struct CoresetList {
   /// The gate rejected it for C++ modules (a C++ program no longer links).
   bool cOnly = false;
   /// Sum over the training modules of what it adds to the coverage (log of
-  /// -Oz's size over the list's, each module's capped as in selection), when
-  /// chosen.
+  /// -Oz's size over the list's), when chosen.
   double addedGain = 0;
   /// Training modules for which it is the best list of the coreset.
   size_t modulesBest = 0;
@@ -43,9 +38,6 @@ struct Coreset {
   SizeMetric metric = SizeMetric::TextPlusData;
   std::vector<CoresetList> lists;
   size_t trainingModules = 0;
-  /// The selection counted a module at most this much smaller than -Oz
-  /// (percent; 0: no cap).
-  double gainCapPercent = 0;
   /// Geometric-mean size change vs -Oz on the training modules if each took
   /// its best list of the coreset (and -Oz when none beats it): the most a
   /// predictor over this coreset can reach there.
@@ -65,30 +57,17 @@ struct Coreset {
 
 /// Greedy maximum coverage. `gains[m][l]` is what list l gains on module m
 /// (negative or -infinity where it loses or may not be used); a module's
-/// coverage is min(`gainCap`, max(0, its best gain among the chosen lists)).
-/// Returns up to `size` list indices in the order chosen, stopping early when
-/// no list adds anything; ties go to the lower index.
-std::vector<size_t> selectCoreset(const std::vector<std::vector<double>> &gains, size_t size,
-                                  double gainCap = std::numeric_limits<double>::infinity());
+/// coverage is max(0, its best gain among the chosen lists). Returns up to
+/// `size` list indices in the order chosen, stopping early when no list adds
+/// anything; ties go to the lower index.
+std::vector<size_t> selectCoreset(const std::vector<std::vector<double>> &gains, size_t size);
 
 /// gains[m][l] = log(-Oz size / list size) under `metric` for usable lists
 /// (SweepTable::usable), -infinity elsewhere.
 std::vector<std::vector<double>> gainMatrix(const SweepTable &table, SizeMetric metric, bool allowUngated);
 
-struct CoresetSelection {
-  SizeMetric metric = SizeMetric::TextPlusData;
-  /// At most this many lists.
-  size_t size = 50;
-  /// Lists the sweep did not gate count (never for a coreset that ships).
-  bool allowUngated = false;
-  /// A module counts at most this much smaller than -Oz (percent, in
-  /// [0, 100); 0: no cap).
-  double gainCapPercent = 0;
-};
-
-/// Selects a coreset from a sweep. Throws UsageError for a size of 0 or a
-/// cap outside [0, 100).
-Coreset buildCoreset(const SweepTable &table, const CoresetSelection &selection);
+/// Selects a coreset of at most `size` lists from a sweep.
+Coreset buildCoreset(const SweepTable &table, SizeMetric metric, size_t size, bool allowUngated);
 
 /// gains[m][k]: what coreset list k gains on swept module m (as gainMatrix),
 /// the lists found in the sweep by pipeline. Throws InputError naming the
