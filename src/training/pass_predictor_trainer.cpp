@@ -8,7 +8,6 @@
 #include <limits>
 #include <map>
 #include <numeric>
-#include <set>
 
 #include <torch/torch.h>
 
@@ -38,12 +37,10 @@ ConfigSchema passPredictorSchema() {
       .add("temperature", T::Number, 0.01,
            "softmax temperature of the target over log gains (0.01: a list 1% smaller weighs e times more)")
       .positive(10)
-      .add("holdout_fraction", T::Number, 0.2,
-           "share of projects (a module name's first component) held out to validate the model against the "
-           "coreset's order; at least one")
-      .positive(0.9)
-      .add("retrain_on_all", T::Boolean, true,
-           "after validation, train the predictor that is written on every module (validation decided its ranking)")
+      .add("validation_folds", T::Integer, 10,
+           "the projects (a module name's first component) are dealt into this many folds, at most one a project; "
+           "each fold validates a model trained on the others against the coreset's order")
+      .within(2, 1e6)
       .add("report_every", T::Integer, 50, "epochs between metrics records").within(1, 1e7);
   return schema;
 }
@@ -52,38 +49,38 @@ namespace {
 
 struct Split {
   std::vector<size_t> train, validation;
-  size_t validationProjects = 0;
 };
 
 /// A module's project: the first component of its name (a combined corpus's
 /// project directory; the whole name in a corpus of one project's files).
 std::string projectOf(const std::string &moduleName) { return moduleName.substr(0, moduleName.find('/')); }
 
-/// Holds out round(holdout x projects) projects, at least one and never all,
-/// those first under a hash of name and seed: whole projects, so validation
-/// asks what a user's own project asks (modules of one project look alike),
-/// and a module's side never depends on the sweep's order.
-Split splitByProject(const SweepTable &table, double holdout, uint64_t seed) {
+/// Whole projects dealt into min(`folds`, projects) folds in the order of a
+/// hash of name and seed: validation asks what a user's own project asks
+/// (modules of one project look alike), and a module's fold never depends
+/// on the sweep's order. Every module is in the validation side of one split.
+std::vector<Split> splitsByProject(const SweepTable &table, size_t folds, uint64_t seed, size_t &projects) {
   std::map<std::string, uint32_t> draws;
   for (const autotune::SweptModule &module : table.modules) {
     const std::string project = projectOf(module.name);
     draws.emplace(project, crc32c(std::to_string(seed) + ":" + project));
   }
-  if (draws.size() < 2)
-    throw UsageError("the sweep's modules are of " + std::to_string(draws.size()) +
+  projects = draws.size();
+  if (projects < 2)
+    throw UsageError("the sweep's modules are of " + std::to_string(projects) +
                      " project; validation needs projects that training never saw (a combined corpus names each "
                      "module PROJECT/...)");
   std::vector<std::pair<uint32_t, std::string>> order;
   for (const auto &[project, draw] : draws) order.push_back({draw, project});
   std::sort(order.begin(), order.end());
-  const size_t held = std::clamp<size_t>(size_t(std::lround(holdout * double(order.size()))), 1, order.size() - 1);
-  std::set<std::string> validation;
-  for (size_t i = 0; i < held; ++i) validation.insert(order[i].second);
-  Split split;
-  split.validationProjects = held;
-  for (size_t m = 0; m < table.modules.size(); ++m)
-    (validation.count(projectOf(table.modules[m].name)) ? split.validation : split.train).push_back(m);
-  return split;
+  std::map<std::string, size_t> foldOf;
+  for (size_t i = 0; i < order.size(); ++i) foldOf[order[i].second] = i % std::min(folds, projects);
+  std::vector<Split> splits(std::min(folds, projects));
+  for (size_t m = 0; m < table.modules.size(); ++m) {
+    const size_t fold = foldOf[projectOf(table.modules[m].name)];
+    for (size_t f = 0; f < splits.size(); ++f) (f == fold ? splits[f].validation : splits[f].train).push_back(m);
+  }
+  return splits;
 }
 
 torch::Tensor inputTensor(const PassPredictor &shape, const SweepTable &table, const std::vector<size_t> &modules) {
@@ -119,23 +116,33 @@ std::pair<torch::Tensor, torch::Tensor> targets(const std::vector<std::vector<do
   return {target, usable};
 }
 
+/// Sums of each module's log gain with its first 1, 5 and all ranked lists,
+/// so that figures pool over the folds' predictors.
+struct RankingTotals {
+  double top1 = 0, top5 = 0, all = 0;
+  size_t modules = 0;
+
+  void add(const PassPredictor &predictor, const SweepTable &table, const std::vector<std::vector<double>> &gains,
+           const std::vector<size_t> &rows) {
+    for (size_t m : rows) {
+      const std::vector<size_t> ranking = predictor.rank(table.modules[m].features, table.modules[m].cxx);
+      top1 += autotune::bestOfFirst(gains[m], ranking, 1);
+      top5 += autotune::bestOfFirst(gains[m], ranking, 5);
+      all += autotune::bestOfFirst(gains[m], ranking, ranking.size());
+    }
+    modules += rows.size();
+  }
+  RankingFigures figures() const {
+    const double n = double(std::max<size_t>(modules, 1));
+    return {portable::exp(-top1 / n) - 1, portable::exp(-top5 / n) - 1, portable::exp(-all / n) - 1, modules};
+  }
+};
+
 RankingFigures rankingFigures(const PassPredictor &predictor, const SweepTable &table,
                               const std::vector<std::vector<double>> &gains, const std::vector<size_t> &modules) {
-  RankingFigures figures;
-  figures.modules = modules.size();
-  if (modules.empty()) return figures;
-  double top1 = 0, top5 = 0, all = 0;
-  for (size_t m : modules) {
-    const std::vector<size_t> ranking = predictor.rank(table.modules[m].features, table.modules[m].cxx);
-    top1 += autotune::bestOfFirst(gains[m], ranking, 1);
-    top5 += autotune::bestOfFirst(gains[m], ranking, 5);
-    all += autotune::bestOfFirst(gains[m], ranking, ranking.size());
-  }
-  const double n = double(modules.size());
-  figures.top1 = portable::exp(-top1 / n) - 1;
-  figures.top5 = portable::exp(-top5 / n) - 1;
-  figures.topAll = portable::exp(-all / n) - 1;
-  return figures;
+  RankingTotals totals;
+  totals.add(predictor, table, gains, modules);
+  return totals.figures();
 }
 
 class Network : public torch::nn::Module {
@@ -182,10 +189,10 @@ PassPredictor untrained(const PassPredictorOptions &options, const std::vector<s
 }
 
 /// Full-batch Adam on `split.train` from the seed's initialization; metrics
-/// (with figures on `split.validation`) every report_every epochs when
-/// there is a validation split.
+/// (with figures on `split.validation`, and `fold`) every report_every epochs
+/// when there is a validation split.
 PassPredictor fit(const PassPredictorOptions &options, const std::vector<std::vector<double>> &gains,
-                  const Split &split, double &loss) {
+                  const Split &split, const json &fold, double &loss) {
   const SweepTable &table = *options.table;
   const json &config = options.config;
   startDeterministicTorch(options.seed);
@@ -208,7 +215,8 @@ PassPredictor fit(const PassPredictorOptions &options, const std::vector<std::ve
       const PassPredictor current = predictor.withLayers(network.dense());
       const RankingFigures train = rankingFigures(current, table, gains, split.train);
       const RankingFigures validation = rankingFigures(current, table, gains, split.validation);
-      options.onMetrics({{"epoch", epoch},
+      options.onMetrics({{"fold", fold},
+                         {"epoch", epoch},
                          {"loss", loss},
                          {"train_top1_change", train.top1},
                          {"train_top5_change", train.top5},
@@ -234,35 +242,40 @@ PassPredictorResult trainPassPredictor(const PassPredictorOptions &options) {
   if (table.featureNames != autotune::moduleFeatureNames())
     throw InputError("the sweep's modules have features other than this mlgo computes; sweep them again");
   const std::vector<std::vector<double>> gains = autotune::coresetGains(table, options.coreset, options.allowUngated);
-  const Split split = splitByProject(table, config["holdout_fraction"].get<double>(), options.seed);
+  size_t projects = 0;
+  const std::vector<Split> splits =
+      splitsByProject(table, config["validation_folds"].get<size_t>(), options.seed, projects);
 
   double loss = 0;
-  PassPredictorResult result{fit(options, gains, split, loss)};
-  result.validation = rankingFigures(result.predictor, table, gains, split.validation);
-  PassPredictor order = result.predictor;
-  order.ranking = autotune::PredictorRanking::CoresetOrder;
-  result.coresetOrder = rankingFigures(order, table, gains, split.validation);
-  const autotune::PredictorRanking ranking = modelBeatsOrder(result.validation, result.coresetOrder)
-                                                 ? autotune::PredictorRanking::Model
-                                                 : autotune::PredictorRanking::CoresetOrder;
-  std::vector<size_t> trained = split.train;  // the modules the written predictor learned from
-  if (config["retrain_on_all"].get<bool>()) {
-    Split all;
-    all.train.resize(table.modules.size());
-    std::iota(all.train.begin(), all.train.end(), size_t(0));
-    result.predictor = fit(options, gains, all, loss);
-    trained = all.train;
+  RankingTotals model;  // each module ranked by the model of the fold that never saw its project
+  for (size_t f = 0; f < splits.size(); ++f) {
+    const json fold = std::to_string(f + 1) + "/" + std::to_string(splits.size());
+    model.add(fit(options, gains, splits[f], fold, loss), table, gains, splits[f].validation);
   }
-  result.predictor.ranking = ranking;
-  result.train = rankingFigures(result.predictor, table, gains, trained);
-  result.validationProjects = split.validationProjects;
+  Split all;  // the written predictor learns from every module; validation only chose its ranking
+  all.train.resize(table.modules.size());
+  std::iota(all.train.begin(), all.train.end(), size_t(0));
+  PassPredictorResult result{fit(options, gains, all, json(), loss)};
+  result.validationProjects = projects;
+  result.validationFolds = splits.size();
+  PassPredictor inOrder = result.predictor;
+  inOrder.ranking = autotune::PredictorRanking::CoresetOrder;
+  RankingTotals order;
+  order.add(inOrder, table, gains, all.train);
+  result.validation = model.figures();
+  result.coresetOrder = order.figures();
+  result.predictor.ranking = modelBeatsOrder(result.validation, result.coresetOrder)
+                                 ? autotune::PredictorRanking::Model
+                                 : autotune::PredictorRanking::CoresetOrder;
+  result.train = rankingFigures(result.predictor, table, gains, all.train);
   result.loss = loss;
   result.predictor.training = {{"trainer", "train-pass-predictor"},
                                {"config", config},
                                {"seed", options.seed},
-                               {"train_modules", trained.size()},
-                               {"validation_modules", split.validation.size()},
-                               {"validation_projects", split.validationProjects},
+                               {"train_modules", all.train.size()},
+                               {"validation_modules", result.validation.modules},
+                               {"validation_projects", result.validationProjects},
+                               {"validation_folds", result.validationFolds},
                                {"loss", result.loss},
                                {"train_top1_change", result.train.top1},
                                {"validation_top1_change", result.validation.top1},

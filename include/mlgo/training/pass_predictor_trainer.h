@@ -7,10 +7,11 @@
 // The loss is the cross-entropy to the network's softmax over the same
 // lists; full-batch Adam, one thread, so a seed gives one predictor.
 //
-// Validation holds out whole projects: the model is trained on the others
-// and compared there with the coreset's own order; the predictor written
-// ranks by the model only when the model did better (PredictorRanking),
-// and is then trained again on every module (retrain_on_all).
+// Validation is cross-validation over whole projects: they are dealt into
+// folds, and each fold's modules are ranked by a model trained on the other
+// folds; pooled over every module, those rankings are compared with the
+// coreset's own order. The predictor written is trained on every module and
+// ranks by its model only when the models did better (PredictorRanking).
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -44,19 +45,19 @@ struct RankingFigures {
 
 struct PassPredictorResult {
   autotune::PassPredictor predictor;
-  /// `train`: the written predictor on the modules it was trained on;
-  /// `validation` and `coresetOrder`: the model trained without the
-  /// validation projects, and the coreset's order, on those projects.
+  /// `train`: the written predictor on the modules it was trained on (all);
+  /// `validation`: each module ranked by the model of the fold that never saw
+  /// its project; `coresetOrder`: every module in the coreset's order.
   RankingFigures train, validation, coresetOrder;
-  size_t validationProjects = 0;
+  size_t validationProjects = 0, validationFolds = 0;
   double loss = 0;
   double seconds = 0;
 };
 
-/// Trains a predictor. The validation projects (holdout_fraction of them,
-/// chosen by a hash of name and seed) decide its ranking. Throws UsageError
-/// for an invalid config or a sweep of one project, and InputError for a
-/// sweep that lacks the coreset.
+/// Trains a predictor. Cross-validation over `validation_folds` folds of
+/// projects (dealt by a hash of name and seed) decides its ranking. Throws
+/// UsageError for an invalid config or a sweep of one project, and
+/// InputError for a sweep that lacks the coreset.
 PassPredictorResult trainPassPredictor(const PassPredictorOptions &options);
 
 }  // namespace mlgo
