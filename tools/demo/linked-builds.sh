@@ -8,6 +8,7 @@
 # the sums over the objects, the test suite's result and the build time.
 # Usage: tools/demo/linked-builds.sh MLGO PROJECTS_DIR OUTPUT POLICY [JOBS]
 #   PROJECTS_DIR: tools/demo/build-corpus.sh's work directory (NAME/src)
+#   POLICY: an inlining policy directory, or - for no policy build
 set -euo pipefail
 mlgo=$1 projects=$2 output=$3 policy=$4 jobs=${5:-$(nproc)}
 common=(-DCMAKE_BUILD_TYPE=None -DCMAKE_C_FLAGS=-Oz -DCMAKE_CXX_FLAGS=-Oz)
@@ -20,6 +21,8 @@ libebml    heldout -DDISABLE_PKGCONFIG=ON -DDISABLE_CMAKE_CONFIG=ON -DBUILD_SHAR
 xz-utils   train   -DCREATE_XZ_SYMLINKS=OFF -DCREATE_LZMA_SYMLINKS=OFF
 libjsoncpp train   -DJSONCPP_WITH_TESTS=OFF -DJSONCPP_WITH_POST_BUILD_UNITTEST=OFF -DJSONCPP_WITH_PKGCONFIG_SUPPORT=OFF -DJSONCPP_WITH_CMAKE_PACKAGE=OFF -DBUILD_SHARED_LIBS=ON -DBUILD_STATIC_LIBS=OFF -DBUILD_OBJECT_LIBS=OFF
 LIST
+policy_args=()
+[[ "$policy" != - ]] && policy_args=(--policy "$policy")
 mkdir -p "$output"
 built=()
 while read -r name split args; do
@@ -29,7 +32,7 @@ while read -r name split args; do
   configure=()
   for arg in "${common[@]}" $args; do configure+=("--configure-arg=$arg"); done
   if "$mlgo" compare-builds --project "$src" --output "$output/$name" --force --jobs "$jobs" \
-       --policy "$policy" --predict "${configure[@]}" > "$output/$name.txt" 2> "$output/$name.log"; then
+       "${policy_args[@]}" --predict "${configure[@]}" > "$output/$name.txt" 2> "$output/$name.log"; then
     built+=("$name:$split")
   else
     echo "linked-builds: $name: a build failed (see $output/$name.log and $output/$name/*/build.log)" >&2

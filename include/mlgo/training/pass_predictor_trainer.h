@@ -33,7 +33,8 @@ struct PassPredictorOptions {
   bool allowUngated = false;
   nlohmann::json config;  ///< resolved with passPredictorSchema()
   uint64_t seed = 0;
-  /// Called with every metrics record (epoch, loss, train/validation figures).
+  /// Called with every metrics record of a fold's model (fold "k/n", epoch,
+  /// loss, train/validation figures).
   std::function<void(const nlohmann::json &)> onMetrics;
 };
 
