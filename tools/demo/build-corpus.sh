@@ -7,7 +7,8 @@
 #   --workdir DIR    work directory (default: build-demo, relative to the
 #                    current directory); everything is written below it
 #   --projects LIST  comma-separated subset of the names in projects.txt
-#                    (default: all of them; with --thinlto: zlib,bzip2,lua5.4)
+#                    (default: the train and heldout ones; with --thinlto:
+#                    zlib,bzip2,lua5.4); the pool projects only when named
 #   --thinlto        ThinLTO build instead, into DIR/thinlto (see below)
 #   --opt-level L    build optimized for speed (-O2 or -O3) instead of -Oz,
 #                    into DIR/L (DIR/L/NAME, its .stamps, logs, corpus/):
@@ -254,6 +255,32 @@ build_libebml() {
     cmake_ninja -DDISABLE_PKGCONFIG=ON -DDISABLE_CMAKE_CONFIG=ON
 }
 
+build_double_conversion() {
+    cmake_ninja -- double-conversion
+}
+
+build_snappy() {
+    # Debian's patches add a static target of the same output name: build the shared one.
+    cmake_ninja -DBUILD_SHARED_LIBS=ON -DSNAPPY_BUILD_TESTS=OFF -DSNAPPY_BUILD_BENCHMARKS=OFF -DSNAPPY_INSTALL=OFF -- snappy
+}
+
+build_tinyxml2() {
+    cmake_ninja -Dtinyxml2_BUILD_TESTING=OFF -- tinyxml2
+}
+
+build_jansson() {
+    cmake_ninja -DJANSSON_BUILD_DOCS=OFF -DJANSSON_EXAMPLES=OFF -DJANSSON_WITHOUT_TESTS=ON -- jansson
+}
+
+build_libyaml() {
+    cmake_ninja -- yaml
+}
+
+build_lz4() {
+    # The CMake build lives in build/cmake: the static library and the lz4 program.
+    SRC="$SRC/build/cmake" cmake_ninja -DBUILD_STATIC_LIBS=ON -DLZ4_BUILD_LEGACY_LZ4C=OFF
+}
+
 build_libjsoncpp() {
     cmake_ninja -DJSONCPP_WITH_TESTS=OFF -DJSONCPP_WITH_POST_BUILD_UNITTEST=OFF \
         -DJSONCPP_WITH_PKGCONFIG_SUPPORT=OFF -DJSONCPP_WITH_CMAKE_PACKAGE=OFF \
@@ -371,7 +398,7 @@ declare -a P_NAME=() P_VERSION=() P_SPLIT=() P_LANG=()
 while read -r name version split lang rest; do
     [[ -z "${name:-}" || "$name" == \#* ]] && continue
     [[ -n "${lang:-}" ]] || die "$PROJECTS_FILE: bad line for '$name' (need name version split language)"
-    case "$split" in train|heldout) ;; *) die "$PROJECTS_FILE: $name: split must be train or heldout, not '$split'" ;; esac
+    case "$split" in train|heldout|pool) ;; *) die "$PROJECTS_FILE: $name: split must be train, heldout or pool, not '$split'" ;; esac
     P_NAME+=("$name"); P_VERSION+=("$version"); P_SPLIT+=("$split"); P_LANG+=("$lang")
 done < "$PROJECTS_FILE"
 
@@ -388,7 +415,9 @@ if [[ -n "$SELECTED" ]]; then
         [[ -n "$found" ]] || die "unknown project '$w' (known: ${P_NAME[*]})"
     done
 else
-    SEL=("${!P_NAME[@]}")
+    # The pool projects widen the pass-list pool only: never in the demo's
+    # corpora unless named.
+    for i in "${!P_NAME[@]}"; do [[ "${P_SPLIT[$i]}" == pool ]] || SEL+=("$i"); done
 fi
 [[ ${#SEL[@]} -gt 0 ]] || die "no project selected"
 
