@@ -73,9 +73,9 @@ std::vector<Split> splitsByProject(const SweepTable &table, size_t folds, uint64
   std::vector<std::pair<uint32_t, std::string>> order;
   for (const auto &[project, draw] : draws) order.push_back({draw, project});
   std::sort(order.begin(), order.end());
-  std::map<std::string, size_t> foldOf;
-  for (size_t i = 0; i < order.size(); ++i) foldOf[order[i].second] = i % std::min(folds, projects);
   std::vector<Split> splits(std::min(folds, projects));
+  std::map<std::string, size_t> foldOf;
+  for (size_t i = 0; i < order.size(); ++i) foldOf[order[i].second] = i % splits.size();
   for (size_t m = 0; m < table.modules.size(); ++m) {
     const size_t fold = foldOf[projectOf(table.modules[m].name)];
     for (size_t f = 0; f < splits.size(); ++f) (f == fold ? splits[f].validation : splits[f].train).push_back(m);

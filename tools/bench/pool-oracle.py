@@ -6,20 +6,14 @@
 # Geometric-mean .text+.data change vs -Oz, and the IR instruction count change (summed) of the
 # lists those choose. Lists the sweep's gate rejected for a module's language are not used.
 # Usage: python3 tools/bench/pool-oracle.py SWEEP.json [K ...]
-import json, math, sys
+import json, math, os, sys
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sweep_gains import gain_matrix, greedy_order
 sweep = json.load(open(sys.argv[1]))
 ks = [int(k) for k in sys.argv[2:]] or [1, 2, 3, 5, 10, 20, 45]
 lists, mods = sweep["lists"], sweep["modules"]
-def size(o): return o[0] + o[1] + o[2]
-def usable(gate, cxx):
-    return gate is not None and (gate["passed"] or (gate["cxx_link_only"] and not cxx))
-gains = []  # gains[m][l]: log(-Oz size / list size), None where unusable
-for m in mods:
-    row = []
-    for l, o in zip(lists, m["lists"]):
-        ok = o is not None and usable(l.get("gate"), m["cxx"]) and size(o) > 0
-        row.append(math.log(size(m["oz"]) / size(o)) if ok else None)
-    gains.append(row)
+gains = gain_matrix(sweep)  # gains[m][l]: log(-Oz size / list size), None where unusable
 def best_of(row, chosen):
     best, at = 0.0, None
     for l in chosen:
@@ -33,14 +27,7 @@ def figures(chosen_for):
         oz_ir += m["oz"][4]
         ir += m["lists"][at][4] if at is not None else m["oz"][4]
     return 100 * (math.exp(-total / len(mods)) - 1), 100 * (ir / oz_ir - 1)
-order = []  # greedy maximum coverage
-covered = [0.0] * len(mods)
-while len(order) < max(ks):
-    add = [sum(max(0.0, (row[l] or 0.0) - c) for row, c in zip(gains, covered)) for l in range(len(lists))]
-    l = max(range(len(lists)), key=lambda i: (add[i], -i))
-    if add[l] <= 0: break
-    order.append(l)
-    covered = [max(c, row[l] or 0.0) for row, c in zip(gains, covered)]
+order = greedy_order(gains, max(ks))  # greedy maximum coverage
 everything = list(range(len(lists)))
 print("%d modules, %d lists" % (len(mods), len(lists)))
 print("best of pool: %+.2f%% .text+.data (IR %+.2f%%)" % figures(lambda row: everything))

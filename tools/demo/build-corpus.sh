@@ -261,7 +261,8 @@ build_double_conversion() {
 
 build_snappy() {
     # Debian's patches add a static target of the same output name: build the shared one.
-    cmake_ninja -DBUILD_SHARED_LIBS=ON -DSNAPPY_BUILD_TESTS=OFF -DSNAPPY_BUILD_BENCHMARKS=OFF -DSNAPPY_INSTALL=OFF -- snappy
+    cmake_ninja -DBUILD_SHARED_LIBS=ON -DSNAPPY_BUILD_TESTS=OFF -DSNAPPY_BUILD_BENCHMARKS=OFF \
+        -DSNAPPY_INSTALL=OFF -- snappy
 }
 
 build_tinyxml2() {
@@ -398,7 +399,10 @@ declare -a P_NAME=() P_VERSION=() P_SPLIT=() P_LANG=()
 while read -r name version split lang rest; do
     [[ -z "${name:-}" || "$name" == \#* ]] && continue
     [[ -n "${lang:-}" ]] || die "$PROJECTS_FILE: bad line for '$name' (need name version split language)"
-    case "$split" in train|heldout|pool) ;; *) die "$PROJECTS_FILE: $name: split must be train, heldout or pool, not '$split'" ;; esac
+    case "$split" in
+        train|heldout|pool) ;;
+        *) die "$PROJECTS_FILE: $name: split must be train, heldout or pool, not '$split'" ;;
+    esac
     P_NAME+=("$name"); P_VERSION+=("$version"); P_SPLIT+=("$split"); P_LANG+=("$lang")
 done < "$PROJECTS_FILE"
 
