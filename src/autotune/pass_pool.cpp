@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mlgo/driver/compile_memo.h"
+#include "mlgo/driver/compiler_driver.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/parallel_for.h"
@@ -188,7 +189,8 @@ std::string modulePoolHash(const CorpusModule &module) {
 }
 
 std::string searchSpaceHash(const SearchSpace &space) {
-  std::string elements;
+  // What runs before every list is part of what a list's sizes mean.
+  std::string elements = std::string("prologue ") + kPassListPrologue + "\n";
   for (const PassElement &pass : space.passes()) elements += pass.pipelineText() + "\n";
   return CompileMemo::hash(elements);
 }

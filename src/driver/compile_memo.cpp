@@ -19,7 +19,8 @@ using nlohmann::json;
 
 namespace {
 
-constexpr int kFormat = 1;
+/// 2: pass pipelines run after the always-inliner (kPassListPrologue).
+constexpr int kFormat = 2;
 /// What an entry costs in memory besides its key and message: the list node,
 /// the index slot and the result's fixed fields.
 constexpr size_t kEntryOverhead = 160;

@@ -133,7 +133,8 @@ std::unique_ptr<llvm::TargetMachine> recordedTargetMachine(CompileState &state, 
       codegen.RelocationModel, std::nullopt, level.value_or(llvm::CodeGenOptLevel::Default)));
 }
 
-/// Runs an opt-style pipeline the way `opt -passes=` does.
+/// Runs an opt-style pipeline the way `opt -passes=` does, after the
+/// always-inliner that clang never leaves out (kPassListPrologue).
 void runCustomPipeline(CompileState &state, const std::string &pipeline, const PipelineHooks &hooks,
                        CompileResult &result) {
   std::unique_ptr<llvm::TargetMachine> machine = recordedTargetMachine(state, result);
@@ -147,7 +148,9 @@ void runCustomPipeline(CompileState &state, const std::string &pipeline, const P
   if (!codegen.SimplifyLibCalls) libraryInfo.disableAllFunctions();
   analyses.registerWith(builder, libraryInfo);
   llvm::ModulePassManager passes;
-  if (llvm::Error parseError = builder.parsePassPipeline(passes, pipeline)) {
+  llvm::Error parseError = builder.parsePassPipeline(passes, kPassListPrologue);
+  if (!parseError) parseError = builder.parsePassPipeline(passes, pipeline);
+  if (parseError) {
     result.failure = FailureKind::InvalidInput;
     result.message = "invalid pass pipeline: " + llvm::toString(std::move(parseError));
     return;

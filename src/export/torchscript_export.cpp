@@ -3,10 +3,10 @@
 #include <cctype>
 #include <sstream>
 
-#include <unistd.h>
 
 #include <torch/script.h>
 
+#include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 
 namespace mlgo {
@@ -71,7 +71,7 @@ std::string torchScriptSource(const PolicyModel &policy) {
 }
 
 void exportTorchScript(const PolicyModel &policy, const fs::path &file, bool replace) {
-  if (fs::exists(file) && !replace) throw UsageError(file.string() + " exists (pass --force to replace it)");
+  if (fs::exists(file) && !replace && !isSpecialFile(file)) throw UsageError(file.string() + " exists (pass --force to replace it)");
   const FeaturePreprocessor &pre = policy.preprocessor();
   torch::jit::Module module("MlgoYesNoPolicy");
   for (size_t f = 0; f < pre.inputCount(); ++f) {
@@ -94,17 +94,10 @@ void exportTorchScript(const PolicyModel &policy, const fs::path &file, bool rep
   module.define(torchScriptSource(policy));
   module.eval();
 
-  const fs::path temporary = fs::path(file.string() + ".tmp." + std::to_string(::getpid()));
-  try {
-    if (file.has_parent_path()) fs::create_directories(file.parent_path());
-    torch::jit::ExtraFilesMap extra{{"mlgo_policy.json", policy.metadata().dump(2) + "\n"}};
-    module.save(temporary.string(), extra);
-    fs::rename(temporary, file);
-  } catch (const std::exception &e) {
-    std::error_code ignored;
-    fs::remove(temporary, ignored);
-    throw std::runtime_error("cannot write " + file.string() + ": " + e.what());
-  }
+  std::ostringstream bytes;
+  torch::jit::ExtraFilesMap extra{{"mlgo_policy.json", policy.metadata().dump(2) + "\n"}};
+  module.save(bytes, extra);
+  writeFileAtomically(file, bytes.str());
 }
 
 }  // namespace mlgo

@@ -17,18 +17,57 @@
 
 namespace mlgo {
 
-void writeFileAtomically(const std::filesystem::path &path, std::string_view content) {
+namespace {
+
+/// Replaces `path` by a complete new file. LLVM's writer: a unique temporary
+/// beside the target (O_EXCL), removed on a fatal signal, then renamed over
+/// it. It writes "-" to stdout, which the library never does, so such a name
+/// is taken as the file "./-".
+void replaceFile(const std::filesystem::path &path, std::string_view content) {
   namespace fs = std::filesystem;
   if (path.has_parent_path()) fs::create_directories(path.parent_path());
-  // LLVM's writer: a unique temporary beside the target (O_EXCL), removed on
-  // a fatal signal, then renamed over it. It writes "-" to stdout, which the
-  // library never does, so such a name is taken as the file "./-".
   const fs::path target = path == "-" ? fs::path(".") / path : path;
   llvm::Error error = llvm::writeToOutput(target.string(), [&](llvm::raw_ostream &out) {
     out.write(content.data(), content.size());
     return llvm::Error::success();
   });
   if (error) throw std::runtime_error("cannot write " + target.string() + ": " + llvm::toString(std::move(error)));
+}
+
+/// Writes into an existing special file (a device, a named pipe, a socket)
+/// the way clang does for `-o /dev/null`: opened and written, never replaced.
+void writeThrough(const std::filesystem::path &path, std::string_view content) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
+  size_t written = 0;
+  while (written < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int error = errno;
+      ::close(fd);
+      throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(n < 0 ? error : EIO));
+    }
+    written += size_t(n);
+  }
+  if (::close(fd) != 0 && errno != EINTR)
+    throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
+}
+
+}  // namespace
+
+bool isSpecialFile(const std::filesystem::path &path) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  const fs::file_status status = fs::status(path, error);  // follows links, as clang's check does
+  if (error || !fs::exists(status)) return false;
+  return !fs::is_regular_file(status) && !fs::is_directory(status);
+}
+
+void writeFileAtomically(const std::filesystem::path &path, std::string_view content) {
+  // Replacing `-o /dev/null` run as root would replace the device itself.
+  if (isSpecialFile(path)) return writeThrough(path, content);
+  replaceFile(path, content);
 }
 
 void writeFileInside(const std::filesystem::path &root, const std::filesystem::path &relative,
@@ -46,7 +85,8 @@ void writeFileInside(const std::filesystem::path &root, const std::filesystem::p
                                             "is a symbolic link: refusing to write through it out of " +
                                                 root.string()));
   }
-  writeFileAtomically(root / relative, content);
+  // Untrusted names never reach a device: whatever stands at the name is replaced.
+  replaceFile(root / relative, content);
 }
 
 void replaceDirectory(const std::filesystem::path &complete, const std::filesystem::path &target) {

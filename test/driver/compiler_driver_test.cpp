@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "mlgo/driver/compiler_driver.h"
+#include "mlgo/driver/object_capture.h"
 #include "mlgo/eval/clang_subprocess.h"
 #include "mlgo/problems/inlining/fixed_policies.h"
 #include "mlgo/problems/inlining/inlining_hook.h"
@@ -379,4 +380,30 @@ TEST_CASE("driver: an opt pipeline replaces the recorded level", "[driver][pipel
   CHECK_NOTHROW(CompilerDriver::validatePassPipeline("module(constmerge),function(instcombine<no-verify-fixpoint>)"));
   CompileResult invalid = driver.compile({&helpers, "no-such-pass", {}});
   CHECK(invalid.failure == FailureKind::InvalidInput);
+}
+
+TEST_CASE("driver: a pass list with no inliner still inlines every always_inline function", "[driver][pipeline]") {
+  test::ScratchDirectory scratch;
+  const Corpus corpus = test::singleSourceCorpus(scratch / "corpus", test::testData() / "always_inline.c");
+  CompilerDriver driver({});
+  auto definedSymbols = [&](const std::string &pipeline) {
+    auto capture = std::make_shared<ObjectCapture>();
+    CompileRequest request{&corpus.modules.front(), pipeline, {capture}};
+    const CompileResult result = driver.compile(request);
+    REQUIRE(result.ok());
+    const fs::path object = scratch / "unit.o";
+    writeFileAtomically(object, capture->object());
+    const test::CommandOutcome nm = test::runProgram("llvm-nm-19", {"--defined-only", object.string()});
+    REQUIRE(nm.exitCode == 0);
+    return nm.out;
+  };
+  for (const std::string pipeline : {"function(sroa)", "function(instcombine<no-verify-fixpoint>)", "globaldce"}) {
+    INFO(pipeline);
+    const std::string symbols = definedSymbols(pipeline);
+    CHECK_THAT(symbols, Contains(" T hash_all"));
+    CHECK_THAT(symbols, Contains(" T hash_pair"));
+    // Inlined everywhere and then dropped, as clang's own pipelines leave them.
+    CHECK_THAT(symbols, !Contains(" mix"));
+    CHECK_THAT(symbols, !Contains(" fold"));
+  }
 }

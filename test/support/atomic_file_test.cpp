@@ -1,6 +1,11 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <sys/stat.h>
 
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
@@ -38,6 +43,58 @@ TEST_CASE("atomic file: a failed write changes nothing and leaves no temporary",
     ++entries;
   }
   CHECK(entries == 1);
+}
+
+TEST_CASE("atomic file: a named pipe is written through, never replaced", "[support]") {
+  mlgo::test::ScratchDirectory scratch;
+  const fs::path pipe = scratch / "pipe";
+  REQUIRE(::mkfifo(pipe.c_str(), 0600) == 0);
+  fs::create_symlink(pipe, scratch / "link-to-pipe");
+  for (const fs::path &name : {pipe, scratch / "link-to-pipe"}) {
+    std::string received;
+    std::thread reader([&] {
+      std::ifstream in(pipe, std::ios::binary);
+      std::ostringstream all;
+      all << in.rdbuf();
+      received = all.str();
+    });
+    mlgo::writeFileAtomically(name, "through " + name.filename().string());
+    reader.join();
+    CHECK(received == "through " + name.filename().string());
+  }
+  CHECK(fs::is_fifo(fs::symlink_status(pipe)));
+  CHECK(fs::is_symlink(fs::symlink_status(scratch / "link-to-pipe")));
+  size_t entries = 0;
+  for (const auto &entry : fs::directory_iterator(scratch.path())) {
+    (void)entry;
+    ++entries;
+  }
+  CHECK(entries == 2);  // no temporary left beside them
+}
+
+TEST_CASE("atomic file: a link to /dev/null stays a link to the device", "[support]") {
+  // `-o /dev/null` as configure checks write it: replacing the name, run as
+  // root, would replace the device. A link in the scratch directory shows it
+  // without touching the machine's /dev/null if it still did.
+  mlgo::test::ScratchDirectory scratch;
+  const fs::path link = scratch / "null";
+  fs::create_symlink("/dev/null", link);
+  mlgo::writeFileAtomically(link, "discarded");
+  CHECK(fs::is_symlink(fs::symlink_status(link)));
+  CHECK(fs::read_symlink(link) == "/dev/null");
+  CHECK(fs::is_character_file(fs::status("/dev/null")));
+  CHECK(mlgo::isSpecialFile(link));
+  CHECK_FALSE(mlgo::isSpecialFile(scratch.path()));
+  CHECK_FALSE(mlgo::isSpecialFile(scratch / "missing"));
+}
+
+TEST_CASE("atomic file: a name inside an untrusted tree replaces a link to a device", "[support]") {
+  mlgo::test::ScratchDirectory scratch;
+  fs::create_directories(scratch / "out");
+  fs::create_symlink("/dev/null", scratch / "out/module.bc");
+  mlgo::writeFileInside(scratch / "out", "module.bc", "bitcode");
+  CHECK(fs::is_regular_file(fs::symlink_status(scratch / "out/module.bc")));
+  CHECK(mlgo::readFile(scratch / "out/module.bc") == "bitcode");
 }
 
 TEST_CASE("read file: a missing file is an input error naming it", "[support]") {

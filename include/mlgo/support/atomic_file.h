@@ -8,13 +8,20 @@
 namespace mlgo {
 
 /// Writes `content` to `path` atomically, creating parent directories.
-/// Throws std::runtime_error naming the path on failure.
+/// An existing device, named pipe or socket, or a link to one (`/dev/null`,
+/// `/dev/stdout`), is written through instead, as clang writes `-o`: only
+/// regular files are replaced. Throws std::runtime_error naming the path on
+/// failure.
 void writeFileAtomically(const std::filesystem::path &path, std::string_view content);
+
+/// Whether `path` (links followed) exists and is neither a regular file nor
+/// a directory: a device, a named pipe or a socket.
+bool isSpecialFile(const std::filesystem::path &path);
 
 /// writeFileAtomically(root / relative), refusing (InputError naming the
 /// link) when a directory on the way below `root` is a symbolic link: files
 /// named by untrusted data stay inside the directory they are written to. A
-/// link at the file itself is replaced, never followed.
+/// link or a special file at the name itself is replaced, never followed.
 void writeFileInside(const std::filesystem::path &root, const std::filesystem::path &relative,
                      std::string_view content);
 
