@@ -51,12 +51,18 @@ void countLauncherLog(BuiltVariant &built) {
     const json record = json::parse(line, nullptr, false);
     if (record.is_discarded() || !record.is_object()) return;
     ++built.units;
-    built.fallbacks += record.contains("fallback");
+    const bool unoptimized = record.value("unoptimized", false);
+    built.unoptimized += unoptimized;
+    built.fallbacks += record.contains("fallback") && !unoptimized;
+    built.backups += record.value("backup", false);
   });
 }
 
-json comparisonToJson(const std::vector<BuiltVariant> &variants) {
-  json out{{"format", "mlgo-build-comparison"}, {"version", 1}, {"variants", json::array()}};
+json comparisonToJson(const std::vector<BuiltVariant> &variants, const std::string &optimization) {
+  json out{{"format", "mlgo-build-comparison"},
+           {"version", 1},
+           {"optimization", optimization.empty() ? "the project's own" : optimization},
+           {"variants", json::array()}};
   if (variants.empty()) return out;
   const BuildArtifacts *reference = &variants.front().artifacts;
   for (const BuiltVariant &built : variants) {
@@ -75,6 +81,8 @@ json comparisonToJson(const std::vector<BuiltVariant> &variants) {
                                {"tests", testResultName(built.outcome.tests)},
                                {"units", built.units},
                                {"fallbacks", built.fallbacks},
+                               {"unoptimized_units", built.unoptimized},
+                               {"backups", built.backups},
                                {"linked", linked},
                                {"linked_sum", sizesJson(sum, &referenceSum)},
                                {"object_count", built.artifacts.objectCount},
@@ -83,7 +91,7 @@ json comparisonToJson(const std::vector<BuiltVariant> &variants) {
   return out;
 }
 
-std::string comparisonTable(const std::vector<BuiltVariant> &variants) {
+std::string comparisonTable(const std::vector<BuiltVariant> &variants, const std::string &optimization) {
   if (variants.empty()) return "";
   const BuiltVariant &reference = variants.front();
   TextTable files({"linked file", "variant", ".text", "change", ".text+data", "change"});
@@ -101,11 +109,11 @@ std::string comparisonTable(const std::vector<BuiltVariant> &variants) {
     }
   }
   TextTable summary({"variant", "linked .text", "linked .text+data", "objects .text", "objects .text+data", "build",
-                     "tests", "fallbacks"});
+                     "tests", "fallbacks", "-O0 units"});
   const SectionSizes referenceLinked = linkedSum(reference.artifacts);
   for (const BuiltVariant &built : variants) {
     if (!built.outcome.built) {
-      summary.addRow({built.variant.name, "", "", "", "", "failed", "", ""});
+      summary.addRow({built.variant.name, "", "", "", "", "failed", "", "", ""});
       continue;
     }
     const SectionSizes linked = linkedSum(built.artifacts);
@@ -122,9 +130,12 @@ std::string comparisonTable(const std::vector<BuiltVariant> &variants) {
                     testResultName(built.outcome.tests),
                     built.variant.throughLauncher ? std::to_string(built.fallbacks) + " of " +
                                                         std::to_string(built.units)
-                                                  : ""});
+                                                  : "",
+                    built.variant.throughLauncher ? std::to_string(built.unoptimized) : ""});
   }
-  return files.render() + "\n" + summary.render();
+  const std::string level = "compared at " + (optimization.empty() ? std::string("the project's own flags")
+                                                                     : optimization) + "\n";
+  return files.render() + "\n" + summary.render() + level;
 }
 
 }  // namespace mlgo::builds

@@ -97,6 +97,11 @@ BuildCommands commandsFor(const BuildSettings &settings, const BuildVariant &var
       commands.configure.push_back("-DCMAKE_C_COMPILER_LAUNCHER=" + launcher);
       commands.configure.push_back("-DCMAKE_CXX_COMPILER_LAUNCHER=" + launcher);
     }
+    if (!settings.optimization.empty())
+      for (const std::string &argument : {std::string("-DCMAKE_BUILD_TYPE=MinSizeRel"),
+                                          "-DCMAKE_C_FLAGS_MINSIZEREL=" + settings.optimization + " -DNDEBUG",
+                                          "-DCMAKE_CXX_FLAGS_MINSIZEREL=" + settings.optimization + " -DNDEBUG"})
+        commands.configure.push_back(argument);
     commands.configure.insert(commands.configure.end(), settings.configureArgs.begin(), settings.configureArgs.end());
     commands.build = {"cmake", "--build", tree.string(), "-j", jobs};
     commands.build.insert(commands.build.end(), settings.makeArgs.begin(), settings.makeArgs.end());
@@ -164,6 +169,10 @@ BuildOutcome buildProject(const BuildSettings &settings, const BuildVariant &var
   outcome.tree = fs::absolute(directory / "tree");
   outcome.log = fs::absolute(directory / "build.log");
   std::vector<std::string> variables;
+  // configure takes them as its defaults; a Makefile that assigns its own
+  // CFLAGS keeps them, as it would for a user.
+  if (kind != ProjectKind::CMake && !settings.optimization.empty())
+    variables.insert(variables.end(), {"CFLAGS=" + settings.optimization, "CXXFLAGS=" + settings.optimization});
   if (variant.throughLauncher) {
     outcome.ccLog = fs::absolute(directory / "cc.jsonl");
     variables.push_back("MLGO_CC_LOG=" + outcome.ccLog.string());

@@ -13,6 +13,7 @@
 
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include "commands.h"
@@ -42,6 +43,7 @@ struct CcFlags {
   std::string predictor;
   size_t predictedLists = 1;
   double timeout = 600;
+  bool neverLarger = false;
   bool printPluginPath = false;
   std::vector<std::string> command;  ///< the compiler and its arguments
 };
@@ -56,6 +58,8 @@ void takeEnvironment(CcFlags &flags) {
   fromEnvironment(flags.policy, "MLGO_CC_POLICY");
   fromEnvironment(flags.passLists, "MLGO_CC_PASS_LISTS");
   fromEnvironment(flags.log, "MLGO_CC_LOG");
+  if (const char *backup = std::getenv("MLGO_CC_NEVER_LARGER"); backup && *backup && std::string(backup) != "0")
+    flags.neverLarger = true;
   // MLGO_CC_PREDICT=1: the shipped predictor; another value names one.
   std::string predict;
   fromEnvironment(predict, "MLGO_CC_PREDICT");
@@ -71,36 +75,110 @@ std::chrono::milliseconds timeoutOf(double seconds) {
   return std::chrono::milliseconds(std::max<int64_t>(1, int64_t(std::ceil(seconds * 1000))));
 }
 
-/// Replaces this process by the real compiler: its exit code, output and
-/// diagnostics are the build's. Returns only when it cannot be started.
-int runRealCompiler(const CcFlags &flags, const fs::path &found) {
+fs::path passPlugin() {
+  const fs::path plugin = coreLibraryDirectory() / kPassPluginFile;
+  if (!fs::is_regular_file(plugin)) throw std::runtime_error("mlgo's pass plugin is missing: " + plugin.string());
+  return plugin;
+}
+
+/// Replaces this process by the real compiler running `command`: its exit
+/// code, output and diagnostics are the build's. Returns only when it cannot
+/// be started.
+int runRealCompiler(const std::vector<std::string> &command, const fs::path &found) {
   std::vector<char *> argv;
-  for (const std::string &arg : flags.command) argv.push_back(const_cast<char *>(arg.c_str()));
+  for (const std::string &arg : command) argv.push_back(const_cast<char *>(arg.c_str()));
   argv.push_back(nullptr);
   spdlog::default_logger()->flush();
   ::execv(found.c_str(), argv.data());
-  throw UsageError("cannot run the compiler " + flags.command.front() + " (" + found.string() +
+  throw UsageError("cannot run the compiler " + command.front() + " (" + found.string() +
                    "): " + std::strerror(errno));
+}
+
+/// What of `application` cannot reach an LTO compile or link, "" when all
+/// of it can: a policy reaches the inliner through mlgo's pass plugin (in
+/// the compile's pre-link pipeline and in lld's link-time backends); pass
+/// lists replace a pipeline that an LTO build runs at link time.
+std::string unappliedInLto(const launcher::CompilePlan &plan, const launcher::Application &application) {
+  std::vector<std::string> reasons;
+  if (plan.kind == launcher::CommandKind::LtoCompile && (!application.passLists.empty() || application.prediction))
+    reasons.push_back("pass lists are not applied in an LTO build (its optimization runs at link time)");
+  if (application.policyHooks && plan.links && !plan.linksWithLld)
+    reasons.push_back("the policy reaches link-time inlining only through lld (link with -fuse-ld=lld)");
+  std::string joined;
+  for (const std::string &reason : reasons) joined += (joined.empty() ? "" : "; ") + reason;
+  return joined;
+}
+
+/// An LTO compile or link: the real compiler with mlgo's pass plugin where a
+/// policy applies (its directory in MLGO_CC_POLICY, which the plugin reads),
+/// one warning and a log line for what cannot be applied.
+int runLto(const CcFlags &flags, const fs::path &compiler, const launcher::CompilePlan &plan,
+           const launcher::Application &application) {
+  const std::string unapplied = unappliedInLto(plan, application);
+  const bool isUnit = plan.kind == launcher::CommandKind::LtoCompile;
+  const bool policy = application.policyHooks && (isUnit ? plan.optimizes() : plan.linksWithLld);
+  if (!unapplied.empty())
+    spdlog::warn("{}: {}", isUnit ? plan.source.string() : std::string("link"), unapplied);
+  if (isUnit && !flags.log.empty()) {
+    nlohmann::json record = launcher::planRecord(plan, application, unapplied);
+    record["lto"] = true;
+    if (!policy) record["applied"].erase("policy");
+    launcher::appendLogLine(flags.log, record);
+  }
+  std::vector<std::string> command = flags.command;
+  if (policy) {
+    const std::string plugin = passPlugin().string();
+    if (isUnit) command.push_back("-fpass-plugin=" + plugin);
+    if (plan.links && plan.linksWithLld) command.push_back("-Wl,--load-pass-plugin=" + plugin);
+    ::setenv("MLGO_CC_POLICY", fs::absolute(flags.policy).c_str(), 1);
+  }
+  return runRealCompiler(command, compiler);
+}
+
+/// A unit mlgo does not compile in-process: the real compiler compiles it
+/// as it is, with one warning where what was given is not applied. Logged
+/// only: an -O0 unit, left as clang compiles it on purpose, and a command
+/// that compiles and links at once, as configure's probes do (libtool reads
+/// any output on stderr there as a flag the compiler does not take).
+int runUnapplied(const CcFlags &flags, const fs::path &compiler, const launcher::CompilePlan &plan,
+                 const launcher::Application &application) {
+  const bool unoptimized = plan.inProcess() && !plan.optimizes();
+  const std::string reason = unoptimized ? "-O0: left as clang compiles it" : plan.plainReason;
+  if (!unoptimized && !plan.links) spdlog::warn("{}: {}; compiled plainly", plan.source.string(), reason);
+  if (!flags.log.empty()) {
+    nlohmann::json record = launcher::planRecord(plan, application, reason);
+    if (unoptimized) record["unoptimized"] = true;
+    launcher::appendLogLine(flags.log, record);
+  }
+  return runRealCompiler(flags.command, compiler);
 }
 
 int runCc(CcFlags flags) {
   if (flags.printPluginPath) {
-    const fs::path plugin = coreLibraryDirectory() / kPassPluginFile;
-    if (!fs::is_regular_file(plugin)) throw std::runtime_error("mlgo's pass plugin is missing: " + plugin.string());
-    std::printf("%s\n", plugin.c_str());
+    std::printf("%s\n", passPlugin().c_str());
     return exit_code::kSuccess;
   }
   if (flags.command.empty()) throw UsageError("mlgo cc: give the compiler and its arguments, e.g. mlgo cc clang-19 -c x.c");
   takeEnvironment(flags);
-  const launcher::Application application = launcher::loadApplication(
+  launcher::Application application = launcher::loadApplication(
       {flags.policy, flags.passLists, flags.predict, flags.predictor, flags.predictedLists}, timeoutOf(flags.timeout));
+  application.neverLarger = flags.neverLarger;
   const std::vector<std::string> args(flags.command.begin() + 1, flags.command.end());
   const fs::path compiler = launcher::findCompiler(flags.command.front());
   if (compiler.empty()) throw UsageError("mlgo cc: no compiler " + flags.command.front() + " (not a file, not in PATH)");
-  if (application.empty()) return runRealCompiler(flags, compiler);
+  if (application.empty()) return runRealCompiler(flags.command, compiler);
+  // Before anything is written: a log that cannot take lines is a bad flag.
+  if (!flags.log.empty()) launcher::checkLogWritable(flags.log);
 
   const launcher::CompilePlan plan = launcher::planCompile(flags.command.front(), args);
-  if (!plan.inProcess()) return runRealCompiler(flags, compiler);
+  switch (plan.kind) {
+    case launcher::CommandKind::Other: return runRealCompiler(flags.command, compiler);
+    case launcher::CommandKind::Unapplied: return runUnapplied(flags, compiler, plan, application);
+    case launcher::CommandKind::LtoCompile:
+    case launcher::CommandKind::LtoLink: return runLto(flags, compiler, plan, application);
+    case launcher::CommandKind::Compile: break;
+  }
+  if (!plan.optimizes()) return runUnapplied(flags, compiler, plan, application);
   const launcher::TranslationUnitOutcome outcome =
       launcher::compileTranslationUnit(plan, application, fs::current_path());
   if (!flags.log.empty()) launcher::appendLogLine(flags.log, launcher::logRecord(plan, application, outcome));
@@ -111,7 +189,7 @@ int runCc(CcFlags flags) {
   // The real compiler prints its own diagnostics: ours are not repeated.
   if (outcome.fallback != "clang's frontend reported errors")
     spdlog::warn("{}: {}; compiled plainly", plan.source.string(), outcome.fallback);
-  return runRealCompiler(flags, compiler);
+  return runRealCompiler(flags.command, compiler);
 }
 
 }  // namespace
@@ -133,6 +211,9 @@ void addCcCommand(CLI::App *command, CommandRunner &runner) {
   command->add_option("--predicted-lists", flags->predictedLists, "How many of the predictor's lists a unit tries")
       ->capture_default_str()
       ->check(wholeNumber(1, 1000));
+  command->add_flag("--never-larger", flags->neverLarger,
+                    "Also compile each unit plainly at its recorded level and keep the smaller object (.text+data): "
+                    "a policy or list never makes a unit larger (env MLGO_CC_NEVER_LARGER=1)");
   command->add_option("--log", flags->log,
                       "Append one JSON line per translation unit: what was applied, sizes, fallbacks (env MLGO_CC_LOG)");
   command->add_flag("--print-plugin-path", flags->printPluginPath,

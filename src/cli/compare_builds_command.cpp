@@ -31,6 +31,7 @@ struct CompareBuildsFlags {
   unsigned jobs = 2;
   std::string testTarget = "check";
   std::vector<std::string> configureArgs, makeArgs;
+  std::string optimization = "-Oz";
   bool force = false;
 };
 
@@ -55,6 +56,7 @@ int runCompareBuilds(const CompareBuildsFlags &flags) {
   settings.testTarget = flags.testTarget;
   settings.configureArgs = flags.configureArgs;
   settings.makeArgs = flags.makeArgs;
+  settings.optimization = flags.optimization == "project" ? "" : flags.optimization;
   settings.buildTree = fs::path(flags.output) / "building";
   std::vector<builds::BuiltVariant> built;
   bool allBuilt = true;
@@ -71,8 +73,8 @@ int runCompareBuilds(const CompareBuildsFlags &flags) {
     builds::countLauncherLog(result);
     built.push_back(std::move(result));
   }
-  writeFileAtomically(fs::path(flags.output) / "comparison.json", builds::comparisonToJson(built).dump(2) + "\n");
-  std::fputs(builds::comparisonTable(built).c_str(), stdout);
+  writeFileAtomically(fs::path(flags.output) / "comparison.json", builds::comparisonToJson(built, settings.optimization).dump(2) + "\n");
+  std::fputs(builds::comparisonTable(built, settings.optimization).c_str(), stdout);
   return allBuilt ? exit_code::kSuccess : exit_code::kFailure;
 }
 
@@ -96,6 +98,11 @@ void addCompareBuildsCommand(CLI::App *command, CommandRunner &runner) {
                       "An argument for cmake or ./configure, e.g. --configure-arg=-DCMAKE_BUILD_TYPE=MinSizeRel "
                       "(repeatable)");
   command->add_option("--make-arg", flags->makeArgs, "An argument for make or cmake --build (repeatable)");
+  command->add_option("--optimization", flags->optimization,
+                      "The level every way is built at: CMake's MinSizeRel with it, or CFLAGS and CXXFLAGS for "
+                      "configure and make; \"project\" keeps the project's own flags")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"-Oz", "-Os", "-O1", "-O2", "-O3", "project"}));
   command->add_flag("--force", flags->force, "Replace the builds an earlier run left in --output");
   command->callback([flags, &runner] { runner = [flags] { return runCompareBuilds(*flags); }; });
 }

@@ -31,6 +31,7 @@ struct EvalFlags {
   std::string passLists;
   std::string policy;
   std::string jsonPath;
+  bool neverLarger = false;
   bool checkFidelity = false;
   std::string clang;
   DriverFlags driver;
@@ -41,6 +42,7 @@ int runEval(const EvalFlags &flags) {
   const Problem &problem = chosenProblem(flags.problem, flags.policy);
   options.problem = &problem;
   options.passPipeline = flags.passes;
+  options.neverLarger = flags.neverLarger;
   if (!flags.policy.empty()) {
     if (flags.fixedChoice != "default") throw UsageError("--inline and --policy both choose the candidate's decisions");
     options.candidateHooks = problem.policyHooks(flags.policy);
@@ -124,6 +126,9 @@ void addEvalCommand(CLI::App *command, CommandRunner &runner) {
   command->add_option("--pass-lists", flags->passLists,
                       "Optimize each module with its own pass list from mlgo autotune's best.json "
                       "(modules not listed keep the recorded level)");
+  command->add_flag("--never-larger", flags->neverLarger,
+                    "A module whose candidate is larger (.text+data) than its plain compile counts as the plain "
+                    "compile, as mlgo cc --never-larger keeps the smaller object; the report counts them (backups)");
   command->add_option("--json", flags->jsonPath, "Write the machine-readable report here");
   command->add_flag("--check-fidelity", flags->checkFidelity,
                     "Also compile each module with a clang-19 -cc1 subprocess and report .text differences");

@@ -61,6 +61,7 @@ json evalReportToJson(const EvalReport &report, const std::string &corpusPath) {
                {"candidate", resultToJson(module.candidate)},
                {"decisions", module.decisions},
                {report.problem + "_decisions", module.decisions}};
+    if (module.keptBackup) entry["backup"] = true;
     if (module.ok())
       entry["change"] = changeToJson(module.candidate.sizes, module.candidate.irInstructions,
                                      module.baseline.sizes, module.baseline.irInstructions);
@@ -71,6 +72,7 @@ json evalReportToJson(const EvalReport &report, const std::string &corpusPath) {
   json totals{{"modules", report.modules.size()},
               {"compared", report.compared},
               {"failed", report.failed()},
+              {"backups", report.backups},
               {"baseline", sizesToJson(report.baselineTotals.sizes, report.baselineTotals.irInstructions)},
               {"candidate", sizesToJson(report.candidateTotals.sizes, report.candidateTotals.irInstructions)},
               {"change", changeToJson(report.candidateTotals.sizes, report.candidateTotals.irInstructions,
@@ -117,6 +119,8 @@ std::string evalReportToTable(const EvalReport &report) {
                 report.modules.size(), report.compared, report.failed(), 100 * report.geomeanTextPlusDataChange,
                 report.wallSeconds, report.threads);
   out += summary;
+  if (report.backups > 0)
+    out += std::to_string(report.backups) + " modules larger than their plain compile counted as it (never larger)\n";
   for (const auto &[name, baseline] : report.baselineMeasureTotals) {
     auto candidate = report.candidateMeasureTotals.find(name);
     if (candidate == report.candidateMeasureTotals.end()) continue;

@@ -39,6 +39,7 @@ EvalReport evaluateCorpus(const Corpus &corpus, const CompilerDriver &driver, co
   report.candidate = candidateHooks ? options.candidateDescription : "default " + problem.name();
   if (!options.passPipeline.empty()) report.candidate += ", passes " + options.passPipeline;
   if (!options.modulePipelines.empty()) report.candidate += ", pass lists " + options.modulePipelinesDescription;
+  if (options.neverLarger && !report.candidateIsBaseline) report.candidate += ", never larger";
 
   // Baseline and candidate requests go on one queue so both keep every
   // thread busy; hooks are per compile (they count decisions and measure).
@@ -70,14 +71,21 @@ EvalReport evaluateCorpus(const Corpus &corpus, const CompilerDriver &driver, co
     evaluation.baseline = results[i];
     evaluation.candidate = report.candidateIsBaseline ? results[i] : results[count + i];
     if (candidateHooks) evaluation.decisions = evaluation.candidate.decisions;  // also for memoized compiles
+    if (options.neverLarger && evaluation.ok() &&
+        evaluation.candidate.sizes.textPlusData() > evaluation.baseline.sizes.textPlusData()) {
+      evaluation.candidate = evaluation.baseline;
+      evaluation.keptBackup = true;
+      ++report.backups;
+    }
     if (evaluation.ok()) {
       ++report.compared;
       accumulate(report.baselineTotals, evaluation.baseline);
       accumulate(report.candidateTotals, evaluation.candidate);
       if (baselineHooks[i]) evaluation.baselineMeasures = problem.measures(*baselineHooks[i]);
-      evaluation.candidateMeasures = report.candidateIsBaseline ? evaluation.baselineMeasures
-                                     : hooks[i]                 ? problem.measures(*hooks[i])
-                                                                : std::map<std::string, double>{};
+      evaluation.candidateMeasures = report.candidateIsBaseline || evaluation.keptBackup
+                                         ? evaluation.baselineMeasures
+                                     : hooks[i] ? problem.measures(*hooks[i])
+                                                : std::map<std::string, double>{};
       accumulate(report.baselineMeasureTotals, evaluation.baselineMeasures);
       accumulate(report.candidateMeasureTotals, evaluation.candidateMeasures);
       // A module with no code or data (size 0) counts as unchanged.

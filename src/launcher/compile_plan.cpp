@@ -1,6 +1,7 @@
 #include "mlgo/launcher/compile_plan.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 
@@ -12,6 +13,9 @@
 #include <clang/Driver/Tool.h>
 #include <clang/Driver/ToolChain.h>
 #include <clang/Driver/Types.h>
+#include <llvm/Support/Allocator.h>
+#include <llvm/Support/CommandLine.h>
+#include <llvm/Support/Error.h>
 #include <llvm/Support/Program.h>
 #include <llvm/Support/VirtualFileSystem.h>
 #include <llvm/Support/raw_ostream.h>
@@ -35,19 +39,27 @@ bool isOwnClang(const fs::path &executable) {
   return resolved.parent_path() == own && (name == "clang" || name == "clang++" || name.rfind("clang-", 0) == 0);
 }
 
-/// Options that make a compile print, list or trace instead of (only)
-/// compiling: the real compiler answers them.
+/// Options that make the command print or list instead of compiling: the
+/// real compiler answers them, and nothing of mlgo's applies.
 bool asksTheDriverItself(const std::string &arg) {
   static const char *const kOptions[] = {"-###", "-v", "--version", "-help", "--help", "-print-", "--print-",
-                                         "-dumpversion", "-dumpmachine", "-save-temps", "-ftime-trace",
-                                         "-fembed-bitcode", "-fsyntax-only", "-flto", "-emit-llvm"};
+                                         "-dumpversion", "-dumpmachine"};
   for (const char *option : kOptions) {
     const size_t length = std::strlen(option);
     const bool prefix = option[length - 1] == '-';
-    if (prefix ? arg.rfind(option, 0) == 0 : (arg == option || arg.rfind(std::string(option) + "=", 0) == 0))
-      return true;
+    if (prefix ? arg.rfind(option, 0) == 0 : arg == option) return true;
   }
   return false;
+}
+
+/// Options whose side outputs or output kinds mlgo's in-process compile does
+/// not reproduce: such a compile is the real compiler's.
+std::string unreproducedOption(const std::vector<std::string> &args) {
+  static const char *const kOptions[] = {"-save-temps", "-ftime-trace", "-fembed-bitcode", "-emit-llvm"};
+  for (const std::string &arg : args)
+    for (const char *option : kOptions)
+      if (arg == option || arg.rfind(std::string(option) + "=", 0) == 0) return arg;
+  return "";
 }
 
 bool isCompilableSource(clang::driver::types::ID type) {
@@ -55,8 +67,84 @@ bool isCompilableSource(clang::driver::types::ID type) {
   return type == TY_C || type == TY_CXX || type == TY_PP_C || type == TY_PP_CXX;
 }
 
-CompilePlan plain(CompilePlan plan, std::string reason) {
+bool hasArgument(const llvm::opt::ArgStringList &args, const char *wanted) {
+  return std::any_of(args.begin(), args.end(), [&](const char *arg) { return std::strcmp(arg, wanted) == 0; });
+}
+
+/// A frontend job that turns source into code (an object, bitcode or
+/// assembly), not one that preprocesses or only checks it.
+bool compilesSource(const clang::driver::Command &job) {
+  const llvm::opt::ArgStringList &args = job.getArguments();
+  if (std::strcmp(job.getCreator().getName(), "clang") != 0 || args.empty() || std::strcmp(args[0], "-cc1") != 0)
+    return false;
+  return hasArgument(args, "-emit-obj") || hasArgument(args, "-emit-llvm-bc") || hasArgument(args, "-emit-llvm") ||
+         hasArgument(args, "-S");
+}
+
+/// The level of the last -O flag of a frontend job (cc1 spells -Os and -Oz
+/// as such): 0 for -O0 or none, clang's default.
+unsigned optimizationLevelOf(const std::vector<std::string> &cc1) {
+  for (auto arg = cc1.rbegin(); arg != cc1.rend(); ++arg) {
+    if (arg->rfind("-O", 0) != 0) continue;
+    const std::string level = arg->substr(2);
+    if (level == "0") return 0;
+    if (level == "fast") return 3;
+    if (level.empty() || level == "g") return 1;
+    if (level == "s" || level == "z") return 2;
+    return std::isdigit(static_cast<unsigned char>(level[0])) ? unsigned(level[0] - '0') : 2;
+  }
+  return 0;
+}
+
+CompilePlan plain(CompilePlan plan, CommandKind kind, std::string reason) {
+  plan.kind = kind;
   plan.plainReason = std::move(reason);
+  return plan;
+}
+
+/// `args` with each `@file` replaced by the file's arguments, as clang's
+/// main() expands them (GNU quoting, nested files, paths relative to the
+/// working directory). Empty with `error` set when a file cannot be read.
+std::vector<std::string> expandResponseFiles(const std::vector<std::string> &args, std::string &error) {
+  llvm::BumpPtrAllocator allocator;
+  llvm::SmallVector<const char *, 64> argv;
+  for (const std::string &arg : args) argv.push_back(arg.c_str());
+  llvm::cl::ExpansionContext expansion(allocator, llvm::cl::TokenizeGNUCommandLine);
+  if (llvm::Error failed = expansion.expandResponseFiles(argv)) {
+    error = llvm::toString(std::move(failed));
+    return {};
+  }
+  return std::vector<std::string>(argv.begin(), argv.end());
+}
+
+/// The plan of a command that compiles one or more sources, given the
+/// frontend jobs among `jobs`.
+CompilePlan planSourceCompile(CompilePlan plan, const clang::driver::Driver &driver,
+                              const clang::driver::JobList &jobs,
+                              const std::vector<const clang::driver::Command *> &frontends,
+                              const std::vector<std::string> &args) {
+  const clang::driver::Command &first = *frontends.front();
+  plan.cc1.assign(first.getArguments().begin(), first.getArguments().end());
+  plan.optimizationLevel = optimizationLevelOf(plan.cc1);
+  if (!first.getInputInfos().empty() && first.getInputInfos()[0].isFilename())
+    plan.source = first.getInputInfos()[0].getFilename();
+  if (first.getOutputFilenames().size() == 1) plan.object = first.getOutputFilenames()[0];
+  if (driver.isUsingLTO()) return plain(plan, CommandKind::LtoCompile, "an LTO compile (optimized at link time)");
+  // Before counting jobs: -save-temps splits one compile into several.
+  if (const std::string option = unreproducedOption(args); !option.empty())
+    return plain(plan, CommandKind::Unapplied, "asks for " + option);
+  if (frontends.size() > 1) return plain(plan, CommandKind::Unapplied, "compiles several sources in one command");
+  if (plan.links) return plain(plan, CommandKind::Unapplied, "compiles and links in one command");
+  if (jobs.size() != 1) return plain(plan, CommandKind::Unapplied, "runs several jobs");
+  if (!hasArgument(first.getArguments(), "-emit-obj"))
+    return plain(plan, CommandKind::Unapplied, "does not write an object");
+  if (first.getInputInfos().size() != 1 || !first.getInputInfos()[0].isFilename() ||
+      !isCompilableSource(first.getInputInfos()[0].getType()))
+    return plain(plan, CommandKind::Unapplied, "not one C or C++ source");
+  if (first.getOutputFilenames().size() != 1) return plain(plan, CommandKind::Unapplied, "not one object");
+  if (plan.source == "-" || plan.object == "-")
+    return plain(plan, CommandKind::Unapplied, "reads or writes a standard stream");
+  plan.kind = CommandKind::Compile;
   return plan;
 }
 
@@ -68,13 +156,16 @@ fs::path findCompiler(const std::string &compiler) {
   return found ? fs::path(*found) : fs::path();
 }
 
-CompilePlan planCompile(const std::string &compiler, const std::vector<std::string> &args) {
+CompilePlan planCompile(const std::string &compiler, const std::vector<std::string> &givenArgs) {
   CompilePlan plan;
   plan.compiler = findCompiler(compiler);
-  if (plan.compiler.empty()) return plain(plan, "no compiler " + compiler);
-  if (!isOwnClang(plan.compiler)) return plain(plan, "not clang-19");
+  if (plan.compiler.empty()) return plain(plan, CommandKind::Other, "no compiler " + compiler);
+  if (!isOwnClang(plan.compiler)) return plain(plan, CommandKind::Other, "not clang-19");
+  std::string unreadable;
+  const std::vector<std::string> args = expandResponseFiles(givenArgs, unreadable);
+  if (!unreadable.empty()) return plain(plan, CommandKind::Other, "a response file: " + unreadable);
   for (const std::string &arg : args)
-    if (asksTheDriverItself(arg)) return plain(plan, "asks for " + arg);
+    if (asksTheDriverItself(arg)) return plain(plan, CommandKind::Other, "asks for " + arg);
 
   // As clang's main() does: the real executable's path, for its resource
   // directory and installation; the name as invoked, for C or C++ mode.
@@ -96,25 +187,19 @@ CompilePlan planCompile(const std::string &compiler, const std::vector<std::stri
   driver.setCheckInputsExist(false);
   std::unique_ptr<clang::driver::Compilation> compilation(driver.BuildCompilation(argv));
   if (!compilation || compilation->containsError() || diagnostics.hasErrorOccurred())
-    return plain(plan, "the driver reports an error");
+    return plain(plan, CommandKind::Other, "the driver reports an error");
   const clang::driver::JobList &jobs = compilation->getJobs();
-  if (jobs.size() != 1) return plain(plan, jobs.empty() ? "runs nothing" : "runs several jobs");
-  const clang::driver::Command &job = *jobs.begin();
-  if (std::strcmp(job.getCreator().getName(), "clang") != 0) return plain(plan, "runs " +
-                                                                                std::string(job.getCreator().getName()));
-  const llvm::opt::ArgStringList &jobArgs = job.getArguments();
-  if (jobArgs.empty() || std::strcmp(jobArgs[0], "-cc1") != 0) return plain(plan, "not a frontend job");
-  if (std::none_of(jobArgs.begin(), jobArgs.end(), [](const char *arg) { return std::strcmp(arg, "-emit-obj") == 0; }))
-    return plain(plan, "does not write an object");
-  if (job.getInputInfos().size() != 1 || !job.getInputInfos()[0].isFilename() ||
-      !isCompilableSource(job.getInputInfos()[0].getType()))
-    return plain(plan, "not one C or C++ source");
-  if (job.getOutputFilenames().size() != 1) return plain(plan, "not one object");
-  plan.cc1.assign(jobArgs.begin(), jobArgs.end());
-  plan.source = job.getInputInfos()[0].getFilename();
-  plan.object = job.getOutputFilenames()[0];
-  if (plan.source == "-" || plan.object == "-") return plain(plan, "reads or writes a standard stream");
-  return plan;
+  std::vector<const clang::driver::Command *> frontends;
+  for (const clang::driver::Command &job : jobs) {
+    if (compilesSource(job)) frontends.push_back(&job);
+    if (job.getCreator().isLinkJob()) {
+      plan.links = true;
+      plan.linksWithLld = fs::path(job.getExecutable()).filename().string().find("lld") != std::string::npos;
+    }
+  }
+  if (!frontends.empty()) return planSourceCompile(plan, driver, jobs, frontends, args);
+  if (plan.links && driver.isUsingLTO()) return plain(plan, CommandKind::LtoLink, "an LTO link");
+  return plain(plan, CommandKind::Other, jobs.empty() ? "runs nothing" : "compiles no C or C++ source");
 }
 
 }  // namespace mlgo::launcher

@@ -10,37 +10,30 @@
 #include <unistd.h>
 
 #include "mlgo/autotune/pass_predictor.h"
+#include "mlgo/support/errors.h"
 
 namespace mlgo::launcher {
 
-nlohmann::json logRecord(const CompilePlan &plan, const Application &application,
-                         const TranslationUnitOutcome &outcome) {
+namespace {
+
+nlohmann::json appliedJson(const Application &application, const TranslationUnitOutcome *outcome) {
   nlohmann::json applied = nlohmann::json::object();
   if (!application.policyDescription.empty()) applied["policy"] = application.policyDescription;
-  if (!outcome.passList.empty()) applied["pass_list"] = outcome.passList;
+  if (outcome && !outcome->passList.empty()) applied["pass_list"] = outcome->passList;
   if (application.prediction) {
     applied["predictor"] = application.prediction->description;
     applied["ranking"] = autotune::rankingName(application.prediction->predictor->ranking);
-    applied["compiles"] = outcome.candidates;
+    if (outcome) applied["compiles"] = outcome->candidates;
   }
-  nlohmann::json record{{"source", plan.source.string()},
-                        {"object", plan.object.string()},
-                        {"module", outcome.module},
-                        {"applied", applied},
-                        {"seconds", outcome.seconds}};
-  if (outcome.compiled) {
-    record["text"] = outcome.sizes.text;
-    record["text_data"] = outcome.sizes.textPlusData();
-    if (!application.policyDescription.empty()) record["decisions"] = outcome.decisions;
-  } else {
-    record["fallback"] = outcome.fallback;
-  }
-  return record;
+  if (application.neverLarger) applied["never_larger"] = true;
+  return applied;
 }
 
-void appendLogLine(const std::filesystem::path &log, const nlohmann::json &record) {
-  const std::string line = record.dump() + "\n";
-  // O_NONBLOCK: a named pipe without a reader must not hang the build.
+/// Opens the log for appending; throws naming it when it is not a regular
+/// file that can be written (a directory, a named pipe, a link, a device).
+int openLog(const std::filesystem::path &log) {
+  // O_NONBLOCK: a named pipe without a reader must not hang the build;
+  // O_NOFOLLOW: a link is refused, never followed.
   const int fd = ::open(log.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
   if (fd < 0) throw std::runtime_error("cannot open the log " + log.string() + ": " + std::strerror(errno));
   struct stat info;
@@ -48,6 +41,48 @@ void appendLogLine(const std::filesystem::path &log, const nlohmann::json &recor
     ::close(fd);
     throw std::runtime_error("cannot write the log " + log.string() + ": not a regular file");
   }
+  return fd;
+}
+
+}  // namespace
+
+nlohmann::json logRecord(const CompilePlan &plan, const Application &application,
+                         const TranslationUnitOutcome &outcome) {
+  nlohmann::json record{{"source", plan.source.string()},
+                        {"object", plan.object.string()},
+                        {"module", outcome.module},
+                        {"applied", appliedJson(application, &outcome)},
+                        {"seconds", outcome.seconds}};
+  if (outcome.compiled) {
+    record["text"] = outcome.sizes.text;
+    record["text_data"] = outcome.sizes.textPlusData();
+    if (!application.policyDescription.empty()) record["decisions"] = outcome.decisions;
+    if (outcome.keptBackup) record["backup"] = true;
+  } else {
+    record["fallback"] = outcome.fallback;
+  }
+  return record;
+}
+
+nlohmann::json planRecord(const CompilePlan &plan, const Application &application, const std::string &unapplied) {
+  nlohmann::json record{{"source", plan.source.string()},
+                        {"object", plan.object.string()},
+                        {"applied", appliedJson(application, nullptr)}};
+  if (!unapplied.empty()) record["fallback"] = unapplied;
+  return record;
+}
+
+void checkLogWritable(const std::filesystem::path &log) {
+  try {
+    ::close(openLog(log));
+  } catch (const std::exception &e) {
+    throw UsageError(std::string("--log: ") + e.what());
+  }
+}
+
+void appendLogLine(const std::filesystem::path &log, const nlohmann::json &record) {
+  const std::string line = record.dump() + "\n";
+  const int fd = openLog(log);
   ::flock(fd, LOCK_EX);
   size_t written = 0;
   while (written < line.size()) {

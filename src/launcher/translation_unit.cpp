@@ -59,20 +59,37 @@ std::vector<std::string> recordedCommandLine(const CompilePlan &plan) {
 
 std::string firstLine(const std::string &text) { return text.substr(0, text.find('\n')); }
 
-/// The pipelines to compile the unit with, the one to fall back on first:
-/// its tuned list; or the recorded level and the predictor's first lists; or
-/// the recorded level alone ("" is the recorded level).
-std::vector<std::string> candidatePipelines(const Application &application, const CorpusModule &module) {
+/// One way to compile the unit: a pipeline ("" is the recorded level) with
+/// or without the policy.
+struct Way {
+  std::string pipeline;
+  bool withPolicy = false;
+  bool operator==(const Way &other) const { return pipeline == other.pipeline && withPolicy == other.withPolicy; }
+};
+
+/// The ways to compile the unit, the one to stand by first: its tuned list;
+/// or the recorded level and the predictor's first lists; then, with
+/// --never-larger, the plain recorded level as the backup.
+std::vector<Way> candidateWays(const Application &application, const CorpusModule &module) {
+  const bool policy = bool(application.policyHooks);
+  std::vector<Way> ways;
   auto tuned = application.passLists.find(module.name);
-  if (tuned != application.passLists.end()) return {tuned->second};
-  std::vector<std::string> pipelines{""};
-  if (!application.prediction) return pipelines;
-  const Prediction &prediction = *application.prediction;
-  const std::vector<size_t> ranking =
-      prediction.predictor->rank(autotune::moduleFeatures(module), isCxxModule(module));
-  for (size_t k = 0; k < ranking.size() && k < prediction.count; ++k)
-    pipelines.push_back(prediction.pipelines.at(ranking[k]));
-  return pipelines;
+  if (tuned != application.passLists.end()) {
+    ways.push_back({tuned->second, policy});
+  } else {
+    ways.push_back({"", policy});
+    if (application.prediction) {
+      const Prediction &prediction = *application.prediction;
+      const std::vector<size_t> ranking =
+          prediction.predictor->rank(autotune::moduleFeatures(module), isCxxModule(module));
+      for (size_t k = 0; k < ranking.size() && k < prediction.count; ++k)
+        ways.push_back({prediction.pipelines.at(ranking[k]), policy});
+    }
+  }
+  const Way plainLevel{"", false};
+  if (application.neverLarger && std::find(ways.begin(), ways.end(), plainLevel) == ways.end())
+    ways.push_back(plainLevel);
+  return ways;
 }
 
 /// One compile of the unit: its result and object.
@@ -81,11 +98,11 @@ struct Candidate {
   std::string object;
 };
 
-Candidate compileCandidate(const CompilerDriver &driver, const CorpusModule &module, const std::string &pipeline,
+Candidate compileCandidate(const CompilerDriver &driver, const CorpusModule &module, const Way &way,
                            const Application &application) {
   auto capture = std::make_shared<ObjectCapture>();
-  CompileRequest request{&module, pipeline, {}};
-  if (application.policyHooks) request.hooks.push_back(application.policyHooks());
+  CompileRequest request{&module, way.pipeline, {}};
+  if (way.withPolicy) request.hooks.push_back(application.policyHooks());
   request.hooks.push_back(capture);
   Candidate candidate{driver.compile(request), capture->object()};
   if (candidate.result.ok() && candidate.object.empty()) {
@@ -118,10 +135,10 @@ TranslationUnitOutcome compileTranslationUnit(const CompilePlan &plan, const App
   single.directory = buildDirectory;
   single.modules.push_back({outcome.module, bitcode.path(), recordedCommandLine(plan), {}, {}});
   const CorpusModule &module = single.modules.front();
-  std::vector<std::string> pipelines;
+  std::vector<Way> ways;
   try {
     applyCorpusBackendOptions(single);
-    pipelines = candidatePipelines(application, module);
+    ways = candidateWays(application, module);
   } catch (const std::exception &e) {
     return finish(firstLine(e.what()));
   }
@@ -129,20 +146,22 @@ TranslationUnitOutcome compileTranslationUnit(const CompilePlan &plan, const App
   options.threads = 1;
   options.timeout = application.timeout;
   const CompilerDriver driver(options);
-  // The first pipeline is the one to stand by; a predicted list that fails
-  // is simply not chosen.
-  Candidate best = compileCandidate(driver, module, pipelines.front(), application);
+  // The first way is the one to stand by; a predicted list that fails is
+  // simply not chosen.
+  Candidate best = compileCandidate(driver, module, ways.front(), application);
   if (!best.result.ok()) return finish(std::string(failureKindName(best.result.failure)) + ": " +
                                        firstLine(best.result.message));
-  outcome.passList = pipelines.front();
-  outcome.candidates = pipelines.size();
-  for (size_t p = 1; p < pipelines.size(); ++p) {
-    Candidate candidate = compileCandidate(driver, module, pipelines[p], application);
+  size_t chosen = 0;
+  for (size_t w = 1; w < ways.size(); ++w) {
+    Candidate candidate = compileCandidate(driver, module, ways[w], application);
     if (candidate.result.ok() && candidate.result.sizes.textPlusData() < best.result.sizes.textPlusData()) {
       best = std::move(candidate);
-      outcome.passList = pipelines[p];
+      chosen = w;
     }
   }
+  outcome.passList = ways[chosen].pipeline;
+  outcome.candidates = ways.size();
+  outcome.keptBackup = application.neverLarger && chosen > 0 && ways[chosen] == Way{"", false};
   try {
     writeFileAtomically(plan.object, best.object);
   } catch (const std::exception &e) {

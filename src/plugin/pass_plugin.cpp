@@ -7,6 +7,7 @@
 // -fpass-plugin libraries after it parsed -mllvm options (a plugin's own
 // option would be unknown there).
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -33,30 +34,34 @@ constexpr const char *kPolicyVariable = "MLGO_CC_POLICY";
   std::_Exit(1);
 }
 
-/// The policy's hook, loaded once per process. A compile asked to use a
-/// policy never goes on without one.
-std::shared_ptr<mlgo::PipelineHook> policyHook() {
-  static std::shared_ptr<mlgo::PipelineHook> hook = [] {
+/// A new hook of the policy for each compile, the policy loaded once per
+/// process. A compile asked to use a policy never goes on without one.
+std::shared_ptr<mlgo::PipelineHook> newPolicyHook() {
+  static const std::function<std::shared_ptr<mlgo::PipelineHook>()> hooks = [] {
     const char *directory = std::getenv(kPolicyVariable);
     if (!directory || !*directory)
       stopCompile(std::string("set ") + kPolicyVariable + " to the policy directory to compile with");
     try {
       const mlgo::Problem &problem = mlgo::findProblem(mlgo::policy_directory::problemOf(directory));
-      return problem.policyHooks(directory)();
+      return problem.policyHooks(directory);
     } catch (const std::exception &e) {
       stopCompile(e.what());
     }
   }();
-  return hook;
+  return hooks();
 }
 
+/// clang compiles one module per process; lld's LTO backends compile one
+/// module after another on each of their threads, building a pipeline (and
+/// so calling this) for each. The hook of the module a thread is compiling
+/// lives until that thread's next module.
 void registerPolicy(llvm::PassBuilder &builder) {
-  const std::shared_ptr<mlgo::PipelineHook> hook = policyHook();
+  thread_local std::shared_ptr<mlgo::PipelineHook> current;
+  current = newPolicyHook();
   for (const std::shared_ptr<mlgo::PipelineHook> &processWide : mlgo::processWideHooks())
     processWide->registerCallbacks(builder);
-  hook->registerCallbacks(builder);
-  // clang compiles one module per process, on this thread.
-  hook->beginCompile();
+  current->registerCallbacks(builder);
+  current->beginCompile();
 }
 
 }  // namespace

@@ -257,7 +257,7 @@ TEST_CASE("mlgo cc: inputs it cannot use stop the compile naming the file, units
   }
   SECTION("a unit with errors gets clang's own diagnostics, once, and clang's exit code") {
     writeFileAtomically(build / "broken.c", "int f(void) { return undeclared; }\n");
-    const std::vector<std::string> broken{"clang-19", "-c", "broken.c", "-o", "broken.o"};
+    const std::vector<std::string> broken{"clang-19", "-Oz", "-c", "broken.c", "-o", "broken.o"};
     const test::CommandOutcome byClang = test::runIn(build, broken);
     const test::CommandOutcome launched =
         launch(build, {"--policy", (traced / "policy").string(), "--log", (build / "log").string()}, broken);
@@ -368,4 +368,176 @@ TEST_CASE("mlgo cc: with nothing to apply, the compiler runs without mlgo's libr
   const test::CommandOutcome withPolicy = test::runMlgoWithEnvironment(
       {"MLGO_CC_POLICY=" + (scratch / "none").string()}, {"cc", "clang-19", "--version"});
   CHECK(withPolicy.exitCode == 3);
+}
+
+TEST_CASE("mlgo cc --never-larger: a unit the policy grows keeps clang's plain object, and the log says so",
+          "[cli][launcher][clang]") {
+  test::TracedTestCorpus traced;
+  test::fixedAnswerInliningPolicy(traced, true).save(traced / "inline-all");
+  const fs::path build = traced / "build";
+  fs::create_directories(build);
+  const std::vector<std::string> compile{"clang-19", "-Oz", "-c", (test::testData() / "big_callee.c").string(),
+                                         "-o", "big_callee.o"};
+  REQUIRE(test::runIn(build, compile).exitCode == 0);
+  const std::string plainObject = readFile(build / "big_callee.o");
+  const std::vector<std::string> policy{"--policy", (traced / "inline-all").string(), "--log",
+                                        (build / "log").string()};
+  REQUIRE(launch(build, policy, compile).exitCode == 0);
+  const json grown = logLines(build / "log").back();
+  REQUIRE(grown["text_data"].get<uint64_t>() > 0);
+  std::vector<std::string> backedUp = policy;
+  backedUp.push_back("--never-larger");
+  const test::CommandOutcome launched = launch(build, backedUp, compile);
+  INFO(launched.err);
+  REQUIRE(launched.exitCode == 0);
+  const json kept = logLines(build / "log").back();
+  CHECK(kept["backup"] == true);
+  CHECK(kept["applied"]["never_larger"] == true);
+  CHECK(kept["text_data"].get<uint64_t>() < grown["text_data"].get<uint64_t>());
+  CHECK(readFile(build / "big_callee.o") == plainObject);
+
+  // eval counts the same unit as its plain compile.
+  const test::CommandOutcome evaluated =
+      test::runMlgo({"eval", "--corpus", (traced / "corpus").string(), "--policy", (traced / "inline-all").string(),
+                     "--never-larger", "--json", (traced / "eval.json").string()});
+  INFO(evaluated.err);
+  REQUIRE(evaluated.exitCode == 0);
+  const json report = readJsonFile(traced / "eval.json");
+  CHECK(report["totals"]["backups"].get<size_t>() > 0);
+  for (const json &module : report["modules"]) {
+    CAPTURE(module["name"]);
+    CHECK(module["candidate"]["text+data"].get<uint64_t>() <= module["baseline"]["text+data"].get<uint64_t>());
+    if (module["name"] == "big_callee.o") CHECK(module["backup"] == true);
+  }
+}
+
+TEST_CASE("mlgo cc: an -O0 unit is compiled as clang compiles it, whatever was given, and counted in the log",
+          "[cli][launcher][clang]") {
+  test::TracedTestCorpus traced;
+  test::randomInliningPolicy(traced, 7).save(traced / "policy");
+  const fs::path build = traced / "build";
+  fs::create_directories(build);
+  const std::string helpers = (test::testData() / "helpers.c").string();
+  for (const std::vector<std::string> &level : {std::vector<std::string>{"-O0"}, std::vector<std::string>{}}) {
+    std::vector<std::string> compile{"clang-19"};
+    compile.insert(compile.end(), level.begin(), level.end());
+    compile.insert(compile.end(), {"-c", helpers, "-o", "helpers.o"});
+    REQUIRE(test::runIn(build, compile).exitCode == 0);
+    const std::string clangObject = readFile(build / "helpers.o");
+    for (const std::vector<std::string> &given :
+         {std::vector<std::string>{"--policy", (traced / "policy").string()}, std::vector<std::string>{"--predict"}}) {
+      CAPTURE(level, given);
+      fs::remove(build / "helpers.o");
+      std::vector<std::string> options = given;
+      options.insert(options.end(), {"--log", (build / "log").string()});
+      const test::CommandOutcome launched = launch(build, options, compile);
+      REQUIRE(launched.exitCode == 0);
+      CHECK(launched.err.empty());  // left plain on purpose: no warning
+      CHECK(readFile(build / "helpers.o") == clangObject);
+      const json line = logLines(build / "log").back();
+      CHECK(line["unoptimized"] == true);
+      CHECK_THAT(line["fallback"].get<std::string>(), Contains("-O0"));
+    }
+  }
+}
+
+TEST_CASE("mlgo cc: a response file is read as clang reads it, and what was given is applied", "[cli][launcher][clang]") {
+  test::TracedTestCorpus traced;
+  test::randomInliningPolicy(traced, 7).save(traced / "policy");
+  const fs::path build = traced / "build";
+  fs::create_directories(build);
+  const std::string helpers = (test::testData() / "helpers.c").string();
+  writeFileAtomically(build / "args.rsp", "-Oz -c '" + helpers + "'\n-o helpers.o\n");
+  const std::vector<std::string> options{"--policy", (traced / "policy").string(), "--log", (build / "log").string()};
+  REQUIRE(launch(build, options, {"clang-19", "-Oz", "-c", helpers, "-o", "direct.o"}).exitCode == 0);
+  const test::CommandOutcome launched = launch(build, options, {"clang-19", "@args.rsp"});
+  INFO(launched.err);
+  REQUIRE(launched.exitCode == 0);
+  const json line = logLines(build / "log").back();
+  CHECK(line["applied"]["policy"] == (traced / "policy").string());
+  CHECK_FALSE(line.contains("fallback"));
+  CHECK(line["decisions"].get<uint64_t>() > 0);
+  CHECK(readFile(build / "helpers.o") == readFile(build / "direct.o"));
+}
+
+TEST_CASE("mlgo cc --log: a log that cannot take lines is a bad flag before anything is compiled",
+          "[cli][launcher][errors]") {
+  test::TracedTestCorpus traced;
+  test::randomInliningPolicy(traced, 7).save(traced / "policy");
+  const fs::path build = traced / "build";
+  fs::create_directories(build / "a-directory");
+  fs::create_symlink(build / "elsewhere.log", build / "a-link");
+  const std::string helpers = (test::testData() / "helpers.c").string();
+  for (const std::string log : {"a-directory", "a-link"}) {
+    CAPTURE(log);
+    const test::CommandOutcome launched =
+        launch(build, {"--policy", (traced / "policy").string(), "--log", log},
+               {"clang-19", "-Oz", "-c", helpers, "-o", "helpers.o"});
+    CHECK(launched.exitCode == 2);
+    CHECK_THAT(launched.err, Contains(log));
+    CHECK_FALSE(fs::exists(build / "helpers.o"));
+    CHECK_FALSE(fs::exists(build / "elsewhere.log"));
+  }
+}
+
+TEST_CASE("mlgo cc: an LTO build gets the policy at link time through mlgo's plugin, as lld loading it by hand",
+          "[cli][launcher][clang][lto]") {
+  test::TracedTestCorpus traced;
+  test::fixedAnswerInliningPolicy(traced, true).save(traced / "inline-all");
+  const std::string policyDirectory = (traced / "inline-all").string();
+  const test::CommandOutcome printed = test::runMlgo({"cc", "--print-plugin-path"});
+  REQUIRE(printed.exitCode == 0);
+  const std::string plugin = printed.out.substr(0, printed.out.find('\n'));
+  const fs::path build = traced / "build";
+  fs::create_directories(build);
+  writeFileAtomically(build / "main.c",
+                      "int use1(int *, int); int use2(int *, int); int use3(int *, int);\n"
+                      "int main(void) { int b[64] = {1}; return (use1(b, 64) + use2(b, 64) + use3(b, 64)) & 1; }\n");
+  const std::string bigCallee = (test::testData() / "big_callee.c").string();
+
+  for (const std::string lto : {"-flto=thin", "-flto"}) {
+    CAPTURE(lto);
+    // Compiles and a link as a build runs them; `wrap` puts mlgo cc in front.
+    auto buildProgram = [&](const std::string &name, const std::vector<std::string> &wrap,
+                            const std::vector<std::string> &compileExtra, const std::vector<std::string> &linkExtra,
+                            const std::vector<std::string> &variables) {
+      for (const auto &[source, object] : {std::pair<std::string, std::string>{"main.c", name + "-main.o"},
+                                           std::pair<std::string, std::string>{bigCallee, name + "-big.o"}}) {
+        std::vector<std::string> command = wrap;
+        command.insert(command.end(), {"clang-19", "-Oz", lto, "-c", source, "-o", object});
+        command.insert(command.end(), compileExtra.begin(), compileExtra.end());
+        const test::CommandOutcome compiled = test::runIn(build, command, variables);
+        INFO(compiled.err);
+        REQUIRE(compiled.exitCode == 0);
+      }
+      std::vector<std::string> command = wrap;
+      command.insert(command.end(), {"clang-19", lto, "-fuse-ld=lld", name + "-main.o", name + "-big.o", "-o", name});
+      command.insert(command.end(), linkExtra.begin(), linkExtra.end());
+      const test::CommandOutcome linked = test::runIn(build, command, variables);
+      INFO(linked.err);
+      REQUIRE(linked.exitCode == 0);
+      return readFile(build / name);
+    };
+    const std::vector<std::string> launcher{test::mlgoBinary(), "cc", "--policy", policyDirectory, "--log",
+                                            (build / "log").string()};
+    const std::string plain = buildProgram("plain", {}, {}, {}, {});
+    const std::string launched = buildProgram("launched", launcher, {}, {}, {});
+    const std::string byHand = buildProgram("by-hand", {}, {"-fpass-plugin=" + plugin},
+                                            {"-Wl,--load-pass-plugin=" + plugin}, {"MLGO_CC_POLICY=" + policyDirectory});
+    CHECK(launched == byHand);
+    CHECK(launched != plain);
+    const json line = logLines(build / "log").back();
+    CHECK(line["lto"] == true);
+    CHECK(line["applied"]["policy"] == policyDirectory);
+
+    // Pass lists cannot reach an LTO build's optimization: said, and built plainly.
+    const test::CommandOutcome lists =
+        launch(build, {"--predict", "--log", (build / "log").string()},
+               {"clang-19", "-Oz", lto, "-c", bigCallee, "-o", "listed.o"});
+    CHECK(lists.exitCode == 0);
+    CHECK_THAT(lists.err, Contains("pass lists are not applied in an LTO build"));
+    REQUIRE(test::runIn(build, {"clang-19", "-Oz", lto, "-c", bigCallee, "-o", "clang.o"}).exitCode == 0);
+    CHECK(readFile(build / "listed.o") == readFile(build / "clang.o"));
+    CHECK_THAT(logLines(build / "log").back()["fallback"].get<std::string>(), Contains("LTO"));
+  }
 }

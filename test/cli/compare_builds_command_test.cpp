@@ -46,6 +46,23 @@ TEST_CASE("compare-builds: a CMake project built plainly, through mlgo cc and wi
   REQUIRE(measureObjectSizes(readFile(traced / "builds" / "policy" / "tree" / "check"), linked, error));
   CHECK(policy["linked"]["check"]["text"] == linked.text);
   CHECK(policy["linked"]["check"]["text+data"] == linked.textPlusData());
+  // A project with no build type is compared at -Oz, not as the debug build CMake would make.
+  CHECK(comparison["optimization"] == "-Oz");
+  CHECK_THAT(compared.out, Contains("compared at -Oz"));
+  CHECK(policy["unoptimized_units"] == 0);
+  CHECK_THAT(readFile(traced / "builds" / "policy" / "build.log"), Contains("-DCMAKE_BUILD_TYPE=MinSizeRel"));
+
+  // Told to keep the project's own flags, its units compile at -O0: counted, left as clang compiles them.
+  const test::CommandOutcome own =
+      test::runMlgo({"compare-builds", "--project", (test::testData() / "launcher" / "cmake").string(), "--output",
+                     (traced / "own").string(), "--policy", (traced / "policy").string(), "--optimization", "project"});
+  INFO(own.err);
+  REQUIRE(own.exitCode == 0);
+  const json ownComparison = readJsonFile(traced / "own" / "comparison.json");
+  const json &ownPolicy = ownComparison["variants"][2];
+  CHECK(ownPolicy["unoptimized_units"] == 3);
+  CHECK(ownPolicy["fallbacks"] == 0);
+  CHECK(ownPolicy["linked"]["check"]["text"] == ownComparison["variants"][0]["linked"]["check"]["text"]);
 }
 
 TEST_CASE("compare-builds: a make project, and inputs it cannot use", "[cli][builds][clang][errors]") {

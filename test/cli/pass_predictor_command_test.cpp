@@ -17,10 +17,11 @@ TEST_CASE("cli pass prediction: sweep, coreset, train, predict, eval --pass-list
   const std::string corpus = (scratch / "corpus").string();
   test::extractTestCorpus(corpus);
   writeFileAtomically(scratch / "pool.txt", "default<Oz> mergefunc\nmem2reg\ndefault<O1>\ndefault<Os>\n");
-  // A gate of two programs: one C, one C++ (which `mem2reg` alone leaves unlinkable).
+  // A gate of three programs: one C, two C++ (one of which `mem2reg` alone leaves unlinkable).
   fs::create_directories(scratch / "programs");
   for (const char *program : {"avl_order_stats.c", "ast_interpreter.cpp"})
     fs::copy_file(autotune::defaultGatePrograms() / program, scratch / "programs" / program);
+  fs::copy_file(test::testData() / "gate" / "extern_template.cpp", scratch / "programs" / "extern_template.cpp");
   auto sweepArguments = [&](const std::string &output, const std::string &threads) {
     return std::vector<std::string>{"sweep-passes", "--corpus", corpus, "--lists", (scratch / "pool.txt").string(),
                                     "--output", (scratch / output).string(), "--gate-programs",

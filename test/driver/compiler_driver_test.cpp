@@ -393,7 +393,7 @@ TEST_CASE("driver: a pass list with no inliner still inlines every always_inline
     REQUIRE(result.ok());
     const fs::path object = scratch / "unit.o";
     writeFileAtomically(object, capture->object());
-    const test::CommandOutcome nm = test::runProgram("llvm-nm-19", {"--defined-only", object.string()});
+    const test::CommandOutcome nm = test::runIn(scratch.path(), {"llvm-nm-19", "--defined-only", object.string()});
     REQUIRE(nm.exitCode == 0);
     return nm.out;
   };

@@ -27,30 +27,77 @@ TEST_CASE("compile plan: everything else runs the real compiler, with the reason
   struct Case {
     std::string compiler;
     std::vector<std::string> args;
+    CommandKind kind;
     std::string reason;
   };
   const std::vector<Case> cases{
-      {"clang-19", {"a.o", "b.o", "-o", "program"}, "runs"},              // a link
-      {"clang-19", {"-c", "a.c", "b.c"}, "several jobs"},                 // two sources
-      {"clang-19", {"-E", "a.c"}, "does not write an object"},            // preprocessing
-      {"clang-19", {"-S", "a.c", "-o", "a.s"}, "does not write an object"},
-      {"clang-19", {"-c", "-emit-llvm", "a.c"}, "asks for -emit-llvm"},
-      {"clang-19", {"-c", "-flto=thin", "a.c"}, "asks for -flto=thin"},
-      {"clang-19", {"-c", "a.s", "-o", "a.o"}, "runs"},                   // assembly: clang's integrated assembler
-      {"clang-19", {"-c", "a.c", "-save-temps"}, "asks for -save-temps"},
-      {"clang-19", {"-###", "-c", "a.c"}, "asks for -###"},
-      {"clang-19", {"-c", "-x", "c", "-", "-o", "a.o"}, "standard stream"},
-      {"clang-19", {"-c", "a.c", "-o", "-"}, "standard stream"},
-      {"clang-19", {"-c", "a.c", "--no-such-option"}, "the driver reports an error"},
-      {"/bin/sh", {"-c", "a.c"}, "not clang-19"},  // another compiler
-      {"no-such-compiler-mlgo", {"-c", "a.c"}, "no compiler no-such-compiler-mlgo"},
+      {"clang-19", {"a.o", "b.o", "-o", "program"}, CommandKind::Other, "compiles no C or C++ source"},  // a link
+      {"clang-19", {"-E", "a.c"}, CommandKind::Other, "compiles no C or C++ source"},  // preprocessing
+      {"clang-19", {"-fsyntax-only", "a.c"}, CommandKind::Other, "compiles no C or C++ source"},
+      {"clang-19", {"-c", "a.s", "-o", "a.o"}, CommandKind::Other, "compiles no C or C++ source"},  // assembly
+      {"clang-19", {"-###", "-c", "a.c"}, CommandKind::Other, "asks for -###"},
+      {"clang-19", {"--version"}, CommandKind::Other, "asks for --version"},
+      {"clang-19", {"-c", "a.c", "--no-such-option"}, CommandKind::Other, "the driver reports an error"},
+      {"/bin/sh", {"-c", "a.c"}, CommandKind::Other, "not clang-19"},  // another compiler
+      {"no-such-compiler-mlgo", {"-c", "a.c"}, CommandKind::Other, "no compiler no-such-compiler-mlgo"},
+      {"clang-19", {"-O2", "-c", "a.c", "b.c"}, CommandKind::Unapplied, "several sources"},
+      {"clang-19", {"-O2", "a.c", "-o", "program"}, CommandKind::Unapplied, "compiles and links"},
+      {"clang-19", {"-O2", "-S", "a.c", "-o", "a.s"}, CommandKind::Unapplied, "does not write an object"},
+      {"clang-19", {"-O2", "-c", "-emit-llvm", "a.c"}, CommandKind::Unapplied, "asks for -emit-llvm"},
+      {"clang-19", {"-O2", "-c", "a.c", "-save-temps"}, CommandKind::Unapplied, "asks for -save-temps"},
+      {"clang-19", {"-O2", "-c", "-x", "c", "-", "-o", "a.o"}, CommandKind::Unapplied, "standard stream"},
+      {"clang-19", {"-O2", "-c", "a.c", "-o", "-"}, CommandKind::Unapplied, "standard stream"},
+      {"clang-19", {"-O2", "-c", "a.ll", "-o", "a.o"}, CommandKind::Unapplied, "not one C or C++ source"},
+      {"clang-19", {"-Oz", "-c", "-flto=thin", "a.c"}, CommandKind::LtoCompile, "LTO compile"},
+      {"clang-19", {"-Oz", "-c", "-flto", "a.c"}, CommandKind::LtoCompile, "LTO compile"},
+      {"clang-19", {"-flto=thin", "-fuse-ld=lld", "a.o", "b.o", "-o", "program"}, CommandKind::LtoLink, "LTO link"},
   };
   for (const Case &planned : cases) {
     CAPTURE(planned.compiler, planned.args);
     const CompilePlan plan = planCompile(planned.compiler, planned.args);
     CHECK_FALSE(plan.inProcess());
+    CHECK(int(plan.kind) == int(planned.kind));
     CHECK_THAT(plan.plainReason, Contains(planned.reason));
   }
+}
+
+TEST_CASE("compile plan: links, their linker and the optimization level, as the driver runs them", "[launcher]") {
+  const CompilePlan lld = planCompile("clang-19", {"-flto=thin", "-fuse-ld=lld", "a.o", "-o", "program"});
+  CHECK(lld.links);
+  CHECK(lld.linksWithLld);
+  const CompilePlan gnu = planCompile("clang-19", {"-flto", "a.o", "-o", "program"});
+  CHECK(gnu.kind == CommandKind::LtoLink);
+  CHECK_FALSE(gnu.linksWithLld);
+  const CompilePlan both = planCompile("clang-19", {"-Oz", "-flto=thin", "-fuse-ld=lld", "a.c", "-o", "program"});
+  CHECK(both.kind == CommandKind::LtoCompile);
+  CHECK(both.links);
+  CHECK(both.source == "a.c");
+  const std::vector<std::pair<std::vector<std::string>, unsigned>> levels{
+      {{}, 0}, {{"-O0"}, 0}, {{"-O1"}, 1}, {{"-O2"}, 2}, {{"-O3"}, 3}, {{"-Os"}, 2},
+      {{"-Oz"}, 2}, {{"-Og"}, 1}, {{"-O2", "-O0"}, 0}, {{"-O0", "-Oz"}, 2}};
+  for (const auto &[flags, level] : levels) {
+    std::vector<std::string> args = flags;
+    args.insert(args.end(), {"-c", "a.c", "-o", "a.o"});
+    CAPTURE(args);
+    const CompilePlan plan = planCompile("clang-19", args);
+    REQUIRE(plan.inProcess());
+    CHECK(plan.optimizationLevel == level);
+    CHECK(plan.optimizes() == (level > 0));
+  }
+}
+
+TEST_CASE("compile plan: response files are read as clang's driver reads them", "[launcher]") {
+  test::ScratchDirectory scratch;
+  writeFileAtomically(scratch / "inner.rsp", "-o 'obj dir/x.o'\n");
+  writeFileAtomically(scratch / "args.rsp", "-Oz -c\n\"src dir/x.c\" @" + (scratch / "inner.rsp").string() + "\n");
+  const CompilePlan plan = planCompile("clang-19", {"@" + (scratch / "args.rsp").string()});
+  REQUIRE(plan.inProcess());
+  CHECK(plan.source == "src dir/x.c");
+  CHECK(plan.object == "obj dir/x.o");
+  CHECK(plan.optimizationLevel == 2);
+  // As clang leaves an @name it cannot find unexpanded, and then fails on it.
+  const CompilePlan missing = planCompile("clang-19", {"@" + (scratch / "missing.rsp").string()});
+  CHECK(missing.kind == CommandKind::Other);
 }
 
 TEST_CASE("compile plan: a compiler is found by path or in PATH", "[launcher]") {

@@ -296,6 +296,14 @@ PolicyModel randomInliningPolicy(const TracedTestCorpus &traced, unsigned seed, 
   return PolicyModel("inlining", std::move(preprocessor), std::move(layers), Activation::Relu);
 }
 
+PolicyModel fixedAnswerInliningPolicy(const TracedTestCorpus &traced, bool inlineEverything) {
+  FeaturePreprocessor preprocessor = preprocessorFromVocab(inlining::featureNames(), traced / "vocab", {});
+  const size_t inputs = preprocessor.outputCount();
+  DenseLayer hidden{inputs, 4, std::vector<float>(inputs * 4, 0.0f), std::vector<float>(4, 0.0f)};
+  DenseLayer decision{4, 2, std::vector<float>(8, 0.0f), {0.0f, inlineEverything ? 50.0f : -50.0f}};
+  return PolicyModel("inlining", std::move(preprocessor), {hidden, decision}, Activation::Relu);
+}
+
 DriverOptions driverThreads(unsigned threads) {
   DriverOptions options;
   options.threads = threads;

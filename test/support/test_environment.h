@@ -80,6 +80,12 @@ class RecordingPolicy final : public inlining::Policy {
 /// input.
 PolicyModel randomInliningPolicy(const TracedTestCorpus &traced, unsigned seed, bool everyPreprocessing = false);
 
+/// An inlining policy over the traced corpus's vocab that answers
+/// `inlineEverything` at every call site (weights zero, the biases decide):
+/// inlining everything grows code where large callees have many callers
+/// (big_callee.c).
+PolicyModel fixedAnswerInliningPolicy(const TracedTestCorpus &traced, bool inlineEverything);
+
 /// Driver options with `threads` compile threads and the other defaults.
 DriverOptions driverThreads(unsigned threads);
 

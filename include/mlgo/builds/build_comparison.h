@@ -16,22 +16,27 @@ struct BuiltVariant {
   BuildVariant variant;
   BuildOutcome outcome;
   BuildArtifacts artifacts;
-  size_t fallbacks = 0;  ///< translation units mlgo cc compiled plainly
-  size_t units = 0;      ///< translation units mlgo cc logged
+  size_t fallbacks = 0;    ///< translation units mlgo cc could not apply to (compiled plainly)
+  size_t unoptimized = 0;  ///< -O0 units, left as clang compiles them on purpose
+  size_t backups = 0;      ///< units --never-larger kept plain (what was given made them larger)
+  size_t units = 0;        ///< translation units mlgo cc logged
 };
 
-/// The first variant is the reference every other one is compared with.
-nlohmann::json comparisonToJson(const std::vector<BuiltVariant> &variants);
+/// The first variant is the reference every other one is compared with;
+/// `optimization` is the level every way was built at ("" for the
+/// project's own flags).
+nlohmann::json comparisonToJson(const std::vector<BuiltVariant> &variants, const std::string &optimization);
 /// The table printed at the end: per linked file and variant, `.text` and
 /// `.text+data` against the reference, then per variant the linked and the
 /// object sums, build time and tests.
-std::string comparisonTable(const std::vector<BuiltVariant> &variants);
+std::string comparisonTable(const std::vector<BuiltVariant> &variants, const std::string &optimization);
 
 /// What compare-builds writes into its output directory (fnmatch patterns):
 /// one directory per variant and the comparison.
 std::vector<std::string> compareBuildsEntries();
 
-/// Counts the units and fallbacks of a mlgo cc log (none when absent).
+/// Counts the units, fallbacks, -O0 units and backups of a mlgo cc log
+/// (none when absent).
 void countLauncherLog(BuiltVariant &built);
 
 }  // namespace mlgo::builds

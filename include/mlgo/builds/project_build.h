@@ -32,6 +32,11 @@ struct BuildSettings {
   std::vector<std::string> configureArgs;  ///< after cmake's or ./configure's own
   std::vector<std::string> makeArgs;       ///< after make's (or cmake --build's) own
   std::chrono::minutes timeout{120};
+  /// The level every way compiles at, as the project's build system takes
+  /// it: CMake's MinSizeRel with this level, or CFLAGS and CXXFLAGS in the
+  /// environment of configure and make. Empty: the project's own flags (a
+  /// CMake project with no build type then compiles with no -O at all).
+  std::string optimization = "-Oz";
   /// When set, every way builds at this path and is then moved to its own
   /// directory, so that paths compiled into the program do not differ.
   std::filesystem::path buildTree;

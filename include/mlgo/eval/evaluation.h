@@ -30,6 +30,10 @@ struct EvalOptions {
   /// best.json); they take precedence over passPipeline for their modules.
   std::map<std::string, std::string> modulePipelines;
   std::string modulePipelinesDescription;
+  /// The plain compile backs the candidate up (--never-larger): a module
+  /// whose candidate is larger (.text+data) counts as its plain compile, as
+  /// `mlgo cc --never-larger` keeps the smaller object.
+  bool neverLarger = false;
 };
 
 struct ModuleEvaluation {
@@ -39,6 +43,7 @@ struct ModuleEvaluation {
   uint64_t decisions = 0;  ///< decisions the hook saw in the candidate
   /// The problem's measures of each compile (empty: none, or the compile failed).
   std::map<std::string, double> baselineMeasures, candidateMeasures;
+  bool keptBackup = false;  ///< --never-larger: the candidate was larger, the plain compile counts
   bool ok() const { return baseline.ok() && candidate.ok(); }
 };
 
@@ -57,6 +62,7 @@ struct EvalReport {
   std::vector<ModuleEvaluation> modules;
   // Over modules where both compiles succeeded:
   size_t compared = 0;
+  size_t backups = 0;  ///< modules where --never-larger kept the plain compile
   SizeTotals baselineTotals, candidateTotals;
   std::map<std::string, double> baselineMeasureTotals, candidateMeasureTotals;
   /// Geometric mean over modules of candidate/baseline (text+data), minus 1.

@@ -34,6 +34,9 @@ struct Application {
   std::map<std::string, std::string> passLists;  ///< module name -> opt pipeline
   std::optional<Prediction> prediction;           ///< for units without a tuned list
   std::chrono::milliseconds timeout{600000};
+  /// --never-larger: each unit is also compiled plainly at its recorded
+  /// level, and the smaller object (.text+data) is kept.
+  bool neverLarger = false;
   bool empty() const { return !policyHooks && passLists.empty() && !prediction; }
 };
 

@@ -1,24 +1,41 @@
 #pragma once
-// What a compiler command does, read the way clang's own driver reads it:
-// `mlgo cc` compiles in-process only a command that clang-19 would run as
-// one frontend job turning one C or C++ source into one object. Everything
-// else (linking, preprocessing, -S, -emit-llvm, assembly sources, several
-// sources, -flto, other compilers) runs the real compiler unchanged.
+// What a compiler command does, read the way clang's own driver reads it
+// (response files expanded first, as clang's main() does): `mlgo cc`
+// compiles in-process only a command that clang-19 would run as one frontend
+// job turning one C or C++ source into one object. An LTO compile or link
+// gets what applies there (a policy through mlgo's pass plugin); every other
+// compile of source code runs the real compiler and is reported, never
+// silently; everything else (preprocessing, assembling, plain links,
+// queries, other compilers) runs the real compiler unchanged.
 #include <filesystem>
 #include <string>
 #include <vector>
 
 namespace mlgo::launcher {
 
+enum class CommandKind {
+  Other,       ///< compiles no C or C++ source: nothing of mlgo's applies
+  Compile,     ///< one C or C++ source to one object: compiled in-process
+  Unapplied,   ///< compiles source in a way mlgo does not reproduce (plainReason says how)
+  LtoCompile,  ///< -flto or -flto=thin: the link optimizes what this compiles
+  LtoLink,     ///< a link with -flto: the link-time backends optimize
+};
+
 struct CompilePlan {
-  /// Empty when the command is one in-process compile; otherwise why the
-  /// real compiler runs it (e.g. "links", "not clang-19").
+  CommandKind kind = CommandKind::Other;
+  /// Why the real compiler runs the command; empty for CommandKind::Compile.
   std::string plainReason;
   std::filesystem::path compiler;  ///< the compiler executable, symlinks resolved
   std::vector<std::string> cc1;    ///< the frontend job's arguments, from "-cc1" on
-  std::filesystem::path source;    ///< as the job names it
+  std::filesystem::path source;    ///< as the job names it (the first one where several)
   std::filesystem::path object;    ///< as the job names it
-  bool inProcess() const { return plainReason.empty(); }
+  /// The frontend's optimization level: 0 for -O0 or no -O flag at all
+  /// (clang's default), where mlgo leaves the unit as clang compiles it.
+  unsigned optimizationLevel = 0;
+  bool links = false;        ///< runs a linker (also after compiling, in one command)
+  bool linksWithLld = false; ///< that linker is lld (the one whose LTO backends load pass plugins)
+  bool inProcess() const { return kind == CommandKind::Compile; }
+  bool optimizes() const { return optimizationLevel > 0; }
 };
 
 /// The executable `compiler` names: a path, or a name looked up in PATH.

@@ -17,6 +17,15 @@ namespace mlgo::launcher {
 nlohmann::json logRecord(const CompilePlan &plan, const Application &application,
                          const TranslationUnitOutcome &outcome);
 
+/// The log line of a unit the real compiler compiles (`unapplied`: what of
+/// the application did not reach it, and why; "" when all of it did).
+nlohmann::json planRecord(const CompilePlan &plan, const Application &application, const std::string &unapplied);
+
+/// Throws UsageError naming the log when it cannot take lines (a directory,
+/// a named pipe, a link, a device, no permission): checked before a compile
+/// writes anything.
+void checkLogWritable(const std::filesystem::path &log);
+
 /// Appends `record` as one line. Throws std::runtime_error naming the file
 /// when it cannot.
 void appendLogLine(const std::filesystem::path &log, const nlohmann::json &record);

@@ -17,7 +17,10 @@ namespace mlgo::launcher {
 struct TranslationUnitOutcome {
   std::string module;       ///< the object's name as extract-ir names it (relative to the build directory)
   std::string passList;     ///< the pipeline applied; empty: the recorded level
-  size_t candidates = 0;    ///< pipelines compiled (more than one with a predictor)
+  size_t candidates = 0;    ///< ways compiled (more than one with a predictor or --never-larger)
+  /// --never-larger kept the plain recorded level: what was given made the
+  /// unit's object larger.
+  bool keptBackup = false;
   bool compiled = false;    ///< mlgo wrote the object
   std::string fallback;     ///< why not (the caller runs the real compiler)
   std::string diagnostics;  ///< clang's warnings, to print as clang would
