@@ -1,5 +1,6 @@
 #include "mlgo/autotune/search_space.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "mlgo/driver/compiler_driver.h"
@@ -87,6 +88,34 @@ std::string SearchSpace::checkedPipeline(const std::vector<std::string> &element
     throw InputError(describeInputProblem(
         file, entry + ".pipeline", "\"" + stored + "\" is not the pipeline of its passes (\"" + rendered + "\")"));
   return rendered;
+}
+
+std::vector<int> SearchSpace::listOfPipeline(const std::string &pipeline, const std::string &file,
+                                             const std::string &entry) const {
+  // Top-level elements: commas outside parentheses and angle brackets.
+  std::vector<std::string> pieces;
+  int depth = 0;
+  std::string piece;
+  for (char c : pipeline) {
+    if (c == '(' || c == '<') ++depth;
+    if (c == ')' || c == '>') --depth;
+    if (c == ',' && depth == 0) {
+      pieces.push_back(piece);
+      piece.clear();
+    } else {
+      piece += c;
+    }
+  }
+  pieces.push_back(piece);
+  std::vector<int> list;
+  for (const std::string &text : pieces) {
+    auto found = std::find_if(passes_.begin(), passes_.end(),
+                              [&](const PassElement &pass) { return pass.pipelineText() == text; });
+    if (found == passes_.end())
+      throw InputError(describeInputProblem(file, entry, "\"" + text + "\" is not a pass of the search space"));
+    list.push_back(int(found - passes_.begin()));
+  }
+  return list;
 }
 
 std::string SearchSpace::describe(const std::vector<int> &list) const {

@@ -1,5 +1,6 @@
 #include "mlgo/builds/build_comparison.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "mlgo/support/atomic_file.h"
@@ -35,14 +36,30 @@ json sizesJson(const SectionSizes &sizes, const SectionSizes *reference) {
 
 std::string secondsText(double seconds) {
   char text[32];
-  std::snprintf(text, sizeof text, "%.1f s", seconds);
+  std::snprintf(text, sizeof text, seconds < 10 ? "%.2f s" : "%.1f s", seconds);
   return text;
+}
+
+/// Per unit (object path in the tree), what the linker kept of it in each
+/// way, from the linker maps.
+json keptUnitsJson(const std::vector<BuiltVariant> &variants) {
+  json units = json::object();
+  for (const BuiltVariant &built : variants)
+    for (const auto &[unit, sizes] : built.kept.byUnit())
+      units[unit][built.variant.name] = {{"text", sizes.text}, {"text+data", sizes.textPlusData()}};
+  return units;
+}
+
+std::string testsText(const BuildOutcome &outcome) {
+  if (outcome.tests == TestResult::None) return testResultName(outcome.tests);
+  return std::string(testResultName(outcome.tests)) + " (" + secondsText(outcome.testSeconds) + ")";
 }
 
 }  // namespace
 
 std::vector<std::string> compareBuildsEntries() {
-  return {"clang-19", "mlgo-cc", "policy", "pass-lists", "predicted", "building", "comparison.json"};
+  return {"clang-19", "mlgo-cc", "policy", "pass-lists", "predicted", "choices", "building", "comparison.json",
+          "choices.json"};
 }
 
 void countLauncherLog(BuiltVariant &built) {
@@ -79,6 +96,8 @@ json comparisonToJson(const std::vector<BuiltVariant> &variants, const std::stri
                                {"configure_seconds", built.outcome.configureSeconds},
                                {"build_seconds", built.outcome.buildSeconds},
                                {"tests", testResultName(built.outcome.tests)},
+                               {"test_seconds", built.outcome.testSeconds},
+                               {"bench_seconds", built.outcome.benchSeconds},
                                {"units", built.units},
                                {"fallbacks", built.fallbacks},
                                {"unoptimized_units", built.unoptimized},
@@ -88,6 +107,7 @@ json comparisonToJson(const std::vector<BuiltVariant> &variants, const std::stri
                                {"object_count", built.artifacts.objectCount},
                                {"objects_sum", sizesJson(built.artifacts.objects, &reference->objects)}});
   }
+  out["units"] = keptUnitsJson(variants);
   return out;
 }
 
@@ -108,12 +128,18 @@ std::string comparisonTable(const std::vector<BuiltVariant> &variants, const std
                     std::to_string(sizes.textPlusData()), formatPercentChange(sizes.textPlusData(), base.textPlusData())});
     }
   }
-  TextTable summary({"variant", "linked .text", "linked .text+data", "objects .text", "objects .text+data", "build",
-                     "tests", "fallbacks", "-O0 units"});
+  const bool benched = std::any_of(variants.begin(), variants.end(),
+                                   [](const BuiltVariant &built) { return built.outcome.benchSeconds > 0; });
+  std::vector<std::string> columns{"variant", "linked .text", "linked .text+data", "objects .text",
+                                   "objects .text+data", "build", "tests", "fallbacks", "-O0 units"};
+  if (benched) columns.push_back("bench (median)");
+  TextTable summary(columns);
   const SectionSizes referenceLinked = linkedSum(reference.artifacts);
   for (const BuiltVariant &built : variants) {
     if (!built.outcome.built) {
-      summary.addRow({built.variant.name, "", "", "", "", "failed", "", "", ""});
+      std::vector<std::string> row{built.variant.name, "", "", "", "", "failed", "", "", ""};
+      if (benched) row.push_back("");
+      summary.addRow(row);
       continue;
     }
     const SectionSizes linked = linkedSum(built.artifacts);
@@ -122,16 +148,17 @@ std::string comparisonTable(const std::vector<BuiltVariant> &variants, const std
     auto withChange = [&](uint64_t value, uint64_t base) {
       return std::to_string(value) + (isReference ? "" : " (" + formatPercentChange(value, base) + ")");
     };
-    summary.addRow({built.variant.name, withChange(linked.text, referenceLinked.text),
-                    withChange(linked.textPlusData(), referenceLinked.textPlusData()),
-                    withChange(objects.text, reference.artifacts.objects.text),
-                    withChange(objects.textPlusData(), reference.artifacts.objects.textPlusData()),
-                    secondsText(built.outcome.buildSeconds),
-                    testResultName(built.outcome.tests),
-                    built.variant.throughLauncher ? std::to_string(built.fallbacks) + " of " +
-                                                        std::to_string(built.units)
-                                                  : "",
-                    built.variant.throughLauncher ? std::to_string(built.unoptimized) : ""});
+    std::vector<std::string> row{built.variant.name, withChange(linked.text, referenceLinked.text),
+                                 withChange(linked.textPlusData(), referenceLinked.textPlusData()),
+                                 withChange(objects.text, reference.artifacts.objects.text),
+                                 withChange(objects.textPlusData(), reference.artifacts.objects.textPlusData()),
+                                 secondsText(built.outcome.buildSeconds), testsText(built.outcome),
+                                 built.variant.throughLauncher ? std::to_string(built.fallbacks) + " of " +
+                                                                     std::to_string(built.units)
+                                                               : "",
+                                 built.variant.throughLauncher ? std::to_string(built.unoptimized) : ""};
+    if (benched) row.push_back(built.outcome.benchSeconds > 0 ? secondsText(built.outcome.benchSeconds) : "");
+    summary.addRow(row);
   }
   const std::string level = "compared at " + (optimization.empty() ? std::string("the project's own flags")
                                                                      : optimization) + "\n";

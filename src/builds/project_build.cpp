@@ -1,5 +1,7 @@
 #include "mlgo/builds/project_build.h"
 
+#include <algorithm>
+
 #include "mlgo/support/errors.h"
 #include "mlgo/support/subprocess.h"
 
@@ -71,11 +73,10 @@ std::string joined(const std::vector<std::string> &words, char separator) {
   return text;
 }
 
-/// VARIABLE=COMMAND for a make or configure command line: the compiler, or
-/// the launcher and the compiler (make splits the value at spaces).
+/// VARIABLE=COMMAND for a make or configure command line: the launcher and
+/// the compiler (make splits the value at spaces).
 std::string compilerVariable(const BuildSettings &settings, const BuildVariant &variant, const std::string &variable,
                              const std::string &compiler) {
-  if (!variant.throughLauncher) return variable + "=" + compiler;
   return variable + "=" + joined(launcherWords(settings, variant), ' ') + " " + compiler;
 }
 
@@ -92,11 +93,12 @@ BuildCommands commandsFor(const BuildSettings &settings, const BuildVariant &var
   if (kind == ProjectKind::CMake) {
     commands.configure = {"cmake", "-S", fs::absolute(settings.project).string(), "-B", tree.string(),
                           "-DCMAKE_C_COMPILER=clang-19", "-DCMAKE_CXX_COMPILER=clang++-19"};
-    if (variant.throughLauncher) {
-      const std::string launcher = joined(launcherWords(settings, variant), ';');  // a CMake list
-      commands.configure.push_back("-DCMAKE_C_COMPILER_LAUNCHER=" + launcher);
-      commands.configure.push_back("-DCMAKE_CXX_COMPILER_LAUNCHER=" + launcher);
-    }
+    // Every way goes through the launcher, for its links' maps; with nothing
+    // to apply it runs clang itself (objects byte for byte clang's).
+    const std::string launcher = joined(launcherWords(settings, variant), ';');  // a CMake list
+    for (const char *language : {"C", "CXX"})
+      for (const char *step : {"COMPILER", "LINKER"})
+        commands.configure.push_back(std::string("-DCMAKE_") + language + "_" + step + "_LAUNCHER=" + launcher);
     if (!settings.optimization.empty())
       for (const std::string &argument : {std::string("-DCMAKE_BUILD_TYPE=MinSizeRel"),
                                           "-DCMAKE_C_FLAGS_MINSIZEREL=" + settings.optimization + " -DNDEBUG",
@@ -134,9 +136,21 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-}  // namespace
-
-namespace {
+/// --bench: the user's command run `benchRuns` times in the tree (through
+/// sh, as a build system would run it); the median wall time.
+void runBenchmark(const BuildSettings &settings, const StepRunner &steps, const fs::path &tree,
+                  BuildOutcome &outcome) {
+  if (settings.bench.empty()) return;
+  std::vector<double> seconds;
+  for (unsigned run = 0; run < settings.benchRuns; ++run) {
+    const auto start = std::chrono::steady_clock::now();
+    if (!steps.run(tree, {}, {"/bin/sh", "-c", settings.bench})) return;  // a failing benchmark has no time
+    seconds.push_back(secondsSince(start));
+  }
+  std::sort(seconds.begin(), seconds.end());
+  const size_t n = seconds.size();
+  outcome.benchSeconds = n % 2 ? seconds[n / 2] : (seconds[n / 2 - 1] + seconds[n / 2]) / 2;
+}
 
 /// Configures, builds and tests in `tree`; fills the outcome's timings and results.
 void buildIn(const BuildSettings &settings, const BuildVariant &variant, ProjectKind kind, const fs::path &tree,
@@ -157,7 +171,10 @@ void buildIn(const BuildSettings &settings, const BuildVariant &variant, Project
   // Test scripts written for autotools find their data through $srcdir.
   std::vector<std::string> testVariables = variables;
   testVariables.push_back("srcdir=" + (kind == ProjectKind::CMake ? fs::absolute(settings.project) : tree).string());
+  start = std::chrono::steady_clock::now();
   outcome.tests = steps.run(workingDirectory, testVariables, commands.test) ? TestResult::Passed : TestResult::Failed;
+  outcome.testSeconds = secondsSince(start);
+  runBenchmark(settings, steps, tree, outcome);
 }
 
 }  // namespace
@@ -168,7 +185,7 @@ BuildOutcome buildProject(const BuildSettings &settings, const BuildVariant &var
   BuildOutcome outcome;
   outcome.tree = fs::absolute(directory / "tree");
   outcome.log = fs::absolute(directory / "build.log");
-  std::vector<std::string> variables;
+  std::vector<std::string> variables{"MLGO_CC_LINK_MAPS=" + fs::absolute(directory / "link-maps").string()};
   // configure takes them as its defaults; a Makefile that assigns its own
   // CFLAGS keeps them, as it would for a user.
   if (kind != ProjectKind::CMake && !settings.optimization.empty())

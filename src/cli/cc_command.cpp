@@ -22,6 +22,8 @@
 #include "mlgo/launcher/compile_plan.h"
 #include "mlgo/launcher/launch_log.h"
 #include "mlgo/launcher/translation_unit.h"
+#include "mlgo/driver/compile_memo.h"
+#include "mlgo/support/atomic_file.h"
 #include "mlgo/support/data_paths.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/exit_codes.h"
@@ -44,6 +46,8 @@ struct CcFlags {
   size_t predictedLists = 1;
   double timeout = 600;
   bool neverLarger = false;
+  std::string choices;
+  std::string linkMaps;
   bool printPluginPath = false;
   std::vector<std::string> command;  ///< the compiler and its arguments
 };
@@ -58,6 +62,8 @@ void takeEnvironment(CcFlags &flags) {
   fromEnvironment(flags.policy, "MLGO_CC_POLICY");
   fromEnvironment(flags.passLists, "MLGO_CC_PASS_LISTS");
   fromEnvironment(flags.log, "MLGO_CC_LOG");
+  fromEnvironment(flags.choices, "MLGO_CC_CHOICES");
+  fromEnvironment(flags.linkMaps, "MLGO_CC_LINK_MAPS");
   if (const char *backup = std::getenv("MLGO_CC_NEVER_LARGER"); backup && *backup && std::string(backup) != "0")
     flags.neverLarger = true;
   // MLGO_CC_PREDICT=1: the shipped predictor; another value names one.
@@ -100,7 +106,11 @@ int runRealCompiler(const std::vector<std::string> &command, const fs::path &fou
 /// lists replace a pipeline that an LTO build runs at link time.
 std::string unappliedInLto(const launcher::CompilePlan &plan, const launcher::Application &application) {
   std::vector<std::string> reasons;
-  if (plan.kind == launcher::CommandKind::LtoCompile && (!application.passLists.empty() || application.prediction))
+  if (application.policyUnits) {
+    if (plan.kind == launcher::CommandKind::LtoCompile)
+      reasons.push_back("a choice file is not applied in an LTO build (its choices are per object)");
+  } else if (plan.kind == launcher::CommandKind::LtoCompile &&
+             (!application.passLists.empty() || application.prediction))
     reasons.push_back("pass lists are not applied in an LTO build (its optimization runs at link time)");
   if (application.policyHooks && plan.links && !plan.linksWithLld)
     reasons.push_back("the policy reaches link-time inlining only through lld (link with -fuse-ld=lld)");
@@ -109,14 +119,32 @@ std::string unappliedInLto(const launcher::CompilePlan &plan, const launcher::Ap
   return joined;
 }
 
+/// The command to run for a link with --link-maps: the linker also writes
+/// its map into DIR, as NAME.map beside NAME.json (the link's directory and
+/// output, which the map's relative paths are relative to). NAME is a hash
+/// of both, so a relink replaces its own map.
+std::vector<std::string> withLinkMap(std::vector<std::string> command, const launcher::CompilePlan &plan,
+                                     const std::string &directory) {
+  if (directory.empty() || !plan.links || plan.linkOutput.empty()) return command;
+  const std::string cwd = fs::current_path().string();
+  const std::string name = CompileMemo::hash(cwd + '\0' + plan.linkOutput.string()).substr(0, 16);
+  const fs::path maps = fs::absolute(directory);
+  fs::create_directories(maps);
+  writeFileAtomically(maps / (name + ".json"),
+                      nlohmann::json{{"directory", cwd}, {"output", plan.linkOutput.string()}}.dump() + "\n");
+  command.push_back("-Wl,-Map=" + (maps / (name + ".map")).string());
+  return command;
+}
+
 /// An LTO compile or link: the real compiler with mlgo's pass plugin where a
 /// policy applies (its directory in MLGO_CC_POLICY, which the plugin reads),
 /// one warning and a log line for what cannot be applied.
-int runLto(const CcFlags &flags, const fs::path &compiler, const launcher::CompilePlan &plan,
-           const launcher::Application &application) {
+int runLto(const CcFlags &flags, std::vector<std::string> command, const fs::path &compiler,
+           const launcher::CompilePlan &plan, const launcher::Application &application) {
   const std::string unapplied = unappliedInLto(plan, application);
   const bool isUnit = plan.kind == launcher::CommandKind::LtoCompile;
-  const bool policy = application.policyHooks && (isUnit ? plan.optimizes() : plan.linksWithLld);
+  const bool policy = application.policyHooks && !application.policyUnits &&
+                      (isUnit ? plan.optimizes() : plan.linksWithLld);
   if (!unapplied.empty())
     spdlog::warn("{}: {}", isUnit ? plan.source.string() : std::string("link"), unapplied);
   if (isUnit && !flags.log.empty()) {
@@ -125,7 +153,6 @@ int runLto(const CcFlags &flags, const fs::path &compiler, const launcher::Compi
     if (!policy) record["applied"].erase("policy");
     launcher::appendLogLine(flags.log, record);
   }
-  std::vector<std::string> command = flags.command;
   if (policy) {
     const std::string plugin = passPlugin().string();
     if (isUnit) command.push_back("-fpass-plugin=" + plugin);
@@ -137,20 +164,27 @@ int runLto(const CcFlags &flags, const fs::path &compiler, const launcher::Compi
 
 /// A unit mlgo does not compile in-process: the real compiler compiles it
 /// as it is, with one warning where what was given is not applied. Logged
-/// only: an -O0 unit, left as clang compiles it on purpose, and a command
-/// that compiles and links at once, as configure's probes do (libtool reads
-/// any output on stderr there as a flag the compiler does not take).
-int runUnapplied(const CcFlags &flags, const fs::path &compiler, const launcher::CompilePlan &plan,
-                 const launcher::Application &application) {
+/// only: an -O0 unit, left as clang compiles it on purpose; a unit a choice
+/// file leaves plain; and a command that compiles and links at once, as
+/// configure's probes do (libtool reads any output on stderr there as a flag
+/// the compiler does not take).
+int runUnapplied(const CcFlags &flags, const std::vector<std::string> &command, const fs::path &compiler,
+                 const launcher::CompilePlan &plan, const launcher::Application &application) {
   const bool unoptimized = plan.inProcess() && !plan.optimizes();
-  const std::string reason = unoptimized ? "-O0: left as clang compiles it" : plan.plainReason;
-  if (!unoptimized && !plan.links) spdlog::warn("{}: {}; compiled plainly", plan.source.string(), reason);
+  const bool chosenPlain = plan.inProcess() && !unoptimized;
+  const std::string reason = unoptimized ? "-O0: left as clang compiles it" : chosenPlain ? "" : plan.plainReason;
+  if (!unoptimized && !chosenPlain && !plan.links)
+    spdlog::warn("{}: {}; compiled plainly", plan.source.string(), reason);
   if (!flags.log.empty()) {
     nlohmann::json record = launcher::planRecord(plan, application, reason);
     if (unoptimized) record["unoptimized"] = true;
+    if (chosenPlain) {
+      record["module"] = launcher::moduleOfPlan(plan);
+      record["applied"] = nlohmann::json::object();  // the choice file's "plain"
+    }
     launcher::appendLogLine(flags.log, record);
   }
-  return runRealCompiler(flags.command, compiler);
+  return runRealCompiler(command, compiler);
 }
 
 int runCc(CcFlags flags) {
@@ -161,24 +195,28 @@ int runCc(CcFlags flags) {
   if (flags.command.empty()) throw UsageError("mlgo cc: give the compiler and its arguments, e.g. mlgo cc clang-19 -c x.c");
   takeEnvironment(flags);
   launcher::Application application = launcher::loadApplication(
-      {flags.policy, flags.passLists, flags.predict, flags.predictor, flags.predictedLists}, timeoutOf(flags.timeout));
+      {flags.policy, flags.passLists, flags.predict, flags.predictor, flags.predictedLists, flags.choices},
+      timeoutOf(flags.timeout));
   application.neverLarger = flags.neverLarger;
   const std::vector<std::string> args(flags.command.begin() + 1, flags.command.end());
   const fs::path compiler = launcher::findCompiler(flags.command.front());
   if (compiler.empty()) throw UsageError("mlgo cc: no compiler " + flags.command.front() + " (not a file, not in PATH)");
-  if (application.empty()) return runRealCompiler(flags.command, compiler);
+  if (application.empty() && flags.linkMaps.empty()) return runRealCompiler(flags.command, compiler);
   // Before anything is written: a log that cannot take lines is a bad flag.
   if (!flags.log.empty()) launcher::checkLogWritable(flags.log);
 
   const launcher::CompilePlan plan = launcher::planCompile(flags.command.front(), args);
+  const std::vector<std::string> command = withLinkMap(flags.command, plan, flags.linkMaps);
+  if (application.empty()) return runRealCompiler(command, compiler);
   switch (plan.kind) {
-    case launcher::CommandKind::Other: return runRealCompiler(flags.command, compiler);
-    case launcher::CommandKind::Unapplied: return runUnapplied(flags, compiler, plan, application);
+    case launcher::CommandKind::Other: return runRealCompiler(command, compiler);
+    case launcher::CommandKind::Unapplied: return runUnapplied(flags, command, compiler, plan, application);
     case launcher::CommandKind::LtoCompile:
-    case launcher::CommandKind::LtoLink: return runLto(flags, compiler, plan, application);
+    case launcher::CommandKind::LtoLink: return runLto(flags, command, compiler, plan, application);
     case launcher::CommandKind::Compile: break;
   }
-  if (!plan.optimizes()) return runUnapplied(flags, compiler, plan, application);
+  if (!plan.optimizes() || (application.policyUnits && !application.appliesTo(launcher::moduleOfPlan(plan))))
+    return runUnapplied(flags, command, compiler, plan, application);
   const launcher::TranslationUnitOutcome outcome =
       launcher::compileTranslationUnit(plan, application, fs::current_path());
   if (!flags.log.empty()) launcher::appendLogLine(flags.log, launcher::logRecord(plan, application, outcome));
@@ -189,7 +227,7 @@ int runCc(CcFlags flags) {
   // The real compiler prints its own diagnostics: ours are not repeated.
   if (outcome.fallback != "clang's frontend reported errors")
     spdlog::warn("{}: {}; compiled plainly", plan.source.string(), outcome.fallback);
-  return runRealCompiler(flags.command, compiler);
+  return runRealCompiler(command, compiler);
 }
 
 }  // namespace
@@ -214,6 +252,12 @@ void addCcCommand(CLI::App *command, CommandRunner &runner) {
   command->add_flag("--never-larger", flags->neverLarger,
                     "Also compile each unit plainly at its recorded level and keep the smaller object (.text+data): "
                     "a policy or list never makes a unit larger (env MLGO_CC_NEVER_LARGER=1)");
+  command->add_option("--choices", flags->choices,
+                      "A choice file of mlgo compare-builds: each unit compiled the way it names (plainly, with its "
+                      "policy or a pass list); alone, without --policy, --pass-lists or --predict (env MLGO_CC_CHOICES)");
+  command->add_option("--link-maps", flags->linkMaps,
+                      "Links also write their linker map into this directory, NAME.map beside NAME.json (the link's "
+                      "directory and output): what compare-builds attributes linked bytes with (env MLGO_CC_LINK_MAPS)");
   command->add_option("--log", flags->log,
                       "Append one JSON line per translation unit: what was applied, sizes, fallbacks (env MLGO_CC_LOG)");
   command->add_flag("--print-plugin-path", flags->printPluginPath,

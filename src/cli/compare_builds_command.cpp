@@ -1,6 +1,7 @@
 // mlgo compare-builds: builds a project with clang-19, through mlgo cc with
 // nothing to apply, with a policy and with tuned pass lists, and compares the
 // linked files (and the object sums) with the plain build.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -10,8 +11,10 @@
 #include "commands.h"
 #include "common_options.h"
 #include "mlgo/builds/build_comparison.h"
+#include "mlgo/builds/linked_choices.h"
 #include "mlgo/builds/project_build.h"
 #include "mlgo/launcher/application.h"
+#include "mlgo/launcher/unit_choices.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/exit_codes.h"
@@ -32,6 +35,8 @@ struct CompareBuildsFlags {
   std::string testTarget = "check";
   std::vector<std::string> configureArgs, makeArgs;
   std::string optimization = "-Oz";
+  std::string bench;
+  unsigned benchRuns = 5;
   bool force = false;
 };
 
@@ -42,6 +47,55 @@ std::vector<builds::BuildVariant> variantsOf(const CompareBuildsFlags &flags) {
     variants.push_back({"pass-lists", true, {"--pass-lists", fs::absolute(flags.passLists).string()}});
   if (flags.predict) variants.push_back({"predicted", true, {"--predict"}});
   return variants;
+}
+
+/// Builds one way into OUTPUT/NAME (replacing an earlier round's), with its
+/// linked files, its objects and what the linker kept of each unit.
+builds::BuiltVariant buildVariant(const CompareBuildsFlags &flags, const builds::BuildSettings &settings,
+                                  const builds::BuildVariant &variant) {
+  spdlog::info("building {} ({})", flags.project, variant.name);
+  const fs::path directory = fs::path(flags.output) / variant.name;
+  fs::remove_all(directory);
+  builds::BuiltVariant built;
+  built.variant = variant;
+  built.outcome = builds::buildProject(settings, variant, directory);
+  if (!built.outcome.built) {
+    spdlog::error("the {} build failed: see {}", variant.name, built.outcome.log.string());
+  } else {
+    built.artifacts = builds::findArtifacts(built.outcome.tree);
+    built.kept = builds::attributeLinkMaps(directory / "link-maps", settings.buildTree, built.outcome.tree);
+  }
+  builds::countLauncherLog(built);
+  return built;
+}
+
+/// The choice-file build: each unit the way whose linked bytes were smallest,
+/// built and checked against the plain build; units that still made a linked
+/// file larger are set plain and it is built again, at worst until every unit
+/// is plain (clang's own objects), so that it is never larger anywhere.
+builds::BuiltVariant buildChoices(const CompareBuildsFlags &flags, const builds::BuildSettings &settings,
+                                  const std::vector<builds::BuiltVariant> &built, size_t &rounds) {
+  constexpr size_t kRoundsBeforeAllPlain = 3;
+  const fs::path file = fs::absolute(fs::path(flags.output) / "choices.json");
+  launcher::UnitChoices choices =
+      builds::chooseUnits(built, settings.buildTree, flags.policy.empty() ? fs::path() : fs::absolute(flags.policy));
+  const builds::BuildVariant variant{"choices", true, {"--choices", file.string()}};
+  for (rounds = 1;; ++rounds) {
+    writeFileAtomically(file, launcher::unitChoicesToJson(choices).dump(2) + "\n");
+    builds::BuiltVariant chosen = buildVariant(flags, settings, variant);
+    if (!chosen.outcome.built) return chosen;
+    const std::vector<std::string> larger = builds::largerLinkedFiles(chosen, built.front());
+    if (larger.empty()) return chosen;
+    size_t reverted = 0;
+    if (rounds < kRoundsBeforeAllPlain)
+      reverted = builds::revertUnits(choices, chosen, built.front(), larger, settings.buildTree);
+    if (reverted == 0) {
+      for (auto &[module, choice] : choices.units) choice = launcher::UnitChoice{};
+      spdlog::info("choices: {} linked files still larger; every unit plain", larger.size());
+    } else {
+      spdlog::info("choices: {} linked files larger than plain; {} units set plain", larger.size(), reverted);
+    }
+  }
 }
 
 int runCompareBuilds(const CompareBuildsFlags &flags) {
@@ -57,23 +111,19 @@ int runCompareBuilds(const CompareBuildsFlags &flags) {
   settings.configureArgs = flags.configureArgs;
   settings.makeArgs = flags.makeArgs;
   settings.optimization = flags.optimization == "project" ? "" : flags.optimization;
-  settings.buildTree = fs::path(flags.output) / "building";
+  settings.bench = flags.bench;
+  settings.benchRuns = flags.benchRuns;
+  settings.buildTree = fs::absolute(fs::path(flags.output) / "building");
   std::vector<builds::BuiltVariant> built;
-  bool allBuilt = true;
-  for (const builds::BuildVariant &variant : variantsOf(flags)) {
-    spdlog::info("building {} ({})", flags.project, variant.name);
-    builds::BuiltVariant result{variant, builds::buildProject(settings, variant, fs::path(flags.output) / variant.name),
-                                {}, 0, 0};
-    if (!result.outcome.built) {
-      spdlog::error("the {} build failed: see {}", variant.name, result.outcome.log.string());
-      allBuilt = false;
-    } else {
-      result.artifacts = builds::findArtifacts(result.outcome.tree);
-    }
-    builds::countLauncherLog(result);
-    built.push_back(std::move(result));
-  }
-  writeFileAtomically(fs::path(flags.output) / "comparison.json", builds::comparisonToJson(built, settings.optimization).dump(2) + "\n");
+  for (const builds::BuildVariant &variant : variantsOf(flags)) built.push_back(buildVariant(flags, settings, variant));
+  size_t rounds = 0;
+  const bool somethingApplied = built.size() > 2;
+  if (somethingApplied && built.front().outcome.built) built.push_back(buildChoices(flags, settings, built, rounds));
+  const bool allBuilt =
+      std::all_of(built.begin(), built.end(), [](const builds::BuiltVariant &b) { return b.outcome.built; });
+  nlohmann::json comparison = builds::comparisonToJson(built, settings.optimization);
+  if (somethingApplied) comparison["choice_rounds"] = rounds;
+  writeFileAtomically(fs::path(flags.output) / "comparison.json", comparison.dump(2) + "\n");
   std::fputs(builds::comparisonTable(built, settings.optimization).c_str(), stdout);
   return allBuilt ? exit_code::kSuccess : exit_code::kFailure;
 }
@@ -103,6 +153,12 @@ void addCompareBuildsCommand(CLI::App *command, CommandRunner &runner) {
                       "configure and make; \"project\" keeps the project's own flags")
       ->capture_default_str()
       ->check(CLI::IsMember({"-Oz", "-Os", "-O1", "-O2", "-O3", "project"}));
+  command->add_option("--bench", flags->bench,
+                      "A benchmark command run in each built tree after its tests (through sh), --bench-runs times; "
+                      "the table reports its median wall time");
+  command->add_option("--bench-runs", flags->benchRuns, "How often --bench runs per build")
+      ->capture_default_str()
+      ->check(wholeNumber(1, 1000));
   command->add_flag("--force", flags->force, "Replace the builds an earlier run left in --output");
   command->callback([flags, &runner] { runner = [flags] { return runCompareBuilds(*flags); }; });
 }

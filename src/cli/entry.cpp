@@ -19,13 +19,32 @@ bool setInEnvironment(const char *variable) {
   return value && *value && std::strcmp(value, "0") != 0;
 }
 
-/// `mlgo cc COMPILER ARGS...` with no mlgo option and none of mlgo cc's
-/// variables: exactly the compiler's own run (as mlgo cc would exec it).
-bool plainCompilerCall(int argc, char **argv) {
-  if (argc < 3 || std::strcmp(argv[1], "cc") != 0 || argv[2][0] == '-') return false;
-  for (const char *variable : {"MLGO_CC_POLICY", "MLGO_CC_PASS_LISTS", "MLGO_CC_PREDICT"})
-    if (setInEnvironment(variable)) return false;
-  return true;
+/// Whether the compiler arguments from `first` on stop before linking
+/// (-c, -S, -E): a link map has nothing to record there.
+bool stopsBeforeLinking(int argc, char **argv, int first) {
+  for (int i = first; i < argc; ++i)
+    if (std::strcmp(argv[i], "-c") == 0 || std::strcmp(argv[i], "-S") == 0 || std::strcmp(argv[i], "-E") == 0)
+      return true;
+  return false;
+}
+
+/// Where the compiler's own arguments start when `mlgo cc` has nothing to
+/// apply, so that the call is exactly the compiler's own run (as mlgo cc
+/// would exec it); 0 when mlgo has something to do. Link maps alone
+/// (--link-maps DIR, MLGO_CC_LINK_MAPS) matter only to a command that links.
+int plainCompilerCall(int argc, char **argv) {
+  if (argc < 3 || std::strcmp(argv[1], "cc") != 0) return 0;
+  for (const char *variable : {"MLGO_CC_POLICY", "MLGO_CC_PASS_LISTS", "MLGO_CC_PREDICT", "MLGO_CC_CHOICES"})
+    if (setInEnvironment(variable)) return 0;
+  int compiler = 2;
+  bool linkMaps = setInEnvironment("MLGO_CC_LINK_MAPS");
+  if (std::strcmp(argv[2], "--link-maps") == 0 && argc > 4) {
+    compiler = 4;
+    linkMaps = true;
+  }
+  if (argv[compiler][0] == '-') return 0;
+  if (linkMaps && !stopsBeforeLinking(argc, argv, compiler + 1)) return 0;
+  return compiler;
 }
 
 std::string executableDirectory() {
@@ -39,7 +58,8 @@ std::string executableDirectory() {
 }  // namespace
 
 int main(int argc, char **argv) {
-  if (plainCompilerCall(argc, argv)) ::execvp(argv[2], argv + 2);  // returns only when it cannot run: mlgo says why
+  // execvp returns only when it cannot run the compiler: mlgo then says why.
+  if (const int compiler = plainCompilerCall(argc, argv)) ::execvp(argv[compiler], argv + compiler);
   // Beside the executable in a build tree; installed, where the libraries go.
   const std::string directory = executableDirectory();
   void *library = nullptr;

@@ -3,6 +3,8 @@
 #include "mlgo/autotune/autotuner.h"
 #include "mlgo/autotune/pass_predictor.h"
 #include "mlgo/autotune/search_space.h"
+#include "mlgo/launcher/unit_choices.h"
+#include "mlgo/support/errors.h"
 #include "mlgo/policy/policy_directory.h"
 #include "mlgo/problems/problem.h"
 
@@ -24,16 +26,39 @@ Prediction loadPrediction(const ApplicationFiles &files, const autotune::SearchS
   return prediction;
 }
 
+void loadPolicy(Application &application, const std::filesystem::path &policy) {
+  const Problem &problem = findProblem(policy_directory::problemOf(policy));
+  application.policyHooks = problem.policyHooks(policy);
+  application.policyDescription = policy.string();
+}
+
+/// A choice file's units: the policy where chosen, lists where chosen,
+/// clang's own compile everywhere else.
+Application loadChoices(const std::filesystem::path &file, std::chrono::milliseconds timeout) {
+  Application application;
+  application.timeout = timeout;
+  const autotune::SearchSpace space = autotune::SearchSpace::load(autotune::defaultSearchSpaceFile());
+  const UnitChoices choices = readUnitChoices(file, space);
+  application.policyUnits.emplace();
+  for (const auto &[module, choice] : choices.units) {
+    if (choice.way == UnitWay::Policy) application.policyUnits->insert(module);
+    if (choice.way == UnitWay::PassList) application.passLists[module] = choice.pipeline;
+  }
+  if (!application.policyUnits->empty()) loadPolicy(application, choices.policy);
+  return application;
+}
+
 }  // namespace
 
 Application loadApplication(const ApplicationFiles &files, std::chrono::milliseconds timeout) {
+  if (!files.choices.empty()) {
+    if (!files.policy.empty() || !files.passLists.empty() || files.predict)
+      throw UsageError("--choices says what each unit gets: it goes without --policy, --pass-lists and --predict");
+    return loadChoices(files.choices, timeout);
+  }
   Application application;
   application.timeout = timeout;
-  if (!files.policy.empty()) {
-    const Problem &problem = findProblem(policy_directory::problemOf(files.policy));
-    application.policyHooks = problem.policyHooks(files.policy);
-    application.policyDescription = files.policy.string();
-  }
+  if (!files.policy.empty()) loadPolicy(application, files.policy);
   if (files.passLists.empty() && !files.predict) return application;
   const autotune::SearchSpace space = autotune::SearchSpace::load(autotune::defaultSearchSpaceFile());
   if (!files.passLists.empty()) application.passLists = autotune::readPassLists(files.passLists, space);

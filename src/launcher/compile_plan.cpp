@@ -195,6 +195,7 @@ CompilePlan planCompile(const std::string &compiler, const std::vector<std::stri
     if (job.getCreator().isLinkJob()) {
       plan.links = true;
       plan.linksWithLld = fs::path(job.getExecutable()).filename().string().find("lld") != std::string::npos;
+      if (!job.getOutputFilenames().empty()) plan.linkOutput = job.getOutputFilenames().front();
     }
   }
   if (!frontends.empty()) return planSourceCompile(plan, driver, jobs, frontends, args);

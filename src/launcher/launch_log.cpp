@@ -18,7 +18,8 @@ namespace {
 
 nlohmann::json appliedJson(const Application &application, const TranslationUnitOutcome *outcome) {
   nlohmann::json applied = nlohmann::json::object();
-  if (!application.policyDescription.empty()) applied["policy"] = application.policyDescription;
+  const bool policy = outcome ? application.policyFor(outcome->module) : !application.policyUnits;
+  if (!application.policyDescription.empty() && policy) applied["policy"] = application.policyDescription;
   if (outcome && !outcome->passList.empty()) applied["pass_list"] = outcome->passList;
   if (application.prediction) {
     applied["predictor"] = application.prediction->description;
@@ -50,6 +51,7 @@ nlohmann::json logRecord(const CompilePlan &plan, const Application &application
                          const TranslationUnitOutcome &outcome) {
   nlohmann::json record{{"source", plan.source.string()},
                         {"object", plan.object.string()},
+                        {"directory", std::filesystem::current_path().string()},
                         {"module", outcome.module},
                         {"applied", appliedJson(application, &outcome)},
                         {"seconds", outcome.seconds}};
@@ -67,6 +69,7 @@ nlohmann::json logRecord(const CompilePlan &plan, const Application &application
 nlohmann::json planRecord(const CompilePlan &plan, const Application &application, const std::string &unapplied) {
   nlohmann::json record{{"source", plan.source.string()},
                         {"object", plan.object.string()},
+                        {"directory", std::filesystem::current_path().string()},
                         {"applied", appliedJson(application, nullptr)}};
   if (!unapplied.empty()) record["fallback"] = unapplied;
   return record;

@@ -71,7 +71,7 @@ struct Way {
 /// or the recorded level and the predictor's first lists; then, with
 /// --never-larger, the plain recorded level as the backup.
 std::vector<Way> candidateWays(const Application &application, const CorpusModule &module) {
-  const bool policy = bool(application.policyHooks);
+  const bool policy = application.policyFor(module.name);
   std::vector<Way> ways;
   auto tuned = application.passLists.find(module.name);
   if (tuned != application.passLists.end()) {
@@ -113,6 +113,8 @@ Candidate compileCandidate(const CompilerDriver &driver, const CorpusModule &mod
 }
 
 }  // namespace
+
+std::string moduleOfPlan(const CompilePlan &plan) { return moduleNameForObject(plan.object, fs::current_path()); }
 
 TranslationUnitOutcome compileTranslationUnit(const CompilePlan &plan, const Application &application,
                                               const fs::path &buildDirectory) {

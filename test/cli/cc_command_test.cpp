@@ -541,3 +541,87 @@ TEST_CASE("mlgo cc: an LTO build gets the policy at link time through mlgo's plu
     CHECK_THAT(logLines(build / "log").back()["fallback"].get<std::string>(), Contains("LTO"));
   }
 }
+
+TEST_CASE("mlgo cc --choices: each unit compiled the way the file names, plain ones as clang compiles them",
+          "[cli][launcher][clang]") {
+  test::TracedTestCorpus traced;
+  test::randomInliningPolicy(traced, 7).save(traced / "policy");
+  const fs::path build = traced / "build";
+  fs::create_directories(build);
+  const std::string policy = (traced / "policy").string();
+  writeFileAtomically(build / "choices.json",
+                      json{{"format", "mlgo-unit-choices"},
+                           {"version", 1},
+                           {"policy", policy},
+                           {"units",
+                            {{"helpers.o", {{"way", "policy"}}},
+                             {"big_callee.o", {{"way", "pass-list"}, {"pipeline", "default<Oz>,mergefunc"}}},
+                             {"strings.o", {{"way", "plain"}}}}}}
+                          .dump());
+  auto compile = [&](const std::vector<std::string> &options, const std::string &source, const std::string &object) {
+    const test::CommandOutcome built =
+        launch(build, options, {"clang-19", "-Oz", "-c", (test::testData() / source).string(), "-o", object});
+    INFO(built.err);
+    REQUIRE(built.exitCode == 0);
+    return readFile(build / object);
+  };
+  const std::vector<std::string> chosen{"--choices", (build / "choices.json").string(), "--log",
+                                        (build / "log").string()};
+  CHECK(compile(chosen, "helpers.c", "helpers.o") == compile({"--policy", policy}, "helpers.c", "policy.o"));
+  writeFileAtomically(build / "best.json", json{{"format", "mlgo-autotune"},
+                                                {"modules",
+                                                 {{{"name", "listed.o"},
+                                                   {"passes", {"default<Oz>", "mergefunc"}},
+                                                   {"pipeline", "default<Oz>,mergefunc"}}}}}
+                                               .dump());
+  CHECK(compile(chosen, "big_callee.c", "big_callee.o") ==
+        compile({"--pass-lists", (build / "best.json").string()}, "big_callee.c", "listed.o"));
+  // Plain, and a unit the file does not name: clang's own objects.
+  CHECK(compile(chosen, "strings.c", "strings.o") == compile({}, "strings.c", "clang-strings.o"));
+  CHECK(compile(chosen, "tables.c", "tables.o") == compile({}, "tables.c", "clang-tables.o"));
+  const std::vector<json> lines = logLines(build / "log");
+  REQUIRE(lines.size() == 4);
+  CHECK(lines[0]["applied"]["policy"] == policy);
+  CHECK(lines[1]["applied"]["pass_list"] == "default<Oz>,mergefunc");
+  CHECK_FALSE(lines[1]["applied"].contains("policy"));
+  CHECK(lines[2]["applied"].empty());
+
+  SECTION("a pipeline that is not the search space's, or a choice file with other options, is refused") {
+    writeFileAtomically(build / "bad.json", json{{"format", "mlgo-unit-choices"},
+                                                 {"version", 1},
+                                                 {"units", {{"x.o", {{"way", "pass-list"}, {"pipeline", "print"}}}}}}
+                                                .dump());
+    const test::CommandOutcome bad =
+        launch(build, {"--choices", (build / "bad.json").string()},
+               {"clang-19", "-Oz", "-c", (test::testData() / "tables.c").string(), "-o", "bad.o"});
+    CHECK(bad.exitCode == 3);
+    CHECK_THAT(bad.err, Contains("bad.json: units.x.o") && Contains("not a pass of the search space"));
+    const test::CommandOutcome both =
+        launch(build, {"--choices", (build / "choices.json").string(), "--policy", policy},
+               {"clang-19", "-Oz", "-c", (test::testData() / "tables.c").string(), "-o", "bad.o"});
+    CHECK(both.exitCode == 2);
+    CHECK_FALSE(fs::exists(build / "bad.o"));
+  }
+}
+
+TEST_CASE("mlgo cc --link-maps: each link writes its map beside its directory and output", "[cli][launcher][clang]") {
+  test::ScratchDirectory scratch;
+  const std::string helpers = (test::testData() / "helpers.c").string();
+  writeFileAtomically(scratch / "main.c", "int main(void) { return 0; }\n");
+  const fs::path maps = scratch / "maps";
+  REQUIRE(launch(scratch.path(), {"--link-maps", maps.string()}, {"clang-19", "-Oz", "-c", "main.c", "-o", "main.o"})
+              .exitCode == 0);
+  CHECK_FALSE(fs::exists(maps));  // a compile links nothing
+  const test::CommandOutcome linked =
+      launch(scratch.path(), {"--link-maps", maps.string()}, {"clang-19", "main.o", "-o", "program"});
+  INFO(linked.err);
+  REQUIRE(linked.exitCode == 0);
+  std::vector<fs::path> files;
+  for (const auto &entry : fs::directory_iterator(maps)) files.push_back(entry.path());
+  REQUIRE(files.size() == 2);
+  const fs::path description = files[0].extension() == ".json" ? files[0] : files[1];
+  const json link = readJsonFile(description);
+  CHECK(link["directory"] == scratch.path().string());
+  CHECK(link["output"] == "program");
+  CHECK_THAT(readFile(fs::path(description).replace_extension(".map")), Contains("main.o"));
+}

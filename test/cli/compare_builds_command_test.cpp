@@ -24,9 +24,10 @@ TEST_CASE("compare-builds: a CMake project built plainly, through mlgo cc and wi
   REQUIRE(compared.exitCode == 0);
   CHECK_THAT(compared.out, Contains("linked .text") && Contains("check"));
   const json comparison = readJsonFile(traced / "builds" / "comparison.json");
-  REQUIRE(comparison["variants"].size() == 3);
+  REQUIRE(comparison["variants"].size() == 4);  // and the choice file's build
   const json &plain = comparison["variants"][0], &launched = comparison["variants"][1],
              &policy = comparison["variants"][2];
+  CHECK(comparison["variants"][3]["name"] == "choices");
   CHECK(plain["name"] == "clang-19");
   for (const json &variant : comparison["variants"]) {
     CAPTURE(variant["name"]);
@@ -96,4 +97,49 @@ TEST_CASE("compare-builds: a make project, and inputs it cannot use", "[cli][bui
                                                     (traced / "builds").string()});
   CHECK(again.exitCode == 2);
   CHECK_THAT(again.err, Contains("--force"));
+}
+
+TEST_CASE("compare-builds: the choice file keeps each unit's smallest linked way and is never larger than plain",
+          "[cli][builds][clang]") {
+  test::TracedTestCorpus traced;
+  test::fixedAnswerInliningPolicy(traced, true).save(traced / "inline-all");
+  const test::CommandOutcome compared = test::runMlgo(
+      {"compare-builds", "--project", (test::testData() / "builds" / "dedup").string(), "--output",
+       (traced / "builds").string(), "--policy", (traced / "inline-all").string(), "--bench", "./program",
+       "--bench-runs", "3"});
+  INFO(compared.out << compared.err);
+  REQUIRE(compared.exitCode == 0);
+  const json comparison = readJsonFile(traced / "builds" / "comparison.json");
+  std::map<std::string, json> variants;
+  for (const json &variant : comparison["variants"]) variants[variant["name"]] = variant;
+  REQUIRE(variants.count("choices"));
+  const json &plain = variants["clang-19"], &policy = variants["policy"], &chosen = variants["choices"];
+  // The premise: inlining big() shrinks each object that calls it, while the
+  // program, which kept one copy of it, now holds its body twice.
+  REQUIRE(policy["objects_sum"]["text+data"].get<uint64_t>() < plain["objects_sum"]["text+data"].get<uint64_t>());
+  REQUIRE(policy["linked"]["program"]["text"].get<uint64_t>() > plain["linked"]["program"]["text"].get<uint64_t>());
+
+  // What the linker kept: big() counts for a.o, whose copy comes first; in the policy's build it moved to b.o.
+  const json &units = comparison["units"];
+  CHECK(units["a.o"]["clang-19"]["text"].get<uint64_t>() > units["b.o"]["clang-19"]["text"].get<uint64_t>());
+  CHECK(units["b.o"]["policy"]["text"].get<uint64_t>() > units["b.o"]["clang-19"]["text"].get<uint64_t>());
+
+  // The first choice took the policy for a.o (its kept bytes fell) and c.o; the
+  // program grew, big()'s kept copy had moved from a.o, so a.o went plain.
+  CHECK(comparison["choice_rounds"] == 2);
+  const json choices = readJsonFile(traced / "builds" / "choices.json");
+  CHECK(choices["units"]["a.o"]["way"] == "plain");
+  CHECK(choices["units"]["b.o"]["way"] == "plain");
+  CHECK(choices["units"]["c.o"]["way"] == "policy");
+  CHECK(choices["policy"] == fs::absolute(traced / "inline-all").string());
+  for (const auto &[file, sizes] : plain["linked"].items()) {
+    CAPTURE(file);
+    CHECK(chosen["linked"][file]["text"].get<uint64_t>() <= sizes["text"].get<uint64_t>());
+    CHECK(chosen["linked"][file]["text+data"].get<uint64_t>() <= sizes["text+data"].get<uint64_t>());
+  }
+  CHECK(chosen["linked"]["program"]["text"].get<uint64_t>() < plain["linked"]["program"]["text"].get<uint64_t>());
+  CHECK(chosen["tests"] == "passed");
+  CHECK(chosen["test_seconds"].get<double>() > 0);
+  CHECK(chosen["bench_seconds"].get<double>() > 0);
+  CHECK_THAT(compared.out, Contains("choices") && Contains("bench (median)"));
 }

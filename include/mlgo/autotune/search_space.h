@@ -41,6 +41,11 @@ class SearchSpace {
   /// rendering. Throws InputError naming `file`, `entry` and the element.
   std::string checkedPipeline(const std::vector<std::string> &elements, const std::string &stored,
                               const std::string &file, const std::string &entry) const;
+  /// The list whose rendering is `pipeline` (pipeline() read back): each
+  /// top-level element must be one of the space's. Throws InputError naming
+  /// `file` and `entry` otherwise.
+  std::vector<int> listOfPipeline(const std::string &pipeline, const std::string &file,
+                                  const std::string &entry) const;
 
  private:
   std::vector<PassElement> all_;

@@ -9,6 +9,7 @@
 
 #include "mlgo/builds/build_artifacts.h"
 #include "mlgo/builds/project_build.h"
+#include "mlgo/builds/unit_attribution.h"
 
 namespace mlgo::builds {
 
@@ -16,6 +17,7 @@ struct BuiltVariant {
   BuildVariant variant;
   BuildOutcome outcome;
   BuildArtifacts artifacts;
+  KeptBytes kept;  ///< what the linker kept of each unit (its linker maps)
   size_t fallbacks = 0;    ///< translation units mlgo cc could not apply to (compiled plainly)
   size_t unoptimized = 0;  ///< -O0 units, left as clang compiles them on purpose
   size_t backups = 0;      ///< units --never-larger kept plain (what was given made them larger)

@@ -18,9 +18,11 @@ enum class ProjectKind { CMake, Configure, Make };
 ProjectKind detectProjectKind(const std::filesystem::path &project);
 const char *projectKindName(ProjectKind kind);
 
+/// Every way builds through `mlgo cc` (its links write linker maps into the
+/// way's link-maps/); a way with nothing to apply runs clang itself.
 struct BuildVariant {
   std::string name;                    ///< e.g. "clang-19", "mlgo cc", "policy"
-  bool throughLauncher = false;        ///< compile through `mlgo cc`
+  bool throughLauncher = false;        ///< mlgo cc takes part in its compiles (its log counts units)
   std::vector<std::string> ccOptions;  ///< mlgo cc's options, e.g. {"--policy", DIR}
 };
 
@@ -37,6 +39,10 @@ struct BuildSettings {
   /// environment of configure and make. Empty: the project's own flags (a
   /// CMake project with no build type then compiles with no -O at all).
   std::string optimization = "-Oz";
+  /// --bench: a command run in each built tree after its tests (through
+  /// /bin/sh), `benchRuns` times; empty: none.
+  std::string bench;
+  unsigned benchRuns = 5;
   /// When set, every way builds at this path and is then moved to its own
   /// directory, so that paths compiled into the program do not differ.
   std::filesystem::path buildTree;
@@ -50,6 +56,8 @@ struct BuildOutcome {
   double configureSeconds = 0;  ///< cmake or ./configure
   double buildSeconds = 0;      ///< the build itself: what the launcher costs shows here
   TestResult tests = TestResult::None;
+  double testSeconds = 0;   ///< the test suite's wall time
+  double benchSeconds = 0;  ///< --bench's median wall time; 0: none, or it failed
   std::filesystem::path tree;  ///< where the objects and the linked files are
   std::filesystem::path log;   ///< everything the build and the tests printed
   std::filesystem::path ccLog;  ///< mlgo cc's per-unit log (through the launcher)

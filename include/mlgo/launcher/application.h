@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,7 +38,19 @@ struct Application {
   /// --never-larger: each unit is also compiled plainly at its recorded
   /// level, and the smaller object (.text+data) is kept.
   bool neverLarger = false;
-  bool empty() const { return !policyHooks && passLists.empty() && !prediction; }
+  /// From a choice file: the units that get the policy. A unit neither here
+  /// nor in passLists compiles as clang compiles it. Unset: the policy
+  /// applies to every unit.
+  std::optional<std::set<std::string>> policyUnits;
+  bool empty() const { return !policyHooks && passLists.empty() && !prediction && !policyUnits; }
+  /// Whether anything applies to the unit named `module`.
+  bool appliesTo(const std::string &module) const {
+    return passLists.count(module) || prediction || (policyHooks && (!policyUnits || policyUnits->count(module)));
+  }
+  /// Whether the unit named `module` gets the policy.
+  bool policyFor(const std::string &module) const {
+    return policyHooks && (!policyUnits || policyUnits->count(module));
+  }
 };
 
 struct ApplicationFiles {
@@ -46,10 +59,12 @@ struct ApplicationFiles {
   bool predict = false;             ///< rank lists with `predictor`
   std::filesystem::path predictor;  ///< empty: the one shipped with mlgo
   size_t predictedLists = 1;
+  std::filesystem::path choices;    ///< a choice file (unit_choices.h); empty: none
 };
 
 /// Loads what `files` names (a policy's problem is read from its
-/// directory). Throws InputError naming the file when one is missing or
+/// directory). A choice file goes alone: with a policy, lists or a
+/// predictor it is a UsageError. Throws InputError naming the file when one is missing or
 /// malformed: a build asked to use them never quietly builds without.
 Application loadApplication(const ApplicationFiles &files, std::chrono::milliseconds timeout);
 

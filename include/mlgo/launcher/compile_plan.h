@@ -34,6 +34,7 @@ struct CompilePlan {
   unsigned optimizationLevel = 0;
   bool links = false;        ///< runs a linker (also after compiling, in one command)
   bool linksWithLld = false; ///< that linker is lld (the one whose LTO backends load pass plugins)
+  std::filesystem::path linkOutput;  ///< what the link writes, as the job names it
   bool inProcess() const { return kind == CommandKind::Compile; }
   bool optimizes() const { return optimizationLevel > 0; }
 };

@@ -1,0 +1,3 @@
+#include "big.h"
+
+int fb(int x) { return big(x + 2) - 1; }
