@@ -1,4 +1,5 @@
 #include "mlgo/driver/compiler_driver.h"
+#include "mlgo/driver/name_counter.h"
 
 #include <cstdlib>
 
@@ -229,7 +230,8 @@ std::string moduleInputKey(const CorpusModule &module) {
     indexHash = CompileMemo::hash((*index)->getBuffer());
   }
   return CompileMemo::hash((*buffer)->getBuffer()) + indexHash + "\n" +
-         CompileMemo::hash(joinedCommandLine(module.commandLine));
+         CompileMemo::hash(joinedCommandLine(module.commandLine)) +
+         (module.nameCounter ? "\nnames " + std::to_string(module.nameCounter) : "");
 }
 
 std::string inputMemoKey(const CompileRequest &request) {
@@ -317,6 +319,7 @@ void compileContained(const CompileRequest &request, const FaultInjection &fault
   auto parsed = llvm::parseBitcodeFile((*buffer)->getMemBufferRef(), state.context);
   if (!parsed) return fail(FailureKind::InvalidInput, "invalid bitcode: " + llvm::toString(parsed.takeError()));
   state.module = std::move(*parsed);
+  continueNameCounter(*state.module, module.nameCounter);
   std::string verifierMessage;
   llvm::raw_string_ostream verifierStream(verifierMessage);
   if (llvm::verifyModule(*state.module, &verifierStream))

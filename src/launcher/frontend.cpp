@@ -11,6 +11,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include "mlgo/driver/llvm_runtime.h"
+#include "mlgo/driver/name_counter.h"
 
 namespace mlgo::launcher {
 
@@ -53,6 +54,7 @@ FrontendResult runFrontend(const std::vector<std::string> &cc1) {
   llvm::raw_string_ostream bitcode(result.bitcode);
   llvm::WriteBitcodeToFile(*module, bitcode, /*ShouldPreserveUseListOrder=*/true);
   bitcode.flush();
+  result.nameCounter = nameCounterOf(*module);  // after writing: probing moves it on
   result.ok = true;
   return result;
 }

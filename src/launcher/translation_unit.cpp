@@ -135,7 +135,7 @@ TranslationUnitOutcome compileTranslationUnit(const CompilePlan &plan, const App
 
   Corpus single;
   single.directory = buildDirectory;
-  single.modules.push_back({outcome.module, bitcode.path(), recordedCommandLine(plan), {}, {}});
+  single.modules.push_back({outcome.module, bitcode.path(), recordedCommandLine(plan), {}, {}, frontend.nameCounter});
   const CorpusModule &module = single.modules.front();
   std::vector<Way> ways;
   try {

@@ -95,7 +95,7 @@ TEST_CASE("mlgo cc: objects are clang-19's byte for byte, whether it runs clang 
   const std::vector<std::vector<std::string>> flagSets{
       {"-Oz"}, {"-O2"}, {"-O2", "-g"}, {"-Oz", "-fPIC"}, {"-O2", "-ffunction-sections", "-fdata-sections"},
       {"-Oz", "-g", "-fPIC", "-DGREETING=\"hello, wide world\""}};
-  for (const std::string source : {"helpers.c", "strings.c", "shapes.cpp"})
+  for (const std::string source : {"helpers.c", "strings.c", "shapes.cpp", "labels.c", "labels.cpp"})
     for (const std::vector<std::string> &flags : flagSets) {
       std::vector<std::string> compile{compilerFor(source)};
       compile.insert(compile.end(), flags.begin(), flags.end());
@@ -198,19 +198,23 @@ TEST_CASE("pass plugin: a stock clang-19 given the plugin writes mlgo cc --polic
   const fs::path build = traced / "build";
   fs::create_directories(build);
   const std::string policyVariable = "MLGO_CC_POLICY=" + (traced / "policy").string();
-  for (const std::string source : {"helpers.c", "big_callee.c", "shapes.cpp"}) {
-    CAPTURE(source);
-    const std::string path = (test::testData() / source).string();
-    REQUIRE(launch(build, {"--policy", (traced / "policy").string()},
-                   {compilerFor(source), "-Oz", "-c", path, "-o", "launched.o"})
-                .exitCode == 0);
-    const test::CommandOutcome plugged = test::runIn(
-        build, {compilerFor(source), "-Oz", "-fpass-plugin=" + plugin, "-c", path, "-o", "plugged.o"},
-        {policyVariable});
-    INFO(plugged.err);
-    REQUIRE(plugged.exitCode == 0);
-    CHECK(readFile(build / "plugged.o") == readFile(build / "launched.o"));
-  }
+  // labels.c and labels.cpp: private names the optimizer creates after the frontend's.
+  for (const std::string source : {"helpers.c", "big_callee.c", "shapes.cpp", "labels.c", "labels.cpp"})
+    for (const std::vector<std::string> &flags :
+         {std::vector<std::string>{"-Oz"}, std::vector<std::string>{"-Oz", "-fdata-sections", "-ffunction-sections"}}) {
+      CAPTURE(source, flags);
+      const std::string path = (test::testData() / source).string();
+      std::vector<std::string> compile{compilerFor(source)};
+      compile.insert(compile.end(), flags.begin(), flags.end());
+      compile.insert(compile.end(), {"-c", path, "-o", "launched.o"});
+      REQUIRE(launch(build, {"--policy", (traced / "policy").string()}, compile).exitCode == 0);
+      compile.back() = "plugged.o";
+      compile.insert(compile.begin() + 1, "-fpass-plugin=" + plugin);
+      const test::CommandOutcome plugged = test::runIn(build, compile, {policyVariable});
+      INFO(plugged.err);
+      REQUIRE(plugged.exitCode == 0);
+      CHECK(readFile(build / "plugged.o") == readFile(build / "launched.o"));
+    }
   // A compile asked to use a policy never goes on without one.
   const std::string helpers = (test::testData() / "helpers.c").string();
   const test::CommandOutcome unset =

@@ -2,10 +2,13 @@
 # The demo's linked results: held-out and training projects of the demo
 # corpus rebuilt by their own CMake builds at -Oz through `mlgo cc`, with
 # `mlgo compare-builds`: clang-19 alone, mlgo cc with nothing to apply, the
-# trained policy, and the shipped predictor's first list beside -Oz. Libraries
-# are built shared, so that what a user ships is measured. Prints one table:
-# per project and way, linked .text and .text+data against clang-19 beside
-# the sums over the objects, the test suite's result and the build time.
+# trained policy, the shipped predictor's first list beside -Oz, and the
+# choice file's build (each unit's smallest linked way, never larger than
+# clang-19 in any linked file). Libraries are built shared, so that what a
+# user ships is measured. Prints one table: per project and way, linked .text
+# and .text+data against clang-19 beside the sums over the objects, the test
+# suite's result and time, the build time, and xz-utils' compression
+# benchmark (median of 5).
 # Usage: tools/demo/linked-builds.sh MLGO PROJECTS_DIR OUTPUT POLICY [JOBS]
 #   PROJECTS_DIR: tools/demo/build-corpus.sh's work directory (NAME/src)
 #   POLICY: an inlining policy directory, or - for no policy build
@@ -31,8 +34,10 @@ while read -r name split args; do
   if [[ ! -f "$src/CMakeLists.txt" ]]; then echo "linked-builds: $name: no source in $src, skipped" >&2; continue; fi
   configure=()
   for arg in "${common[@]}" $args; do configure+=("--configure-arg=$arg"); done
+  bench=()
+  [[ "$name" == xz-utils ]] && bench=(--bench "seq 1 1500000 | ./xz -6 -c > /dev/null")
   if "$mlgo" compare-builds --project "$src" --output "$output/$name" --force --jobs "$jobs" \
-       "${policy_args[@]}" --predict "${configure[@]}" > "$output/$name.txt" 2> "$output/$name.log"; then
+       "${policy_args[@]}" --predict "${bench[@]}" "${configure[@]}" > "$output/$name.txt" 2> "$output/$name.log"; then
     built+=("$name:$split")
   else
     echo "linked-builds: $name: a build failed (see $output/$name.log and $output/$name/*/build.log)" >&2
@@ -44,7 +49,7 @@ import json, sys
 output, entries = sys.argv[1], sys.argv[2:]
 def pct(v): return f"{100 * v:+.2f}%"
 print(f"{'project':12s} {'split':8s} {'way':10s} {'linked .text':>13s} {'objects .text':>14s} "
-      f"{'linked t+d':>11s} {'objects t+d':>12s} {'tests':>7s} {'build':>7s}")
+      f"{'linked t+d':>11s} {'objects t+d':>12s} {'tests':>7s} {'tests s':>8s} {'build':>7s} {'bench s':>8s}")
 for entry in entries:
     name, split = entry.split(":")
     try:
@@ -58,5 +63,6 @@ for entry in entries:
         ls, os_ = v["linked_sum"], v["objects_sum"]
         print(f"{name:12s} {split:8s} {v['name']:10s} {pct(ls.get('text_change', 0)):>13s} "
               f"{pct(os_.get('text_change', 0)):>14s} {pct(ls.get('text+data_change', 0)):>11s} "
-              f"{pct(os_.get('text+data_change', 0)):>12s} {v['tests']:>7s} {v['build_seconds'] / base:6.2f}x")
+              f"{pct(os_.get('text+data_change', 0)):>12s} {v['tests']:>7s} {v.get('test_seconds', 0):8.1f} "
+              f"{v['build_seconds'] / base:6.2f}x {v.get('bench_seconds', 0) or float('nan'):8.2f}")
 PY

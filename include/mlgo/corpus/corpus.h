@@ -28,6 +28,10 @@ struct CorpusModule {
   /// Non-empty when the module's files could not be read; compiling the module
   /// then fails with this reason instead of ending the run.
   std::string loadError;
+  /// Where the frontend left its module's name counter
+  /// (mlgo/driver/name_counter.h), when known: mlgo cc compiles its own
+  /// frontend's module. 0 for a corpus's modules.
+  unsigned nameCounter = 0;
 };
 
 struct Corpus {

@@ -11,6 +11,7 @@ namespace mlgo::launcher {
 struct FrontendResult {
   bool ok = false;
   std::string bitcode;      ///< the unoptimized module
+  unsigned nameCounter = 0; ///< its name counter (mlgo/driver/name_counter.h), which bitcode does not keep
   std::string diagnostics;  ///< clang's warnings and errors, as clang prints them
 };
 
