@@ -65,7 +65,7 @@ std::vector<float> preprocessingFloats(const json &object, const char *key, size
   std::vector<float> values;
   for (const json &value : object[key]) {
     if (!value.is_number() || !std::isfinite(value.get<double>()))
-      throw InputError(describeInputProblem(file.string(), where, "not a finite number: " + value.dump()));
+      throw InputError(describeInputProblem(file.string(), where, "not a finite number: " + shortJsonText(value)));
     values.push_back(value.get<float>());
   }
   return values;
