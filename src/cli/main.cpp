@@ -44,10 +44,12 @@ int runMapped(const mlgo::cli::CommandRunner &runner, bool &failed) {
     return mlgo::exit_code::kBadInput;
   } catch (const std::filesystem::filesystem_error &e) {
     // A path of the wrong kind (a file where a directory belongs, or the
-    // reverse) is the user's input; other file system failures are not.
+    // reverse) or a loop of symbolic links is the user's input; other file
+    // system failures are not.
     const std::errc kind = std::errc(e.code().value());
     const bool wrongPath = kind == std::errc::not_a_directory || kind == std::errc::is_a_directory ||
-                           kind == std::errc::file_exists || kind == std::errc::no_such_file_or_directory;
+                           kind == std::errc::file_exists || kind == std::errc::no_such_file_or_directory ||
+                           kind == std::errc::too_many_symbolic_link_levels;
     spdlog::error("{}: {}", e.path1().string(), e.code().message());
     return wrongPath ? mlgo::exit_code::kBadInput : mlgo::exit_code::kFailure;
   } catch (const std::exception &e) {

@@ -6,6 +6,7 @@
 
 #include "common_options.h"
 #include "mlgo/distributed/cluster.h"
+#include "mlgo/policy/policy_directory.h"
 #include "mlgo/support/output_directory.h"
 #include "mlgo/support/run_manifest.h"
 
@@ -29,11 +30,26 @@ RunFlags givenFlags(const CLI::App &command) {
   return flags;
 }
 
+/// The flags that name a policy, described as what the command reads of it
+/// (policy_directory::describeAsInput): a training's output given for a
+/// warm start holds metrics, checkpoints and logs that differ from rerun to
+/// rerun and that no command reads.
+std::map<std::string, nlohmann::json> policiesRead(const RunFlags &flags) {
+  std::map<std::string, nlohmann::json> read;
+  for (const char *flag : {"--warmstart", "--policy"}) {
+    const auto given = flags.find(flag);
+    std::error_code error;
+    if (given != flags.end() && given->second.size() == 1 && std::filesystem::is_directory(given->second[0], error))
+      read[flag] = policy_directory::describeAsInput(given->second[0]);
+  }
+  return read;
+}
+
 }  // namespace
 
 void writeManifestOfRun(const CLI::App &command, const Subcommand &row) {
   if (row.outputFlag == nullptr || !runCluster().isLeader()) return;
-  RunDescription run{row.name, givenFlags(command), row.outputFlag};
+  RunDescription run{row.name, givenFlags(command), row.outputFlag, {}};
   const auto output = run.flags.find(run.outputFlag);
   if (output == run.flags.end() || output->second.size() != 1 || !std::filesystem::exists(output->second[0])) return;
   try {
@@ -41,6 +57,7 @@ void writeManifestOfRun(const CLI::App &command, const Subcommand &row) {
     std::optional<OutputDirectoryLock> lock;
     if (std::filesystem::is_directory(output->second[0]))
       lock.emplace(OutputDirectoryLock::claim(output->second[0], row.name, ExistingOutput::Keep));
+    run.inputsDescribed = policiesRead(run.flags);
     writeRunManifest(run);
   } catch (const std::exception &e) {
     spdlog::warn("the run's results stand, but its manifest was not written: {}", e.what());

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "mlgo/support/errors.h"
+#include "mlgo/support/text_input.h"
 
 namespace mlgo {
 
@@ -110,7 +111,7 @@ std::vector<float> finiteFloats(const json &entry, const char *key, const std::f
     const double number = value.is_number() ? value.get<double>() : std::numeric_limits<double>::quiet_NaN();
     if (!std::isfinite(number) || std::fabs(number) > std::numeric_limits<float>::max())
       throw InputError(describeInputProblem(file.string(), where + "." + key + "[" + std::to_string(i) + "]",
-                                            "not a finite 32-bit float: " + value.dump()));
+                                            "not a finite 32-bit float: " + shortJsonText(value)));
     floats.push_back(static_cast<float>(number));
   }
   return floats;

@@ -4,6 +4,7 @@
 
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
+#include "mlgo/support/run_manifest.h"
 #include "mlgo/support/text_input.h"
 
 namespace mlgo::policy_directory {
@@ -25,6 +26,23 @@ std::string problemOf(const fs::path &given) {
   if (!metadata.contains("problem") || !metadata["problem"].is_string())
     throw InputError(describeInputProblem(metadataPath.string(), "problem", "missing or not a string"));
   return metadata["problem"].get<std::string>();
+}
+
+json describeAsInput(const fs::path &given) {
+  const fs::path directory = resolve(given);
+  json files = json::object();
+  for (const fs::directory_entry &entry : fs::recursive_directory_iterator(directory)) {
+    if (!entry.is_regular_file()) continue;
+    const std::string name = entry.path().lexically_relative(directory).generic_string();
+    if (name != kMetadataFile) {
+      files[name] = contentHash(entry.path());
+      continue;
+    }
+    json metadata = readFile(entry.path());
+    if (metadata.is_object()) metadata.erase("training");
+    files[name] = textHash(metadata.dump());
+  }
+  return json{{"path", fs::absolute(directory).string()}, {"files", files}};
 }
 
 json readFile(const fs::path &path) {
@@ -65,7 +83,7 @@ std::vector<float> preprocessingFloats(const json &object, const char *key, size
   std::vector<float> values;
   for (const json &value : object[key]) {
     if (!value.is_number() || !std::isfinite(value.get<double>()))
-      throw InputError(describeInputProblem(file.string(), where, "not a finite number: " + value.dump()));
+      throw InputError(describeInputProblem(file.string(), where, "not a finite number: " + shortJsonText(value)));
     values.push_back(value.get<float>());
   }
   return values;

@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <fstream>
 #include <set>
-#include <sstream>
 
 #include "mlgo/support/errors.h"
 #include "mlgo/support/run_manifest.h"
+#include "mlgo/support/text_input.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -30,25 +30,126 @@ std::string elementName(const json &element, size_t index) {
   return std::to_string(index);
 }
 
-std::string shortValue(const json &value) {
-  std::string text = value.dump();
-  return text.size() > 60 ? text.substr(0, 57) + "..." : text;
+// --- Reading a run: its manifest, checked entry by entry, and its outputs as they are now.
+
+/// One of the two runs compared.
+struct Run {
+  fs::path output;  ///< as given: a directory, or an output file
+  bool isDirectory = false;
+  fs::path manifestFile;
+  json manifest;
+  std::map<std::string, fs::path> files;  ///< output name -> the file now holding it
+  const char *ordinal;                    ///< "first" or "second", for messages
+};
+
+/// `path`'s status; InputError naming it when it cannot be looked at (a loop
+/// of symbolic links, no permission). A path that does not exist is not an
+/// error here.
+fs::file_status statusOf(const fs::path &path) {
+  std::error_code error;
+  const fs::file_status status = fs::status(path, error);
+  if (error && status.type() != fs::file_type::not_found)
+    throw InputError(describeInputProblem(path.string(), "", "cannot be read: " + error.message()));
+  return status;
 }
 
-json loadManifest(const fs::path &output) {
-  const fs::path path = manifestPath(output);
-  std::error_code error;
-  if (!fs::is_regular_file(path, error))
-    throw InputError(
-        describeInputProblem(path.string(), "", "no run manifest (was this written by mlgo 0.1 or later?)"));
-  std::ifstream in(path);
-  json manifest = json::parse(in, nullptr, false);
-  if (manifest.is_discarded() || !manifest.is_object() || manifest.value("format", "") != "mlgo-run-manifest")
-    throw InputError(describeInputProblem(path.string(), "", "not an mlgo run manifest"));
-  for (const char *key : {"command", "flags", "inputs", "outputs"})
-    if (!manifest.contains(key)) throw InputError(describeInputProblem(path.string(), key, "missing"));
-  return manifest;
+/// The manifest entries compare-runs reads, checked before it reads them.
+class ManifestChecker {
+ public:
+  explicit ManifestChecker(const fs::path &file) : file_(file.string()) {}
+
+  void check(const json &manifest) const {
+    if (!manifest.is_object() || !manifest.contains("format") || manifest["format"] != "mlgo-run-manifest")
+      throw InputError(describeInputProblem(file_, "", "not an mlgo run manifest"));
+    for (const char *key : {"command", "flags", "inputs", "outputs"}) require(manifest.contains(key), key, "missing");
+    require(manifest["command"].is_string(), "command", "expected a string");
+    for (const char *key : {"mlgo_version", "llvm_version", "output_flag"})
+      require(!manifest.contains(key) || manifest[key].is_string(), key, "expected a string");
+    checkFlags(manifest["flags"]);
+    checkInputs(manifest["inputs"]);
+    checkOutputs(manifest["outputs"]);
+  }
+
+ private:
+  void require(bool holds, const std::string &entry, const std::string &what) const {
+    if (!holds) throw InputError(describeInputProblem(file_, entry, what));
+  }
+
+  /// A list (`isList`) or an object of strings, each element named when it is not one.
+  void requireStrings(const json &values, const std::string &entry, bool isList) const {
+    require(isList ? values.is_array() : values.is_object(), entry,
+            isList ? "expected a list of strings" : "expected an object of strings");
+    size_t index = 0;
+    for (auto it = values.begin(); it != values.end(); ++it, ++index)
+      require(it->is_string(), entry + (isList ? "[" + std::to_string(index) + "]" : "." + it.key()),
+              "expected a string");
+  }
+
+  void checkFlags(const json &flags) const {
+    require(flags.is_object(), "flags", "expected an object");
+    for (const auto &[flag, values] : flags.items()) requireStrings(values, "flags." + flag, true);
+  }
+
+  void checkInputs(const json &inputs) const {
+    require(inputs.is_object(), "inputs", "expected an object");
+    for (const auto &[flag, input] : inputs.items()) {
+      const std::string entry = "inputs." + flag;
+      require(input.is_object(), entry, "expected an object");
+      require(!input.contains("path") || input["path"].is_string(), entry + ".path", "expected a string");
+      require(input.contains("sha256") != input.contains("files"), entry, "expected either sha256 or files");
+      if (input.contains("sha256")) require(input["sha256"].is_string(), entry + ".sha256", "expected a string");
+      if (input.contains("files")) requireStrings(input["files"], entry + ".files", false);
+    }
+  }
+
+  /// Output names are paths below the run's output: one that climbs out of
+  /// it ("../secret.json") or is absolute would make compare-runs read, and
+  /// print values of, a file that is no part of the run.
+  void checkOutputs(const json &outputs) const {
+    requireStrings(outputs, "outputs", false);
+    for (const auto &[name, hash] : outputs.items()) {
+      const fs::path path(name);
+      const bool climbs = std::any_of(path.begin(), path.end(), [](const fs::path &part) { return part == ".."; });
+      require(!name.empty() && !path.has_root_path() && !climbs, "outputs." + name,
+              "not a path inside the run's output");
+    }
+  }
+
+  std::string file_;
+};
+
+/// Every output file of a directory run as it is now (what the manifest's
+/// writer would hash), each checked to lie inside the directory: a link out
+/// of it is not the run's file.
+std::map<std::string, fs::path> outputFilesNow(const fs::path &directory) {
+  const fs::path root = fs::canonical(directory);
+  std::map<std::string, fs::path> files = outputFilesBelow(directory);
+  for (const auto &[name, path] : files) {
+    const fs::path target = fs::weakly_canonical(path);
+    const fs::path inside = target.lexically_relative(root);
+    if (inside.empty() || *inside.begin() == "..")
+      throw InputError(describeInputProblem(path.string(), "",
+                                            "a link to " + target.string() + ", outside the run's output " +
+                                                directory.string() + ": compare-runs reads only the runs' own files"));
+  }
+  return files;
 }
+
+Run loadRun(const fs::path &output, const char *ordinal) {
+  Run run{output, fs::is_directory(statusOf(output)), manifestPath(output), json(), {}, ordinal};
+  if (!fs::is_regular_file(statusOf(run.manifestFile)))
+    throw InputError(describeInputProblem(run.manifestFile.string(), "",
+                                          "no run manifest (was this written by mlgo 0.1 or later?)"));
+  run.manifest = readJsonFile(run.manifestFile);
+  ManifestChecker(run.manifestFile).check(run.manifest);
+  if (run.isDirectory)
+    run.files = outputFilesNow(output);
+  else if (fs::is_regular_file(statusOf(output)))
+    run.files[run.manifest.value("output_flag", "")] = output;
+  return run;
+}
+
+// --- Comparing flags and inputs, as recorded.
 
 std::string valuesText(const json &values) {
   if (values.is_null()) return "(not given)";
@@ -127,7 +228,8 @@ void compareInputs(const json &a, const json &b, std::vector<RunDifference> &dif
     for (const auto &[name, hash] : leftFiles.items()) names.insert(name);
     for (const auto &[name, hash] : rightFiles.items()) names.insert(name);
     for (const std::string &name : names) {
-      if (leftFiles.value(name, "") == rightFiles.value(name, "")) continue;
+      // Manifests written before event files were left out of inputs list them.
+      if (isTensorBoardEvents(name) || leftFiles.value(name, "") == rightFiles.value(name, "")) continue;
       const char *how = !leftFiles.contains(name) ? " only in the second run's"
                         : !rightFiles.contains(name) ? " only in the first run's"
                                                      : " differs in";
@@ -136,6 +238,8 @@ void compareInputs(const json &a, const json &b, std::vector<RunDifference> &dif
     }
   }
 }
+
+// --- Comparing outputs, as they are now.
 
 /// The first line of two JSON-lines files whose values differ, named by its
 /// "iteration" where it has one.
@@ -151,17 +255,15 @@ std::string firstJsonLinesDifference(const fs::path &a, const fs::path &b, const
                                                                     : firstJsonDifference(l, r, paths);
     if (where.empty()) continue;
     const std::string at = l.is_object() && l.contains("iteration")
-                               ? "iteration " + l["iteration"].dump() + " (line " + std::to_string(line) + ")"
+                               ? "iteration " + shortJsonText(l["iteration"]) + " (line " + std::to_string(line) + ")"
                                : "line " + std::to_string(line);
     return at + ", " + where;
   }
 }
 
-/// Where two differing outputs differ, or "" when they differ only in what
-/// measures time.
+/// Where two differing output files differ, or "" when they differ only in
+/// what measures time.
 std::string outputDifference(const fs::path &a, const fs::path &b, const PathCorrespondence &paths) {
-  std::error_code error;
-  if (!fs::is_regular_file(a, error) || !fs::is_regular_file(b, error)) return "differs (content hash)";
   if (a.extension() == ".jsonl") return firstJsonLinesDifference(a, b, paths);
   if (a.extension() == ".json") {
     std::ifstream left(a), right(b);
@@ -182,9 +284,10 @@ bool samePlace(const std::string &a, const std::string &b, const PathCorresponde
 }
 
 /// Each run's output and input paths, as given and absolute, paired.
-PathCorrespondence correspondingPaths(const fs::path &aRoot, const json &a, const fs::path &bRoot, const json &b) {
-  PathCorrespondence paths{{aRoot.string(), bRoot.string()},
-                           {fs::absolute(aRoot).string(), fs::absolute(bRoot).string()}};
+PathCorrespondence correspondingPaths(const Run &first, const Run &second) {
+  const json &a = first.manifest, &b = second.manifest;
+  PathCorrespondence paths{{first.output.string(), second.output.string()},
+                           {fs::absolute(first.output).string(), fs::absolute(second.output).string()}};
   for (const auto &[flag, input] : a["inputs"].items())
     if (b["inputs"].contains(flag)) {
       paths.emplace_back(input.value("path", ""), b["inputs"][flag].value("path", ""));
@@ -197,34 +300,120 @@ PathCorrespondence correspondingPaths(const fs::path &aRoot, const json &a, cons
   return paths;
 }
 
-bool isTensorBoardEvents(const std::string &name) {
-  return fs::path(name).filename().string().rfind("events.out.tfevents", 0) == 0;
+/// The hash of each output a run holds now (event files aside: they are
+/// never compared).
+std::map<std::string, std::string> hashesNow(const Run &run) {
+  std::map<std::string, std::string> hashes;
+  for (const auto &[name, path] : run.files)
+    if (!isTensorBoardEvents(name)) hashes[name] = contentHash(path);
+  return hashes;
 }
 
-fs::path outputFile(const fs::path &output, const std::string &name) {
-  return fs::is_directory(output) ? output / name : output;
-}
-
-void compareOutputs(const fs::path &aRoot, const json &a, const fs::path &bRoot, const json &b,
-                    const PathCorrespondence &paths, std::vector<RunDifference> &differences) {
+/// What changed in a run's output since its manifest was written: the
+/// manifest's hashes say what the run wrote, the files what is there now,
+/// and a policy edited or deleted afterwards is no longer that run's result.
+void compareWithManifest(const Run &run, const std::map<std::string, std::string> &now,
+                         std::vector<RunDifference> &differences) {
+  const json &recorded = run.manifest["outputs"];
   std::set<std::string> names;
-  for (const auto &[name, hash] : a.items()) names.insert(name);
-  for (const auto &[name, hash] : b.items()) names.insert(name);
+  for (const auto &[name, hash] : recorded.items())
+    if (!isTensorBoardEvents(name)) names.insert(name);
+  for (const auto &[name, hash] : now) names.insert(name);
+  const std::string of = " of the " + std::string(run.ordinal) + " run";
+  for (const std::string &name : names) {
+    const auto current = now.find(name);
+    if (current == now.end())
+      differences.push_back({"output", "output " + name + of + " is missing (its manifest lists it)"});
+    else if (!recorded.contains(name))
+      differences.push_back({"output", "output " + name + of + " is not in its manifest (written after it)"});
+    else if (recorded[name] != current->second)
+      differences.push_back({"output", "output " + name + of + " changed since its manifest was written"});
+  }
+}
+
+void compareOutputs(const Run &first, const Run &second, std::vector<RunDifference> &differences) {
+  const auto a = hashesNow(first), b = hashesNow(second);
+  compareWithManifest(first, a, differences);
+  compareWithManifest(second, b, differences);
+  const PathCorrespondence paths = correspondingPaths(first, second);
+  std::set<std::string> names;
+  for (const auto &[name, hash] : a) names.insert(name);
+  for (const auto &[name, hash] : b) names.insert(name);
   // Progress files first: the first iteration that differs is the most
   // telling difference of a training run.
   std::vector<RunDifference> progress, rest;
   for (const std::string &name : names) {
-    if (isTensorBoardEvents(name) || a.value(name, "") == b.value(name, "")) continue;
-    if (!a.contains(name) || !b.contains(name)) {
-      rest.push_back({"output", "output " + name + " only in the " + (a.contains(name) ? "first" : "second") + " run"});
+    if (!a.count(name) || !b.count(name)) {
+      rest.push_back({"output", "output " + name + " only in the " + (a.count(name) ? "first" : "second") + " run"});
       continue;
     }
-    const std::string where = outputDifference(outputFile(aRoot, name), outputFile(bRoot, name), paths);
+    if (a.at(name) == b.at(name)) continue;
+    const std::string where = outputDifference(first.files.at(name), second.files.at(name), paths);
     if (where.empty()) continue;
     (fs::path(name).extension() == ".jsonl" ? progress : rest).push_back({"output", "output " + name + ": " + where});
   }
   differences.insert(differences.end(), progress.begin(), progress.end());
   differences.insert(differences.end(), rest.begin(), rest.end());
+}
+
+// --- Comparing two JSON values, level by level without recursion.
+
+/// How two values compare before looking inside them.
+struct Shallow {
+  enum { Equal, Differs, LookInside } outcome;
+  std::string what;  ///< Differs: how, as the end of a path
+};
+
+Shallow compareShallow(const json &a, const json &b, const PathCorrespondence &paths) {
+  if (a.is_string() && b.is_string() && samePlace(a.get<std::string>(), b.get<std::string>(), paths))
+    return {Shallow::Equal, ""};
+  if (a.type() != b.type()) {
+    if (a.is_number() && b.is_number() && a.get<double>() == b.get<double>()) return {Shallow::Equal, ""};
+    return {Shallow::Differs, "/ (" + shortJsonText(a) + " vs " + shortJsonText(b) + ")"};
+  }
+  if (a.is_array() && a.size() != b.size())
+    return {Shallow::Differs, "/ (" + std::to_string(a.size()) + " vs " + std::to_string(b.size()) + " elements)"};
+  if (a.is_structured()) return {Shallow::LookInside, ""};
+  if (a == b) return {Shallow::Equal, ""};
+  return {Shallow::Differs, " (" + shortJsonText(a) + " vs " + shortJsonText(b) + ")"};
+}
+
+/// An array or object of both values being looked inside: its children's
+/// keys (objects, time keys left out), and the next child to compare.
+struct Level {
+  const json *a, *b;
+  std::string name;  ///< how the path names it ("" for the top)
+  std::vector<std::string> keys;
+  size_t next = 0;
+};
+
+Level levelOf(const json &a, const json &b, std::string name) {
+  Level level{&a, &b, std::move(name), {}, 0};
+  if (a.is_object()) {
+    std::set<std::string> keys;
+    for (const auto &[key, value] : a.items()) keys.insert(key);
+    for (const auto &[key, value] : b.items()) keys.insert(key);
+    for (const std::string &key : keys)
+      if (!isBookkeeping(key)) level.keys.push_back(key);
+  }
+  return level;
+}
+
+/// The path of the levels looked inside, "/a/b/c"; the middle of a path
+/// deeper than a person reads is cut ("/a/b/... 199,980 levels .../y/z").
+std::string pathOf(const std::vector<Level> &levels) {
+  constexpr size_t kHead = 16, kTail = 8;
+  std::string path;
+  for (size_t i = 1; i < levels.size(); ++i) {
+    if (levels.size() > kHead + kTail + 1 && i == kHead + 1) {
+      const size_t cut = levels.size() - 1 - kHead - kTail;
+      path += "/... " + std::to_string(cut) + " levels ...";
+      i += cut - 1;
+      continue;
+    }
+    path += "/" + levels[i].name;
+  }
+  return path;
 }
 
 }  // namespace
@@ -235,38 +424,35 @@ bool RunComparison::sameRun() const {
   return true;
 }
 
+// Iterative: outputs may nest arrays 200,000 deep, and a recursion per level
+// would exhaust the stack.
 std::string firstJsonDifference(const json &a, const json &b, const PathCorrespondence &paths) {
-  if (a.is_string() && b.is_string() && samePlace(a.get<std::string>(), b.get<std::string>(), paths)) return "";
-  if (a.type() != b.type()) {
-    if (a.is_number() && b.is_number() && a.get<double>() == b.get<double>()) return "";
-    return "/ (" + shortValue(a) + " vs " + shortValue(b) + ")";
-  }
-  if (a.is_object()) {
-    std::set<std::string> keys;
-    for (const auto &[key, value] : a.items()) keys.insert(key);
-    for (const auto &[key, value] : b.items()) keys.insert(key);
-    for (const std::string &key : keys) {
-      if (isBookkeeping(key)) continue;
-      if (!a.contains(key) || !b.contains(key)) return "/" + key + " (in only one run)";
-      const std::string inner = firstJsonDifference(a[key], b[key], paths);
-      if (!inner.empty()) return "/" + key + inner;
+  const Shallow top = compareShallow(a, b, paths);
+  if (top.outcome != Shallow::LookInside) return top.what;
+  std::vector<Level> levels{levelOf(a, b, "")};
+  while (!levels.empty()) {
+    Level &level = levels.back();
+    const bool isObject = level.a->is_object();
+    if (level.next == (isObject ? level.keys.size() : level.a->size())) {
+      levels.pop_back();
+      continue;
     }
-    return "";
+    const size_t index = level.next++;
+    const std::string name = isObject ? level.keys[index] : elementName((*level.a)[index], index);
+    if (isObject && (!level.a->contains(name) || !level.b->contains(name)))
+      return pathOf(levels) + "/" + name + " (in only one run)";
+    const json &childA = isObject ? (*level.a)[name] : (*level.a)[index];
+    const json &childB = isObject ? (*level.b)[name] : (*level.b)[index];
+    const Shallow child = compareShallow(childA, childB, paths);
+    if (child.outcome == Shallow::Differs) return pathOf(levels) + "/" + name + child.what;
+    if (child.outcome == Shallow::LookInside) levels.push_back(levelOf(childA, childB, name));
   }
-  if (a.is_array()) {
-    if (a.size() != b.size())
-      return "/ (" + std::to_string(a.size()) + " vs " + std::to_string(b.size()) + " elements)";
-    for (size_t i = 0; i < a.size(); ++i) {
-      const std::string inner = firstJsonDifference(a[i], b[i], paths);
-      if (!inner.empty()) return "/" + elementName(a[i], i) + inner;
-    }
-    return "";
-  }
-  return a == b ? "" : " (" + shortValue(a) + " vs " + shortValue(b) + ")";
+  return "";
 }
 
 RunComparison compareRuns(const fs::path &a, const fs::path &b) {
-  json left = loadManifest(a), right = loadManifest(b);
+  const Run first = loadRun(a, "first"), second = loadRun(b, "second");
+  const json &left = first.manifest, &right = second.manifest;
   RunComparison comparison;
   auto &differences = comparison.differences;
   if (left["command"] != right["command"])
@@ -280,7 +466,7 @@ RunComparison compareRuns(const fs::path &a, const fs::path &b) {
   dropPaths(rightFlags, right);
   compareFlags(leftFlags, rightFlags, differences);
   compareInputs(left["inputs"], right["inputs"], differences);
-  compareOutputs(a, left["outputs"], b, right["outputs"], correspondingPaths(a, left, b, right), differences);
+  compareOutputs(first, second, differences);
   return comparison;
 }
 

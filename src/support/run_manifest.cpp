@@ -11,6 +11,7 @@
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/output_directory.h"
+#include "mlgo/support/text_input.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -30,18 +31,25 @@ bool isRunMetadata(const std::string &name) {
          (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0);
 }
 
+/// Whether filesBelow lists TensorBoard event files.
+enum class EventFiles { Listed, LeftOut };
+
 /// Regular files below `root` by path relative to it, in sorted order (links
 /// to files are followed, links to directories are not), but for the
 /// directories `skip` (canonical paths) and mlgo's metadata.
-std::map<std::string, fs::path> filesBelow(const fs::path &root, const std::set<fs::path> &skip) {
+std::map<std::string, fs::path> filesBelow(const fs::path &root, const std::set<fs::path> &skip, EventFiles events) {
   std::map<std::string, fs::path> files;
   for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
     if (it->is_directory() && skip.count(fs::weakly_canonical(it->path()))) {
       it.disable_recursion_pending();
       continue;
     }
-    if (it->is_regular_file() && !isRunMetadata(it->path().filename().string()))
-      files[fs::relative(it->path(), root).generic_string()] = it->path();
+    const std::string name = it->path().filename().string();
+    if (!it->is_regular_file() || isRunMetadata(name)) continue;
+    if (events == EventFiles::LeftOut && isTensorBoardEvents(name)) continue;
+    // Lexically: fs::relative would resolve a link and name the file by
+    // where it points ("../elsewhere.json"), not by where it is.
+    files[it->path().lexically_relative(root).generic_string()] = it->path();
   }
   return files;
 }
@@ -53,21 +61,31 @@ json hashFiles(const std::map<std::string, fs::path> &files) {
 }
 
 /// A small JSON input (a config) is kept whole, so that a comparison can
-/// name the key that differs.
+/// name the key that differs; not when nested deeper than any config is,
+/// since writing the manifest would then recurse once per level.
 json describeInputFile(const fs::path &file) {
   json input{{"path", fs::absolute(file).string()}, {"sha256", contentHash(file)}};
   if (file.extension() == ".json" && fs::file_size(file) <= 64 * 1024) {
     std::ifstream in(file);
     json content = json::parse(in, nullptr, false);
-    if (!content.is_discarded()) input["json"] = content;
+    if (!content.is_discarded() && !jsonNestedDeeperThan(content, 64)) input["json"] = std::move(content);
   }
   return input;
 }
 
+/// An input's identity is what the command reads, so that a rerun on the
+/// same data is the same run. TensorBoard event files are logs that no
+/// command reads, and their names hold the time, host and pid of the run that
+/// wrote them: a warm start from a rerun's training directory would otherwise
+/// always differ from the original's.
 json describeInputs(const RunDescription &run, const fs::path &output) {
   json inputs = json::object();
   for (const auto &[flag, values] : run.flags) {
     if (flag == run.outputFlag || flagLeavesResultAlone(flag) || values.size() != 1) continue;
+    if (const auto described = run.inputsDescribed.find(flag); described != run.inputsDescribed.end()) {
+      inputs[flag] = described->second;
+      continue;
+    }
     std::error_code error;
     const fs::path path = values.front();
     if (path.empty()) continue;
@@ -75,7 +93,7 @@ json describeInputs(const RunDescription &run, const fs::path &output) {
       inputs[flag] = describeInputFile(path);
     else if (fs::is_directory(path, error))
       inputs[flag] = json{{"path", fs::absolute(path).string()},
-                          {"files", hashFiles(filesBelow(path, {fs::weakly_canonical(output)}))}};
+                          {"files", hashFiles(filesBelow(path, {fs::weakly_canonical(output)}, EventFiles::LeftOut))}};
   }
   return inputs;
 }
@@ -84,7 +102,7 @@ json describeInputs(const RunDescription &run, const fs::path &output) {
 /// other names.
 json describeOutputs(const fs::path &output, const std::string &outputFlag) {
   if (!fs::is_directory(output)) return json{{outputFlag, contentHash(output)}};
-  return hashFiles(filesBelow(output, {}));
+  return hashFiles(outputFilesBelow(output));
 }
 
 std::string firstLine(const fs::path &file) {
@@ -128,6 +146,19 @@ std::string contentHash(const fs::path &file) {
     hash.update(llvm::StringRef(buffer.data(), size_t(in.gcount())));
   }
   const std::array<uint8_t, 32> digest = hash.final();
+  return "sha256:" + llvm::toHex(digest, /*LowerCase=*/true);
+}
+
+std::map<std::string, fs::path> outputFilesBelow(const fs::path &output) {
+  return filesBelow(output, {}, EventFiles::Listed);
+}
+
+bool isTensorBoardEvents(const std::string &name) {
+  return fs::path(name).filename().string().rfind("events.out.tfevents", 0) == 0;
+}
+
+std::string textHash(std::string_view text) {
+  const std::array<uint8_t, 32> digest = llvm::SHA256::hash(llvm::arrayRefFromStringRef(text));
   return "sha256:" + llvm::toHex(digest, /*LowerCase=*/true);
 }
 

@@ -89,6 +89,27 @@ nlohmann::json parseJsonText(std::string_view text, const std::string &where) {
 
 nlohmann::json readJsonFile(const std::filesystem::path &path) { return parseJsonText(readFile(path), path.string()); }
 
+bool jsonNestedDeeperThan(const nlohmann::json &value, size_t levels) {
+  std::vector<std::pair<const nlohmann::json *, size_t>> pending{{&value, 0}};
+  while (!pending.empty()) {
+    const auto [element, depth] = pending.back();
+    pending.pop_back();
+    if (!element->is_structured()) continue;
+    if (depth + 1 > levels) return true;
+    for (const nlohmann::json &child : *element) pending.emplace_back(&child, depth + 1);
+  }
+  return false;
+}
+
+std::string shortJsonText(const nlohmann::json &value, size_t maxChars) {
+  // Deep enough to say what the value is, shallow enough that dump() cannot
+  // exhaust the stack.
+  constexpr size_t kDumpableLevels = 64;
+  if (jsonNestedDeeperThan(value, kDumpableLevels)) return value.is_array() ? "[...]" : "{...}";
+  std::string text = value.dump();
+  return text.size() > maxChars && maxChars >= 3 ? text.substr(0, maxChars - 3) + "..." : text;
+}
+
 void forEachLine(std::string_view text, const std::function<void(size_t, std::string_view)> &visit) {
   size_t start = 0, number = 0;
   while (start < text.size()) {
@@ -108,7 +129,7 @@ void requireFormat(const nlohmann::json &document, const std::string &file, cons
   if (!document.contains("version") || document["version"] != version)
     throw InputError(describeInputProblem(
         file, "version",
-        what + " of version " + (document.contains("version") ? document["version"].dump() : "none") +
+        what + " of version " + (document.contains("version") ? shortJsonText(document["version"]) : "none") +
             "; this mlgo reads version " + std::to_string(version) + (hint.empty() ? "" : " (" + hint + ")")));
 }
 

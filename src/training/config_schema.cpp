@@ -124,7 +124,7 @@ json ConfigSchema::resolve(const std::optional<std::filesystem::path> &file,
       const Key *key = find(name);
       if (!key) throw InputError(describeInputProblem(file->string(), name, "unknown config key"));
       if (std::string why = checkConfigValue(value, *key); !why.empty())
-        throw InputError(describeInputProblem(file->string(), name, why + ", got " + value.dump()));
+        throw InputError(describeInputProblem(file->string(), name, why + ", got " + shortJsonText(value)));
       config[name] = value;
     }
   }

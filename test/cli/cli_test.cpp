@@ -338,3 +338,16 @@ TEST_CASE("cli: a file where a directory belongs is exit 3 naming the path, not 
   CHECK_THAT(eval.err, Contains((scratch / "a-file").string()));
   CHECK(eval.err.find("filesystem error") == std::string::npos);
 }
+
+TEST_CASE("cli: a loop of symbolic links given as an input is exit 3 naming the path", "[cli][errors]") {
+  test::ScratchDirectory scratch;
+  fs::create_symlink(scratch / "loop", scratch / "loop");
+  const std::string loop = (scratch / "loop").string();
+  for (const std::vector<std::string> &args :
+       {std::vector<std::string>{"trace-info", loop}, {"eval", "--corpus", loop}, {"compare-runs", loop, loop}}) {
+    INFO(args.front());
+    const auto outcome = test::runMlgo(args);
+    CHECK(outcome.exitCode == exit_code::kBadInput);
+    CHECK_THAT(outcome.err, Contains(loop + ": ") && Contains("symbolic links"));
+  }
+}

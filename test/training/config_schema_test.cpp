@@ -66,6 +66,19 @@ TEST_CASE("config: unknown keys and wrong types name the key", "[training][error
   CHECK_THROWS_AS(schema.resolve(std::nullopt, {"hidden_layers=8,x"}), UsageError);
 }
 
+TEST_CASE("config: a value nested 200,000 levels deep is refused, naming the key, without dumping it",
+          "[training][errors]") {
+  const ConfigSchema schema = behavioralCloningSchema();
+  test::ScratchDirectory dir;
+  const std::string deep = std::string(200000, '[') + "1" + std::string(200000, ']');
+  writeFileAtomically(dir / "deep.json", "{\"learning_rate\": " + deep + "}");
+  CHECK_THROWS_WITH(schema.resolve(dir / "deep.json", {}),
+                    Contains("deep.json: learning_rate: must be a number, got [...]"));
+  writeFileAtomically(dir / "deep-list.json", "{\"hidden_layers\": [8, " + deep + "]}");
+  CHECK_THROWS_WITH(schema.resolve(dir / "deep-list.json", {}),
+                    Contains("hidden_layers: must be a list of integers, got [...]"));
+}
+
 TEST_CASE("config: values out of range are refused before training, naming the key", "[training][errors]") {
   const ConfigSchema schema = behavioralCloningSchema();
   for (const std::string &assignment : {"learning_rate=-1", "learning_rate=0", "learning_rate=1e300",

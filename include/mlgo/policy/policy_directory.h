@@ -23,6 +23,15 @@ inline constexpr const char *kWeightsFile = "model.json";
 /// output directory; when a save was interrupted between its two renames,
 /// the previous policy left as DIR.old.
 std::filesystem::path resolve(const std::filesystem::path &given);
+/// The policy directory `given` names (resolved) as an input of a run
+/// manifest (run_manifest.h): {"path", "files"}, each file's hash, and
+/// policy.json's without its "training" record. That record says where and
+/// how the policy was trained (the paths of its trace and vocab, which differ
+/// from folder to folder); what decides is the network, its weights, the
+/// features, their preprocessing and the vocab, and no command that reads a
+/// policy acts on the record. So a warm start retrained in another folder,
+/// with the same weights, is the same input.
+nlohmann::json describeAsInput(const std::filesystem::path &given);
 /// A policy file's JSON; InputError naming the file when it is missing
 /// ("not a policy directory, or an unfinished one") or malformed.
 nlohmann::json readFile(const std::filesystem::path &path);

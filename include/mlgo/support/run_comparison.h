@@ -3,8 +3,12 @@
 // are they the same run (command, versions, flags, inputs) with the same
 // result, and if not, what is the first difference a person can act on.
 //
-// Outputs are compared by content hash; where two differ and both files are
-// at hand, JSON and JSON-lines outputs are compared value by value, leaving
+// Flags and inputs are compared as their manifests recorded them. Outputs are
+// hashed as they are now, each run's against its own manifest (a policy
+// edited or removed after the run is named) and the two runs' against each
+// other; only files inside a run's output are read, whatever its manifest
+// names. Where two outputs differ, JSON and JSON-lines outputs are compared
+// value by value (at any depth, without recursion), leaving
 // out what measures time (every key that contains "second") and the compile
 // memo's statistics ("memo"), so that a rerun is the same result whatever the
 // machine's speed. TensorBoard event files carry wall-clock times and repeat
@@ -33,7 +37,9 @@ struct RunComparison {
 
 /// Compares the runs whose outputs are `a` and `b` (directories, or output
 /// files with FILE.manifest.json beside them). Throws InputError naming the
-/// manifest that is missing or malformed.
+/// run that cannot be read, or the manifest that is missing or malformed and
+/// its entry (the wrong JSON type, an output named outside the run), or an
+/// output file that links out of its run.
 RunComparison compareRuns(const std::filesystem::path &a, const std::filesystem::path &b);
 
 /// Paths that stand for each other in two runs (the first run's input or

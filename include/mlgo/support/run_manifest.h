@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -29,6 +30,12 @@ struct RunDescription {
   RunFlags flags;
   /// The flag naming the output (its value is where the run wrote); not an input.
   std::string outputFlag;
+  /// Inputs the command layer describes itself ({"path", "files"}, by flag),
+  /// where the command reads less of them than every byte below the path: a
+  /// policy given as a training's output directory is read from its policy/
+  /// only, and not for the record of where it was trained
+  /// (policy_directory::describeAsInput). A flag not here is read whole.
+  std::map<std::string, nlohmann::json> inputsDescribed;
 };
 
 /// Flags that never change a run's result (documented so: threads, ranks'
@@ -40,16 +47,30 @@ bool flagLeavesResultAlone(const std::string &flag);
 /// file when it is not a regular file or cannot be read.
 std::string contentHash(const std::filesystem::path &file);
 
+/// "sha256:<hex>" of bytes in memory.
+std::string textHash(std::string_view text);
+
 /// Where the manifest of an output (a directory or a file) lives.
 std::filesystem::path manifestPath(const std::filesystem::path &output);
 
 /// The manifest of a finished run: every flag value that names an existing
 /// file or directory is an input, hashed (a directory file by file, below it;
-/// links to directories are not followed); everything the output holds but
-/// its lock and the manifest itself is an output, hashed.
+/// links to directories are not followed; TensorBoard event files left out),
+/// unless `run.inputsDescribed` describes it;
+/// everything the output holds but its lock and the manifest itself is an
+/// output, hashed.
 nlohmann::json describeRun(const RunDescription &run);
 
 /// describeRun, written atomically into the output.
 void writeRunManifest(const RunDescription &run);
+
+/// The files of an output directory as describeRun hashes them (by path
+/// relative to it, its lock and manifests left out): what compare-runs hashes
+/// again to see whether an output changed after its manifest was written.
+std::map<std::string, std::filesystem::path> outputFilesBelow(const std::filesystem::path &output);
+
+/// Whether a file is a TensorBoard event file ("events.out.tfevents.<time>.<host>.<pid>..."):
+/// a log of a run, never read by another.
+bool isTensorBoardEvents(const std::string &name);
 
 }  // namespace mlgo

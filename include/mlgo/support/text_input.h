@@ -28,6 +28,16 @@ void requireFormat(const nlohmann::json &document, const std::string &file, cons
 /// the input.
 std::string jsonErrorText(const std::exception &error);
 
+/// Whether `value` holds arrays or objects nested more than `levels` deep
+/// (a scalar is 0 deep). Walks without recursion: nlohmann's parser reads
+/// any depth without recursing, but its copy, comparison and dump recurse
+/// once per level, and 200,000 levels overflow the stack.
+bool jsonNestedDeeperThan(const nlohmann::json &value, size_t levels);
+
+/// `value` as JSON text for a message, cut to `maxChars` ("..." at the end),
+/// and without dumping a value nested too deep to dump safely ("[...]").
+std::string shortJsonText(const nlohmann::json &value, size_t maxChars = 60);
+
 /// Calls `visit(lineNumber, line)` for each line of `text`, trailing white
 /// space and '\r' removed; lines numbered from 1.
 void forEachLine(std::string_view text, const std::function<void(size_t, std::string_view)> &visit);
