@@ -90,8 +90,9 @@ json comparisonToJson(const std::vector<BuiltVariant> &variants, const std::stri
     }
     const SectionSizes sum = linkedSum(built.artifacts), referenceSum = linkedSum(*reference);
     out["variants"].push_back({{"name", built.variant.name},
-                               {"mlgo_cc_options", built.variant.ccOptions},
+                               {"mlgo_cc_environment", built.variant.ccEnvironment},
                                {"through_mlgo_cc", built.variant.throughLauncher},
+                               {"measured", built.measured},
                                {"built", built.outcome.built},
                                {"configure_seconds", built.outcome.configureSeconds},
                                {"build_seconds", built.outcome.buildSeconds},
@@ -138,6 +139,13 @@ std::string comparisonTable(const std::vector<BuiltVariant> &variants, const std
   for (const BuiltVariant &built : variants) {
     if (!built.outcome.built) {
       std::vector<std::string> row{built.variant.name, "", "", "", "", "failed", "", "", ""};
+      if (benched) row.push_back("");
+      summary.addRow(row);
+      continue;
+    }
+    if (!built.measured) {
+      std::vector<std::string> row{built.variant.name, "not measured", "", "", "", secondsText(built.outcome.buildSeconds),
+                                   testsText(built.outcome), "0 of 0", ""};
       if (benched) row.push_back("");
       summary.addRow(row);
       continue;

@@ -60,24 +60,21 @@ class StepRunner {
   std::chrono::minutes timeout_;
 };
 
-/// The launcher's words: mlgo cc OPTIONS (the compiler follows).
-std::vector<std::string> launcherWords(const BuildSettings &settings, const BuildVariant &variant) {
-  std::vector<std::string> words{settings.mlgo.string(), "cc"};
-  words.insert(words.end(), variant.ccOptions.begin(), variant.ccOptions.end());
-  return words;
-}
-
-std::string joined(const std::vector<std::string> &words, char separator) {
-  std::string text;
-  for (const std::string &word : words) text += (text.empty() ? "" : std::string(1, separator)) + word;
-  return text;
+/// A word as POSIX sh reads it back: make and configure run their compiler
+/// variables through the shell.
+std::string shellQuoted(const std::string &word) {
+  if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,@%") ==
+                           std::string::npos)
+    return word;
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
 }
 
 /// VARIABLE=COMMAND for a make or configure command line: the launcher and
-/// the compiler (make splits the value at spaces).
-std::string compilerVariable(const BuildSettings &settings, const BuildVariant &variant, const std::string &variable,
-                             const std::string &compiler) {
-  return variable + "=" + joined(launcherWords(settings, variant), ' ') + " " + compiler;
+/// the compiler, quoted for the shell that runs them.
+std::string compilerVariable(const BuildSettings &settings, const std::string &variable, const std::string &compiler) {
+  return variable + "=" + shellQuoted(settings.mlgo.string()) + " cc " + compiler;
 }
 
 /// The commands that configure, build and test the project one way; empty
@@ -86,8 +83,7 @@ struct BuildCommands {
   std::vector<std::string> configure, build, test;
 };
 
-BuildCommands commandsFor(const BuildSettings &settings, const BuildVariant &variant, ProjectKind kind,
-                          const fs::path &tree) {
+BuildCommands commandsFor(const BuildSettings &settings, ProjectKind kind, const fs::path &tree) {
   BuildCommands commands;
   const std::string jobs = std::to_string(settings.jobs);
   if (kind == ProjectKind::CMake) {
@@ -95,7 +91,7 @@ BuildCommands commandsFor(const BuildSettings &settings, const BuildVariant &var
                           "-DCMAKE_C_COMPILER=clang-19", "-DCMAKE_CXX_COMPILER=clang++-19"};
     // Every way goes through the launcher, for its links' maps; with nothing
     // to apply it runs clang itself (objects byte for byte clang's).
-    const std::string launcher = joined(launcherWords(settings, variant), ';');  // a CMake list
+    const std::string launcher = settings.mlgo.string() + ";cc";  // a CMake list
     for (const char *language : {"C", "CXX"})
       for (const char *step : {"COMPILER", "LINKER"})
         commands.configure.push_back(std::string("-DCMAKE_") + language + "_" + step + "_LAUNCHER=" + launcher);
@@ -110,8 +106,8 @@ BuildCommands commandsFor(const BuildSettings &settings, const BuildVariant &var
     commands.test = {"ctest", "--test-dir", tree.string(), "-j", jobs, "--output-on-failure"};
     return commands;
   }
-  const std::string cc = compilerVariable(settings, variant, "CC", "clang-19");
-  const std::string cxx = compilerVariable(settings, variant, "CXX", "clang++-19");
+  const std::string cc = compilerVariable(settings, "CC", "clang-19");
+  const std::string cxx = compilerVariable(settings, "CXX", "clang++-19");
   if (kind == ProjectKind::Configure) {
     commands.configure = {"./configure", cc, cxx};
     commands.configure.insert(commands.configure.end(), settings.configureArgs.begin(), settings.configureArgs.end());
@@ -159,7 +155,7 @@ void buildIn(const BuildSettings &settings, const BuildVariant &variant, Project
   // A make project builds in its copy: the source tree stays as it was.
   if (kind != ProjectKind::CMake)
     fs::copy(settings.project, tree, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-  const BuildCommands commands = commandsFor(settings, variant, kind, tree);
+  const BuildCommands commands = commandsFor(settings, kind, tree);
   const fs::path workingDirectory = kind == ProjectKind::CMake ? directory : tree;
   auto start = std::chrono::steady_clock::now();
   if (!commands.configure.empty() && !steps.run(workingDirectory, variables, commands.configure)) return;
@@ -190,6 +186,7 @@ BuildOutcome buildProject(const BuildSettings &settings, const BuildVariant &var
   // CFLAGS keeps them, as it would for a user.
   if (kind != ProjectKind::CMake && !settings.optimization.empty())
     variables.insert(variables.end(), {"CFLAGS=" + settings.optimization, "CXXFLAGS=" + settings.optimization});
+  variables.insert(variables.end(), variant.ccEnvironment.begin(), variant.ccEnvironment.end());
   if (variant.throughLauncher) {
     outcome.ccLog = fs::absolute(directory / "cc.jsonl");
     variables.push_back("MLGO_CC_LOG=" + outcome.ccLog.string());

@@ -217,6 +217,9 @@ int runCc(CcFlags flags) {
   }
   if (!plan.optimizes() || (application.policyUnits && !application.appliesTo(launcher::moduleOfPlan(plan))))
     return runUnapplied(flags, command, compiler, plan, application);
+  // clang fails on an object directory that does not exist; so does the build.
+  if (plan.object.has_parent_path() && !fs::is_directory(plan.object.parent_path()))
+    return runRealCompiler(command, compiler);
   const launcher::TranslationUnitOutcome outcome =
       launcher::compileTranslationUnit(plan, application, fs::current_path());
   if (!flags.log.empty()) launcher::appendLogLine(flags.log, launcher::logRecord(plan, application, outcome));

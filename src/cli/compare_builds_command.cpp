@@ -42,11 +42,43 @@ struct CompareBuildsFlags {
 
 std::vector<builds::BuildVariant> variantsOf(const CompareBuildsFlags &flags) {
   std::vector<builds::BuildVariant> variants{{"clang-19", false, {}}, {"mlgo-cc", true, {}}};
-  if (!flags.policy.empty()) variants.push_back({"policy", true, {"--policy", fs::absolute(flags.policy).string()}});
+  if (!flags.policy.empty())
+    variants.push_back({"policy", true, {"MLGO_CC_POLICY=" + fs::absolute(flags.policy).string()}});
   if (!flags.passLists.empty())
-    variants.push_back({"pass-lists", true, {"--pass-lists", fs::absolute(flags.passLists).string()}});
-  if (flags.predict) variants.push_back({"predicted", true, {"--predict"}});
+    variants.push_back({"pass-lists", true, {"MLGO_CC_PASS_LISTS=" + fs::absolute(flags.passLists).string()}});
+  if (flags.predict) variants.push_back({"predicted", true, {"MLGO_CC_PREDICT=1"}});
   return variants;
+}
+
+bool isWithin(const fs::path &inner, const fs::path &outer) {
+  const fs::path relative = inner.lexically_relative(outer);
+  return !relative.empty() && *relative.begin() != "..";
+}
+
+/// Where the output may go: never around the project (--force would remove
+/// it), nor inside a make or configure project's tree, which every way
+/// copies (the copy would hold itself).
+void checkOutputPlace(const CompareBuildsFlags &flags, builds::ProjectKind kind) {
+  const fs::path project = fs::weakly_canonical(flags.project), output = fs::weakly_canonical(flags.output);
+  if (isWithin(project, output))
+    throw UsageError("--output " + flags.output + " holds the project " + flags.project +
+                     ": choose an output outside it (nothing was written)");
+  if (kind != builds::ProjectKind::CMake && isWithin(output, project))
+    throw UsageError("--output " + flags.output + " is inside the " + builds::projectKindName(kind) + " project " +
+                     flags.project + ", whose tree every build copies: choose an output outside it (nothing was "
+                     "written)");
+}
+
+/// A way with something to apply whose log names no unit: the build never
+/// called mlgo cc's compiler (a Makefile that names gcc itself), so its
+/// sizes say nothing about what was applied.
+void markUnmeasured(builds::BuiltVariant &built) {
+  if (!built.variant.ccEnvironment.empty() && built.outcome.built && built.units == 0) {
+    built.measured = false;
+    spdlog::warn("the {} build compiled no unit through mlgo cc (does the build call its own compiler?): not "
+                 "measured",
+                 built.variant.name);
+  }
 }
 
 /// Builds one way into OUTPUT/NAME (replacing an earlier round's), with its
@@ -66,6 +98,7 @@ builds::BuiltVariant buildVariant(const CompareBuildsFlags &flags, const builds:
     built.kept = builds::attributeLinkMaps(directory / "link-maps", settings.buildTree, built.outcome.tree);
   }
   builds::countLauncherLog(built);
+  markUnmeasured(built);
   return built;
 }
 
@@ -79,7 +112,7 @@ builds::BuiltVariant buildChoices(const CompareBuildsFlags &flags, const builds:
   const fs::path file = fs::absolute(fs::path(flags.output) / "choices.json");
   launcher::UnitChoices choices =
       builds::chooseUnits(built, settings.buildTree, flags.policy.empty() ? fs::path() : fs::absolute(flags.policy));
-  const builds::BuildVariant variant{"choices", true, {"--choices", file.string()}};
+  const builds::BuildVariant variant{"choices", true, {"MLGO_CC_CHOICES=" + file.string()}};
   for (rounds = 1;; ++rounds) {
     writeFileAtomically(file, launcher::unitChoicesToJson(choices).dump(2) + "\n");
     builds::BuiltVariant chosen = buildVariant(flags, settings, variant);
@@ -100,7 +133,7 @@ builds::BuiltVariant buildChoices(const CompareBuildsFlags &flags, const builds:
 
 int runCompareBuilds(const CompareBuildsFlags &flags) {
   // Every input checked before anything is built or written.
-  builds::detectProjectKind(flags.project);
+  checkOutputPlace(flags, builds::detectProjectKind(flags.project));
   launcher::loadApplication({flags.policy, flags.passLists, flags.predict, "", 1}, std::chrono::milliseconds(1));
   const auto outputLock = claimOutput(flags.output, "compare-builds", freshOutput(flags.force));
   builds::BuildSettings settings;

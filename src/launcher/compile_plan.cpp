@@ -55,7 +55,8 @@ bool asksTheDriverItself(const std::string &arg) {
 /// Options whose side outputs or output kinds mlgo's in-process compile does
 /// not reproduce: such a compile is the real compiler's.
 std::string unreproducedOption(const std::vector<std::string> &args) {
-  static const char *const kOptions[] = {"-save-temps", "-ftime-trace", "-fembed-bitcode", "-emit-llvm"};
+  static const char *const kOptions[] = {"-save-temps", "-ftime-trace", "-fembed-bitcode", "-fembed-bitcode-marker",
+                                         "-emit-llvm"};
   for (const std::string &arg : args)
     for (const char *option : kOptions)
       if (arg == option || arg.rfind(std::string(option) + "=", 0) == 0) return arg;

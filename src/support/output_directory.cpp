@@ -1,5 +1,7 @@
 #include "mlgo/support/output_directory.h"
 
+#include <algorithm>
+
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -46,23 +48,38 @@ bool matchesAny(const std::string &name, const std::vector<std::string> &pattern
   return false;
 }
 
+/// The first entry of `directory` that no run of `command` writes (a
+/// user's file, another command's output); empty when there is none or the
+/// command's entries are not known.
+std::string foreignEntry(const fs::path &directory, const std::vector<std::string> &ownEntries) {
+  if (ownEntries.empty()) return "";
+  std::vector<std::string> names;
+  for (const fs::directory_entry &entry : fs::directory_iterator(directory))
+    names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  for (const std::string &name : names)
+    if (name != OutputDirectoryLock::kLockFile && !matchesAny(name, ownEntries) &&
+        !matchesAny(name, kEveryRunsEntries))
+      return name;
+  return "";
+}
+
+std::string foreignEntryProblem(const fs::path &directory, const std::string &command, const std::string &name) {
+  return directory.string() + " holds " + name + ", which no mlgo " + command +
+         " run writes: --force removes only an earlier run's files; move " + name +
+         " away or choose another output (nothing was removed)";
+}
+
 /// --force: removes an earlier run's files, after checking that the
 /// directory holds nothing else (a user's file, another command's output,
 /// the working directory).
 void removeEarlierRun(const fs::path &directory, const std::string &command,
                       const std::vector<std::string> &ownEntries) {
   if (ownEntries.empty()) throw std::logic_error("--force for " + command + " without the names its runs write");
-  std::vector<fs::path> earlier;
-  for (const fs::directory_entry &entry : fs::directory_iterator(directory)) {
-    const std::string name = entry.path().filename().string();
-    if (name == OutputDirectoryLock::kLockFile) continue;
-    if (!matchesAny(name, ownEntries) && !matchesAny(name, kEveryRunsEntries))
-      throw UsageError(directory.string() + " holds " + name + ", which no mlgo " + command +
-                       " run writes: --force removes only an earlier run's files; move " + name +
-                       " away or choose another output (nothing was removed)");
-    earlier.push_back(entry.path());
-  }
-  for (const fs::path &path : earlier) fs::remove_all(path);
+  if (const std::string name = foreignEntry(directory, ownEntries); !name.empty())
+    throw UsageError(foreignEntryProblem(directory, command, name));
+  for (const fs::directory_entry &entry : fs::directory_iterator(directory))
+    if (entry.path().filename() != OutputDirectoryLock::kLockFile) fs::remove_all(entry.path());
 }
 
 }  // namespace
@@ -98,10 +115,14 @@ OutputDirectoryLock OutputDirectoryLock::claim(const fs::path &directory, const 
   }
   OutputDirectoryLock lock(fd);
   // Locked: what was there was left by runs that ended.
-  if (existing == ExistingOutput::Refuse && holdsOutput(directory))
+  // A file no run writes is named first: --force would refuse it too.
+  if (existing == ExistingOutput::Refuse && holdsOutput(directory)) {
+    if (const std::string name = foreignEntry(directory, ownEntries); !name.empty())
+      throw UsageError(foreignEntryProblem(directory, command, name));
     throw UsageError(directory.string() + " already holds the output of an earlier run; " +
                      (howToContinue.empty() ? std::string("pass --force to replace it") : howToContinue) +
                      ", or choose another output");
+  }
   if (existing == ExistingOutput::Replace) removeEarlierRun(directory, command, ownEntries);
   const std::string holder = holderDescription(command) + "\n";
   if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, holder.data(), holder.size(), 0) < 0)

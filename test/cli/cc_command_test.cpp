@@ -629,3 +629,26 @@ TEST_CASE("mlgo cc --link-maps: each link writes its map beside its directory an
   CHECK(link["output"] == "program");
   CHECK_THAT(readFile(fs::path(description).replace_extension(".map")), Contains("main.o"));
 }
+
+TEST_CASE("mlgo cc writes outputs as clang does: no missing directory made, bitcode markers",
+          "[cli][launcher][clang]") {
+  test::TracedTestCorpus traced;
+  test::randomInliningPolicy(traced, 7).save(traced / "policy");
+  const fs::path build = traced / "build";
+  fs::create_directories(build);
+  const std::vector<std::string> policy{"--policy", (traced / "policy").string()};
+  const std::string helpers = (test::testData() / "helpers.c").string();
+
+  const std::vector<std::string> missing{"clang-19", "-Oz", "-c", helpers, "-o", "no/such/dir/helpers.o"};
+  const test::CommandOutcome byClang = test::runIn(build, missing);
+  const test::CommandOutcome launched = launch(build, policy, missing);
+  CHECK(launched.exitCode == byClang.exitCode);
+  CHECK(launched.exitCode != 0);
+  CHECK_FALSE(fs::exists(build / "no"));
+
+  const std::vector<std::string> marker{"clang-19", "-Oz", "-fembed-bitcode-marker", "-c", helpers, "-o", "marked.o"};
+  REQUIRE(test::runIn(build, marker).exitCode == 0);
+  const std::string clangMarked = readFile(build / "marked.o");
+  REQUIRE(launch(build, policy, marker).exitCode == 0);
+  CHECK(readFile(build / "marked.o") == clangMarked);
+}

@@ -143,3 +143,52 @@ TEST_CASE("compare-builds: the choice file keeps each unit's smallest linked way
   CHECK(chosen["bench_seconds"].get<double>() > 0);
   CHECK_THAT(compared.out, Contains("choices") && Contains("bench (median)"));
 }
+
+TEST_CASE("compare-builds: outputs around or inside the project, paths that split, builds that never call mlgo",
+          "[cli][builds][clang][errors]") {
+  test::TracedTestCorpus traced;
+  SECTION("an output inside a make project, or one that holds the project, is refused before anything is copied") {
+    const fs::path project = traced / "mproj";
+    fs::copy(test::testData() / "launcher" / "make", project);
+    const test::CommandOutcome inside = test::runMlgo(
+        {"compare-builds", "--project", project.string(), "--output", (project / "out").string()});
+    CHECK(inside.exitCode == 2);
+    CHECK_THAT(inside.err, Contains("inside the make project"));
+    CHECK_FALSE(fs::exists(project / "out"));
+    const test::CommandOutcome around =
+        test::runMlgo({"compare-builds", "--project", project.string(), "--output", traced.scratch.path().string()});
+    CHECK(around.exitCode == 2);
+    CHECK_THAT(around.err, Contains("holds the project"));
+  }
+  SECTION("a policy path with a space or a ';' reaches mlgo cc whole, in make and in CMake builds") {
+    const fs::path policy = traced / "a policy; with space";
+    test::randomInliningPolicy(traced, 9).save(policy);
+    for (const char *project : {"make", "cmake"}) {
+      CAPTURE(project);
+      const fs::path output = traced / (std::string("builds-") + project);
+      const test::CommandOutcome compared =
+          test::runMlgo({"compare-builds", "--project", (test::testData() / "launcher" / project).string(),
+                         "--output", output.string(), "--policy", policy.string()});
+      INFO(compared.err);
+      REQUIRE(compared.exitCode == 0);
+      const json comparison = readJsonFile(output / "comparison.json");
+      const json &withPolicy = comparison["variants"][2];
+      CHECK(withPolicy["built"] == true);
+      CHECK(withPolicy["units"].get<size_t>() > 0);
+      CHECK(withPolicy["fallbacks"] == 0);
+    }
+  }
+  SECTION("a Makefile that calls gcc itself: the ways with something to apply are not measured, and said so") {
+    test::randomInliningPolicy(traced, 9).save(traced / "policy");
+    const test::CommandOutcome compared =
+        test::runMlgo({"compare-builds", "--project", (test::testData() / "builds" / "gcc-make").string(),
+                       "--output", (traced / "gcc").string(), "--policy", (traced / "policy").string()});
+    INFO(compared.err);
+    REQUIRE(compared.exitCode == 0);
+    CHECK_THAT(compared.err, Contains("the policy build compiled no unit through mlgo cc"));
+    CHECK_THAT(compared.out, Contains("not measured"));
+    const json comparison = readJsonFile(traced / "gcc" / "comparison.json");
+    CHECK(comparison["variants"][2]["measured"] == false);
+    CHECK(comparison["variants"][0]["measured"] == true);
+  }
+}

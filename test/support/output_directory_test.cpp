@@ -60,6 +60,11 @@ TEST_CASE("output directory: --force removes an earlier run's files only, and re
                           Contains("nothing was removed"));
   CHECK((refused.find("thesis.txt") != std::string::npos || refused.find("notes") != std::string::npos));
   CHECK(readFile(output / "thesis.txt") == "mine");
+  // Without --force the first message already names the file --force would refuse: no advice that cannot work.
+  const std::string withoutForce = test::messageOf<UsageError>(
+      [&] { OutputDirectoryLock::claim(output, "train-bc", ExistingOutput::Refuse, "", own); });
+  CHECK_THAT(withoutForce, Contains("notes") && Contains("no mlgo train-bc run writes"));
+  CHECK_THAT(withoutForce, !Contains("pass --force"));
   CHECK(fs::exists(output / "policy/policy.json"));  // refused: nothing removed
   CHECK(fs::exists(output / "metrics.jsonl"));
 

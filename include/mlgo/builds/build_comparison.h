@@ -22,6 +22,9 @@ struct BuiltVariant {
   size_t unoptimized = 0;  ///< -O0 units, left as clang compiles them on purpose
   size_t backups = 0;      ///< units --never-larger kept plain (what was given made them larger)
   size_t units = 0;        ///< translation units mlgo cc logged
+  /// False when mlgo cc had something to apply but compiled no unit: the
+  /// build called another compiler, and its sizes measure nothing of mlgo's.
+  bool measured = true;
 };
 
 /// The first variant is the reference every other one is compared with;

@@ -23,7 +23,10 @@ const char *projectKindName(ProjectKind kind);
 struct BuildVariant {
   std::string name;                    ///< e.g. "clang-19", "mlgo cc", "policy"
   bool throughLauncher = false;        ///< mlgo cc takes part in its compiles (its log counts units)
-  std::vector<std::string> ccOptions;  ///< mlgo cc's options, e.g. {"--policy", DIR}
+  /// What mlgo cc applies, as its environment variables ("MLGO_CC_POLICY=DIR"):
+  /// never words of a build system's compiler variable, where a path with a
+  /// space (make) or a ';' (a CMake list) would be split.
+  std::vector<std::string> ccEnvironment;
 };
 
 struct BuildSettings {
