@@ -3,13 +3,29 @@
 // exit 3 naming the file in mlgo's words, and a rerun meets no leftovers.
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/exit_codes.h"
+#include "mlgo/support/temporary_directory.h"
 #include "support/test_environment.h"
 
 using namespace mlgo;
 using Catch::Matchers::Contains;
 namespace fs = std::filesystem;
+
+namespace {
+
+/// The pid of a process that has ended.
+pid_t endedProcess() {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ::waitpid(child, nullptr, 0);
+  return child;
+}
+
+}  // namespace
 
 TEST_CASE("cli exit codes: a directory where a file is to be written is a bad flag value, before the run",
           "[cli][errors]") {
@@ -85,4 +101,27 @@ TEST_CASE("cli exit codes: damaged pool files and cache files are named in mlgo'
                            Contains("not valid JSON: syntax error at line 1, column 12: unexpected end of input") &&
                            Contains("the entry \"format\" is missing"));
   CHECK_THAT(eval.err, !Contains("json.exception"));
+}
+
+TEST_CASE("cli exit codes: a killed run's temporary directory is removed by the next run, a running one's kept",
+          "[cli][harvest]") {
+  test::ScratchDirectory scratch;
+  const std::string corpus = (scratch / "corpus").string();
+  test::extractTestCorpus(corpus);
+  // As a harvest killed while gating leaves it.
+  const fs::path killed = fs::temp_directory_path() / ("mlgo-harvest-gate-" + std::to_string(endedProcess()));
+  writeFileAtomically(killed / "prog.c.0" / "a.out", std::string(4096, 'x'));
+  // A directory of a run still going (this test's process) stays.
+  const fs::path running = fs::temp_directory_path() / ("mlgo-harvest-gate-" + std::to_string(::getpid()));
+  writeFileAtomically(running / "a.out", "running");
+  const test::CommandOutcome harvest =
+      test::runMlgo({"harvest", "--corpus", corpus, "--pool", (scratch / "pool").string(), "--budget", "2",
+                     "--limit", "1", "--no-gate", "--isolation", "thread", "--threads", "1"});
+  INFO(harvest.err);
+  CHECK(harvest.exitCode == exit_code::kSuccess);
+  CHECK_FALSE(fs::exists(killed));
+  CHECK(readFile(running / "a.out") == "running");
+  fs::remove_all(running);
+  // The harvest's own directory went with it.
+  CHECK(leftTemporaryDirectories("mlgo-harvest-gate").empty());
 }
