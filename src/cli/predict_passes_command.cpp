@@ -87,6 +87,12 @@ int runPredict(const PredictFlags &flags) {
     entry["ranked"] = ranked;
     entries.push_back(entry);
   }
+  if (failed == modules.size()) {
+    // Nothing usable: an earlier run's rankings stay as they were.
+    spdlog::error("no module of {} could be ranked{}", flags.corpus,
+                  flags.json.empty() ? "" : "; nothing was written to " + flags.json);
+    return exit_code::kFailure;
+  }
   if (!flags.json.empty())
     writeFileAtomically(flags.json, nlohmann::json{{"format", "mlgo-predicted-passes"},
                                                    {"version", 1},

@@ -50,6 +50,25 @@ TEST_CASE("cli exit codes: a directory where a file is to be written is a bad fl
   CHECK(fs::is_empty(scratch / "dir"));
 }
 
+TEST_CASE("cli exit codes: predict-passes that ranks no module is exit 1 and writes nothing, some is exit 4",
+          "[cli][predictor][errors]") {
+  test::ScratchDirectory scratch;
+  const std::string corpus = (scratch / "corpus").string(), json = (scratch / "predicted.json").string();
+  const Corpus extracted = test::extractTestCorpus(corpus);
+  writeFileAtomically(extracted.modules[0].bitcodePath, "not bitcode");
+  const test::CommandOutcome some = test::runMlgo({"predict-passes", "--corpus", corpus, "--json", json});
+  INFO(some.err);
+  CHECK(some.exitCode == exit_code::kPartialFailure);
+  CHECK(fs::exists(json));
+  fs::remove(json);
+  for (const CorpusModule &module : extracted.modules) writeFileAtomically(module.bitcodePath, "not bitcode");
+  const test::CommandOutcome none = test::runMlgo({"predict-passes", "--corpus", corpus, "--json", json});
+  INFO(none.err);
+  CHECK(none.exitCode == exit_code::kFailure);
+  CHECK_THAT(none.err, Contains("no module of " + corpus + " could be ranked"));
+  CHECK_FALSE(fs::exists(json));
+}
+
 TEST_CASE("cli exit codes: a sampling share that keeps nothing is a bad flag value, not an empty input",
           "[cli][errors]") {
   test::TracedTestCorpus traced;
