@@ -20,6 +20,7 @@
 #include "mlgo/support/errors.h"
 #include "mlgo/support/parallel_for.h"
 #include "mlgo/support/portable_math.h"
+#include "mlgo/support/text_input.h"
 
 namespace mlgo::autotune {
 
@@ -226,12 +227,7 @@ PassPool PassPool::load(const fs::path &directory, const SearchSpace &space) {
     for (size_t number = 1; std::getline(lines, line); ++number) {
       if (line.empty()) continue;
       const std::string where = "line " + std::to_string(number);
-      json value;
-      try {
-        value = json::parse(line);
-      } catch (const json::exception &error) {
-        throw InputError(describeInputProblem(file.string(), where, std::string("not JSON: ") + error.what()));
-      }
+      const json value = parseJsonLine(line, file.string(), number);
       PoolEntry entry = EntryReader(value, file.string(), where).read(space, spaceHash);
       if (pool.index_.count(entry.key))
         throw InputError(describeInputProblem(file.string(), where, "a second entry for module hash " +

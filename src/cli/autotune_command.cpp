@@ -164,7 +164,8 @@ void addAutotuneCommand(CLI::App *command, CommandRunner &runner) {
                    "(those that break a program that failed before are screened out first and do not count)")
       ->capture_default_str()
       ->check(wholeNumber());
-  command->add_option("--dataset", flags->dataset, "Also write one JSON line per module: IR, best list, sizes");
+  command->add_option("--dataset", flags->dataset, "Also write one JSON line per module: IR, best list, sizes")
+      ->check(outputFile());
   command->add_flag("--list-passes", flags->listPasses, "Print the search space with reasons and exit");
   addPassListFlags(*command, flags->passLists);
   addDriverFlags(*command, flags->driver);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <limits>
 #include <map>
 
@@ -56,6 +57,17 @@ CLI::Validator finiteSeconds(bool zeroAllowed) {
         return "";
       },
       zeroAllowed ? "SECONDS>=0" : "SECONDS>0");
+}
+
+CLI::Validator outputFile() {
+  return CLI::Validator(
+      [](std::string &text) -> std::string {
+        if (text.empty()) return "expected the name of a file to write, got \"\"";
+        if (text.back() == '/' || std::filesystem::is_directory(text))
+          return text + " names a directory: name the file to write";
+        return "";
+      },
+      "FILE");
 }
 
 void addDriverFlags(CLI::App &command, DriverFlags &flags) {

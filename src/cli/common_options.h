@@ -46,6 +46,11 @@ CLI::Validator wholeNumber(uint64_t minimum = 0, uint64_t maximum = std::numeric
 /// refused.
 CLI::Validator finiteSeconds(bool zeroAllowed);
 
+/// For flags naming a file to write (--json, a coreset's --output): an
+/// existing directory, or a name ending in '/', is a usage error before
+/// anything runs, not a failure at the end of the run.
+CLI::Validator outputFile();
+
 /// --threads, --timeout, the memo's flags and the hidden --inject-fault.
 void addDriverFlags(CLI::App &command, DriverFlags &flags);
 /// Throws UsageError for a malformed --inject-fault. Each call makes a new

@@ -129,7 +129,7 @@ void addEvalCommand(CLI::App *command, CommandRunner &runner) {
   command->add_flag("--never-larger", flags->neverLarger,
                     "A module whose candidate is larger (.text+data) than its plain compile counts as the plain "
                     "compile, as mlgo cc --never-larger keeps the smaller object; the report counts them (backups)");
-  command->add_option("--json", flags->jsonPath, "Write the machine-readable report here");
+  command->add_option("--json", flags->jsonPath, "Write the machine-readable report here")->check(outputFile());
   command->add_flag("--check-fidelity", flags->checkFidelity,
                     "Also compile each module with a clang-19 -cc1 subprocess and report .text differences");
   command->add_option("--clang", flags->clang, "clang-19 binary for --check-fidelity (default: from PATH)");

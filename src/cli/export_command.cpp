@@ -1,6 +1,7 @@
 // mlgo export: a trained policy in a form a compiler (or PyTorch) runs
 // without mlgo.
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "commands.h"
@@ -75,7 +76,21 @@ int exportValuePolicy(const Problem &problem, const ExportFlags &flags) {
   return exit_code::kSuccess;
 }
 
+/// llvm-aot writes a directory, torchscript a file: an output of the other
+/// kind is a bad flag value, found before the policy is read.
+void checkOutputKind(const ExportFlags &flags) {
+  const std::filesystem::path output = flags.output;
+  if (flags.output.empty())
+    throw UsageError("--output is empty: name the " +
+                     std::string(flags.format == "torchscript" ? "file" : "directory") + " to write");
+  if (flags.format == "torchscript" && (std::filesystem::is_directory(output) || flags.output.back() == '/'))
+    throw UsageError("--output " + flags.output + " is a directory: --format torchscript writes a file");
+  if (flags.format == "llvm-aot" && std::filesystem::exists(output) && !std::filesystem::is_directory(output))
+    throw UsageError("--output " + flags.output + " is a file: --format llvm-aot writes a directory");
+}
+
 int runExport(const ExportFlags &flags) {
+  checkOutputKind(flags);
   const Problem &problem = chosenProblem(flags.problem, flags.policy);
   switch (problem.decisionSpec().kind()) {
     case trace::DecisionKind::YesNo: return exportYesNoPolicy(problem, flags);

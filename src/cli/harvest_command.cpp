@@ -4,7 +4,6 @@
 
 #include <cstdio>
 #include <memory>
-#include <unistd.h>
 
 #include "commands.h"
 #include "common_options.h"
@@ -13,6 +12,7 @@
 #include "mlgo/driver/compile_session.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/exit_codes.h"
+#include "mlgo/support/temporary_directory.h"
 #include "progress.h"
 
 namespace mlgo::cli {
@@ -57,16 +57,14 @@ int runHarvest(const HarvestFlags &flags) {
   const CompileSession session(flags.corpus, driverOptions);
   std::unique_ptr<IsolatedCompiler> isolated;
   options.tuning.compile = candidateCompile(flags.passLists, flags.corpus, flags.driver, driverOptions, isolated);
-  // The gate's scratch files stay out of the pool, which lives in a repository.
-  const std::filesystem::path gateWork =
-      std::filesystem::temp_directory_path() / ("mlgo-harvest-gate-" + std::to_string(::getpid()));
+  // The gate's scratch files stay out of the pool, which lives in a
+  // repository; a killed harvest's are removed by the next one.
+  const RunTemporaryDirectory gateWork("mlgo-harvest-gate");
   const std::unique_ptr<autotune::CorrectnessGate> gate =
-      makeGate(flags.passLists, gateWork.string(), flags.driver);
+      makeGate(flags.passLists, gateWork.path().string(), flags.driver);
 
   const autotune::HarvestReport report =
       autotune::harvestCorpus(session.corpus(), session.driver(), space, options, gate.get(), pool);
-  std::error_code ignored;
-  std::filesystem::remove_all(gateWork, ignored);
   std::printf("%zu modules: %zu already in the pool, %zu harvested (%zu whose -Oz compile failed), %zu left for a "
               "later run, %zu unreadable; %zu compilations, %zu gate checks (%zu verdicts remembered); %.1f s; "
               "pool %s\n",

@@ -16,6 +16,7 @@
 #include "mlgo/support/errors.h"
 #include "mlgo/support/exit_codes.h"
 #include "mlgo/support/output_directory.h"
+#include "mlgo/support/text_input.h"
 
 namespace {
 
@@ -52,6 +53,10 @@ int runMapped(const mlgo::cli::CommandRunner &runner, bool &failed) {
                            kind == std::errc::too_many_symbolic_link_levels;
     spdlog::error("{}: {}", e.path1().string(), e.code().message());
     return wrongPath ? mlgo::exit_code::kBadInput : mlgo::exit_code::kFailure;
+  } catch (const nlohmann::json::exception &e) {
+    // An entry of a JSON input that no reader checked: still in mlgo's words.
+    spdlog::error("{}", mlgo::jsonErrorText(e));
+    return mlgo::exit_code::kFailure;
   } catch (const std::exception &e) {
     spdlog::error("{}", e.what());
     return mlgo::exit_code::kFailure;

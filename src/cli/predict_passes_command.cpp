@@ -87,6 +87,12 @@ int runPredict(const PredictFlags &flags) {
     entry["ranked"] = ranked;
     entries.push_back(entry);
   }
+  if (failed == modules.size()) {
+    // Nothing usable: an earlier run's rankings stay as they were.
+    spdlog::error("no module of {} could be ranked{}", flags.corpus,
+                  flags.json.empty() ? "" : "; nothing was written to " + flags.json);
+    return exit_code::kFailure;
+  }
   if (!flags.json.empty())
     writeFileAtomically(flags.json, nlohmann::json{{"format", "mlgo-predicted-passes"},
                                                    {"version", 1},
@@ -107,8 +113,10 @@ void addPredictPassesCommand(CLI::App *command, CommandRunner &runner) {
   command->add_option("--predictor", flags->predictor,
                       "Predictor directory (default: the one shipped with mlgo, configs/autotune/pass-predictor)");
   command->add_option("--top", flags->top, "Lists printed per module")->capture_default_str()->check(wholeNumber(1));
-  command->add_option("--json", flags->json,
-                      "Also write the rankings as JSON (eval --pass-lists takes it: each module's first list)");
+  command
+      ->add_option("--json", flags->json,
+                   "Also write the rankings as JSON (eval --pass-lists takes it: each module's first list)")
+      ->check(outputFile());
   command->add_option("--threads", flags->threads, "Threads computing features (0: one per core)")
       ->check(wholeNumber());
   command->callback([flags, &runner] { runner = [flags] { return runPredict(*flags); }; });

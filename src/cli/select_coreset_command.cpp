@@ -46,7 +46,7 @@ int runSelectCoreset(const CoresetFlags &flags) {
 void addSelectCoresetCommand(CLI::App *command, CommandRunner &runner) {
   auto flags = std::make_shared<CoresetFlags>();
   command->add_option("--sweep", flags->sweep, "A sweep-passes output directory or sweep.json")->required();
-  command->add_option("--output", flags->output, "The coreset file to write")->required();
+  command->add_option("--output", flags->output, "The coreset file to write")->required()->check(outputFile());
   command->add_option("--size", flags->size, "At most this many lists")->capture_default_str()->check(wholeNumber(1));
   command->add_option("--metric", flags->metric, "text or text+data")
       ->check(CLI::IsMember({"text", "text+data"}))

@@ -7,6 +7,8 @@
 
 #include "commands.h"
 #include "common_options.h"
+#include "mlgo/autotune/coreset.h"
+#include "mlgo/autotune/pass_sweep.h"
 #include "mlgo/support/exit_codes.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/training/pass_predictor_trainer.h"
@@ -22,6 +24,20 @@ struct TrainPredictorFlags {
   uint64_t seed = 0;
   bool allowUngated = false, force = false, printConfig = false;
 };
+
+/// Lists the sweep never gated (swept with --no-gate) are learnt from only
+/// with --allow-ungated, as select-coreset chooses them: a predictor that
+/// ships must never rank a list that may miscompile.
+void requireGatedLists(const autotune::SweepTable &table, const autotune::Coreset &coreset, bool allowUngated) {
+  if (allowUngated) return;
+  for (size_t l = 0; l < table.lists.size(); ++l)
+    for (const autotune::CoresetList &list : coreset.lists)
+      if (table.lists[l].pipeline == list.pipeline && !table.lists[l].gate)
+        throw InputError(describeInputProblem(table.file, "lists[" + std::to_string(l) + "]",
+                                              "the coreset's list " + list.pipeline +
+                                                  " was never gated (swept with --no-gate); learning from it needs "
+                                                  "--allow-ungated: nothing was written"));
+}
 
 int runTrainPredictor(const TrainPredictorFlags &flags) {
   const TrainingLibrary &training = trainingLibrary();
@@ -40,6 +56,7 @@ int runTrainPredictor(const TrainPredictorFlags &flags) {
   options.coreset = autotune::Coreset::read(
       flags.coreset.empty() ? autotune::defaultCoresetFile() : std::filesystem::path(flags.coreset),
       autotune::SearchSpace::load(autotune::defaultSearchSpaceFile()));
+  requireGatedLists(table, options.coreset, flags.allowUngated);
   options.allowUngated = flags.allowUngated;
   options.seed = flags.seed;
   const int64_t epochs = options.config["epochs"].get<int64_t>();

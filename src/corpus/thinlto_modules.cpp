@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
 
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Bitcode/BitcodeReader.h>
@@ -70,15 +71,18 @@ std::vector<llvm::GlobalValue::GUID> summaryGUIDs(const llvm::Function &function
               llvm::GlobalValue::getGlobalIdentifier(base, llvm::GlobalValue::InternalLinkage, sourceFile))};
 }
 
-/// Why `index` is not the index of the post-import module `bitcode`, or
-/// empty when it is. A backend's index holds every function of its own
-/// module and, from each other module, exactly the functions the backend
-/// imported (available_externally in the post-import module).
-std::string indexMismatch(const std::string &bitcode, const llvm::ModuleSummaryIndex &index) {
+/// Why the post-import module `bitcode` is not compiled with `index`:
+/// {problem, detail}, both empty when it is. A backend's index holds every
+/// function of its own module and, from each other module, exactly the
+/// functions the backend imported (available_externally in the post-import
+/// module). A module whose functions the link all dropped (none was used)
+/// defines none: it has nothing to compile.
+std::pair<std::string, std::string> indexMismatch(const std::string &bitcode, const llvm::ModuleSummaryIndex &index) {
+  const std::string unusable = "ThinLTO index unusable";
   llvm::LLVMContext context;
   auto buffer = llvm::MemoryBuffer::getMemBuffer(bitcode, "module", /*RequiresNullTerminator=*/false);
   auto module = llvm::getLazyBitcodeModule(buffer->getMemBufferRef(), context);
-  if (!module) return "the module's bitcode is invalid: " + llvm::toString(module.takeError());
+  if (!module) return {unusable, "the module's bitcode is invalid: " + llvm::toString(module.takeError())};
   const llvm::StringRef sourceFile = (*module)->getSourceFileName();
   std::vector<const llvm::Function *> own;
   std::set<llvm::GlobalValue::GUID> imported;
@@ -93,6 +97,9 @@ std::string indexMismatch(const std::string &bitcode, const llvm::ModuleSummaryI
   for (const auto &[guid, info] : index)
     for (const auto &summary : info.SummaryList)
       if (llvm::isa<llvm::FunctionSummary>(summary.get())) functionsByModule[summary->modulePath().str()].insert(guid);
+  if (own.empty() && !functionsByModule.empty())
+    return {"nothing to compile (the link dropped every function of the module)",
+            "the post-import module defines none of the functions its index summarizes: the program never uses them"};
   auto summarized = [](const std::set<llvm::GlobalValue::GUID> &guids, const llvm::Function &function,
                        llvm::StringRef sourceFile) {
     for (llvm::GlobalValue::GUID guid : summaryGUIDs(function, sourceFile))
@@ -109,24 +116,25 @@ std::string indexMismatch(const std::string &bitcode, const llvm::ModuleSummaryI
     if (covered > best) best = covered, self = path;
   }
   if (!own.empty() && best == 0)
-    return "another module's index: it summarizes none of the module's functions (e.g. " +
-           own.front()->getName().str() + ")";
+    return {unusable, "another module's index: it summarizes none of the module's functions (e.g. " +
+                          own.front()->getName().str() + ")"};
   for (const llvm::Function *function : own)
     if (!summarized(functionsByModule[self], *function, sourceFile))
-      return "another module's index: its module " + self + " has no summary of the module's function " +
-             function->getName().str();
+      return {unusable, "another module's index: its module " + self + " has no summary of the module's function " +
+                            function->getName().str()};
   for (const auto &[path, guids] : functionsByModule)
     if (path != self)
       for (llvm::GlobalValue::GUID guid : guids)
         if (!imported.count(guid))
-          return "another module's index: it imports a function of " + path +
-                 " (GUID " + std::to_string(guid) + ") that the module does not hold";
+          return {unusable, "another module's index: it imports a function of " + path + " (GUID " +
+                                std::to_string(guid) + ") that the module does not hold"};
   return {};
 }
 
 /// Reads the index file; sets `files.problem` when it is missing or empty
-/// (an empty index: the link did not need the module), or not the index of
-/// the module in `files.bitcode` (truncated, another file, another module's).
+/// (an empty index: the link did not need the module), not the index of
+/// the module in `files.bitcode` (truncated, another file, another module's),
+/// or when the module kept no function to compile.
 void readIndex(const fs::path &index, ExtractedModuleFiles &files) {
   if (!regularFileProblem(index).empty()) {
     files.problem = "ThinLTO index missing";
@@ -147,9 +155,9 @@ void readIndex(const fs::path &index, ExtractedModuleFiles &files) {
   } else if ((*parsed)->skipModuleByDistributedBackend()) {
     files.problem = "ThinLTO index empty (the link did not need the module)";
     files.detail = index.string();
-  } else if (const std::string mismatch = indexMismatch(files.bitcode, **parsed); !mismatch.empty()) {
-    files.problem = "ThinLTO index unusable";
-    files.detail = index.string() + ": " + mismatch;
+  } else if (auto [problem, detail] = indexMismatch(files.bitcode, **parsed); !problem.empty()) {
+    files.problem = std::move(problem);
+    files.detail = index.string() + ": " + detail;
   }
   if (!files.problem.empty()) files.index.clear();
 }

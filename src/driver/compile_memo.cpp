@@ -11,6 +11,7 @@
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/crc32c.h"
 #include "mlgo/support/errors.h"
+#include "mlgo/support/text_input.h"
 
 namespace mlgo {
 
@@ -227,7 +228,7 @@ std::optional<CompileResult> CompileMemo::findOnDisk(const std::string &key) {
       throw std::runtime_error("format, key or checksum differ");
     return decodeCompileReply(reply);
   } catch (const std::exception &e) {
-    spdlog::warn("memo: ignoring the damaged cache file {}: {}", file.string(), e.what());
+    spdlog::warn("memo: ignoring the damaged cache file {}: {}", file.string(), jsonErrorText(e));
     std::lock_guard<std::mutex> lock(mutex_);
     ++stats_.corruptFiles;
     return std::nullopt;

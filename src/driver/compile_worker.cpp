@@ -19,6 +19,7 @@
 #include "mlgo/driver/crash_guard.h"
 #include "mlgo/driver/object_capture.h"
 #include "mlgo/support/atomic_file.h"
+#include "mlgo/support/text_input.h"
 
 namespace mlgo {
 
@@ -87,7 +88,7 @@ CompileResult decodeCompileReply(const std::string &line) {
     result.seconds = reply.at("seconds").get<double>();
     return result;
   } catch (const json::exception &e) {
-    throw std::runtime_error(std::string("malformed compile reply: ") + e.what());
+    throw std::runtime_error("malformed compile reply: " + jsonErrorText(e));
   }
 }
 

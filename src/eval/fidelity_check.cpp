@@ -2,30 +2,25 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <unistd.h>
 
 #include "mlgo/eval/clang_subprocess.h"
 #include "mlgo/support/parallel_for.h"
+#include "mlgo/support/temporary_directory.h"
 
 namespace mlgo {
-
-namespace fs = std::filesystem;
 
 FidelityReport checkFidelity(const Corpus &corpus, const std::vector<CompileResult> &driverResults,
                              const std::string &clang, unsigned threads, std::chrono::milliseconds timeout) {
   FidelityReport report;
   report.threads = resolveThreadCount(threads);
-  const fs::path scratch = fs::temp_directory_path() / ("mlgo-fidelity-" + std::to_string(::getpid()));
-  fs::create_directories(scratch);
+  const RunTemporaryDirectory scratch("mlgo-fidelity");
   std::vector<CompileResult> clangResults(corpus.modules.size());
   const auto start = std::chrono::steady_clock::now();
   parallelFor(corpus.modules.size(), threads, [&](size_t i) {
     if (driverResults[i].ok())
-      clangResults[i] = compileWithClangSubprocess(clang, corpus.modules[i], scratch, timeout);
+      clangResults[i] = compileWithClangSubprocess(clang, corpus.modules[i], scratch.path(), timeout);
   });
   report.clangWallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::error_code ignored;
-  fs::remove_all(scratch, ignored);
 
   for (size_t i = 0; i < corpus.modules.size(); ++i) {
     if (!driverResults[i].ok()) continue;

@@ -1,4 +1,5 @@
-// mlgo's pass plugin for a stock clang-19:
+// mlgo's pass plugin for a stock clang-19, loaded by its loader
+// (plugin_loader.cpp) where that is safe:
 //   MLGO_CC_POLICY=DIR clang-19 -fpass-plugin=$(mlgo cc --print-plugin-path) ...
 // compiles with the trained policy in DIR, as `mlgo cc --policy DIR` does: no
 // server, no rebuilt LLVM. Debian's clang-19 links libLLVM.so dynamically, so
@@ -66,6 +67,8 @@ void registerPolicy(llvm::PassBuilder &builder) {
 
 }  // namespace
 
-extern "C" LLVM_ATTRIBUTE_WEAK ::llvm::PassPluginLibraryInfo llvmGetPassPluginInfo() {
+/// What the loader (plugin_loader.cpp, the library -fpass-plugin names)
+/// returns once it knows loading this library cannot abort the process.
+extern "C" __attribute__((visibility("default"))) ::llvm::PassPluginLibraryInfo mlgoPassPluginInfo() {
   return {LLVM_PLUGIN_API_VERSION, "mlgo", MLGO_VERSION, registerPolicy};
 }

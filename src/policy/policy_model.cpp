@@ -6,6 +6,7 @@
 
 #include "mlgo/policy/policy_directory.h"
 #include "mlgo/support/errors.h"
+#include "mlgo/support/text_input.h"
 #include "mlgo/policy/vocab_files.h"
 
 namespace mlgo {
@@ -189,7 +190,7 @@ PolicyModel PolicyModel::deserialize(std::string_view bytes) {
     model.training = metadata.value("training", json::object());
     return model;
   } catch (const json::exception &e) {
-    throw std::runtime_error(std::string("not a serialized policy: ") + e.what());
+    throw std::runtime_error("not a serialized policy: " + jsonErrorText(e));
   }
 }
 

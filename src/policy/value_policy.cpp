@@ -158,7 +158,7 @@ ValuePolicy ValuePolicy::deserialize(std::string_view bytes) {
     const json whole = json::from_cbor(bytes.begin(), bytes.end());
     return fromJson(whole.at("metadata"), whole.at("layers"), "(serialized policy)", "(serialized policy)");
   } catch (const std::exception &e) {
-    throw std::runtime_error(std::string("not a serialized value policy: ") + e.what());
+    throw std::runtime_error("not a serialized value policy: " + jsonErrorText(e));
   }
 }
 

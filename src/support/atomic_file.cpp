@@ -67,6 +67,10 @@ bool isSpecialFile(const std::filesystem::path &path) {
 void writeFileAtomically(const std::filesystem::path &path, std::string_view content) {
   // Replacing `-o /dev/null` run as root would replace the device itself.
   if (isSpecialFile(path)) return writeThrough(path, content);
+  // A directory standing where the file goes was put there by the user, as
+  // main() takes a path of the wrong kind: bad input, named in mlgo's words.
+  if (std::filesystem::is_directory(path))
+    throw InputError(describeInputProblem(path.string(), "", "a directory, where a file is to be written"));
   replaceFile(path, content);
 }
 

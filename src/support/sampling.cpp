@@ -1,5 +1,9 @@
 #include "mlgo/support/sampling.h"
 
+#include <cstdio>
+
+#include "mlgo/support/errors.h"
+
 namespace mlgo {
 
 uint64_t mixBits(uint64_t value) {
@@ -23,6 +27,19 @@ bool isSampled(std::string_view name, double rate, uint64_t seed) {
   if (rate >= 1) return true;
   if (rate <= 0) return false;
   return uniformFromKey(hashName(name), seed) < rate;
+}
+
+std::string shareText(double share) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", share);
+  return text;
+}
+
+void checkSamplingShare(const std::string &flag, double share) {
+  if (!(share > 0 && share <= 1)) throw UsageError(flag + " must be in (0, 1], got " + shareText(share));
+  if (share < kSmallestShare)
+    throw UsageError(flag + " " + shareText(share) + " rounds to nothing: shares are sampled in steps of 2^-53 (" +
+                     shareText(kSmallestShare) + "); give a larger one");
 }
 
 }  // namespace mlgo

@@ -60,20 +60,77 @@ class JsonPathTracker {
   std::vector<Frame> frames_;
 };
 
-}  // namespace
-
-std::string jsonErrorText(const std::exception &error) {
-  std::string text = error.what();
+/// What the library says, without its "[json.exception.parse_error.101] " tag.
+std::string withoutLibraryTag(std::string text) {
   if (text.rfind("[json.exception.", 0) == 0 && text.find("] ") != std::string::npos)
     text = text.substr(text.find("] ") + 2);
-  if (const size_t echo = text.find("; last read: "); echo != std::string::npos) {
-    const size_t expected = text.find("; expected ", echo);
-    text = text.substr(0, echo) + (expected == std::string::npos ? "" : text.substr(expected));
-  }
   return text;
 }
 
-nlohmann::json parseJsonText(std::string_view text, const std::string &where) {
+/// "an object", "a number", ... for the library's type names.
+std::string withArticle(const std::string &type) {
+  if (type == "null") return type;
+  return (type == "object" || type == "array" ? "an " : "a ") + type;
+}
+
+/// The parser's "parse error at line L, column C: syntax error while
+/// parsing value - invalid literal; last read: '...'; expected ..." as
+/// "syntax error at line L, column C: invalid literal; expected ...". The
+/// echo of the input goes: it may be a long line, or a secret.
+std::string syntaxErrorText(std::string text, bool oneLine) {
+  std::string position;
+  const std::string prefix = "parse error";
+  if (const size_t colon = text.find(": "); text.rfind(prefix, 0) == 0 && colon != std::string::npos) {
+    position = text.substr(prefix.size(), colon - prefix.size());
+    text = text.substr(colon + 2);
+  }
+  if (oneLine && position.rfind(" at line 1, column ", 0) == 0) position = " at column " + position.substr(19);
+  if (text.rfind("syntax error", 0) == 0) {
+    const size_t dash = text.find(" - ");
+    const size_t colon = text.find(": ");
+    const size_t cut = dash != std::string::npos ? dash + 3 : colon != std::string::npos ? colon + 2 : text.size();
+    text = text.substr(cut);
+  }
+  if (const size_t echo = text.find("; last read: "); echo != std::string::npos) {
+    const size_t expected = text.rfind("; expected ");
+    text = text.substr(0, echo) + (expected == std::string::npos || expected < echo ? "" : text.substr(expected));
+  }
+  return "not valid JSON: syntax error" + position + (text.empty() ? "" : ": " + text);
+}
+
+/// type_error and out_of_range: the entry's problem in mlgo's words.
+std::string accessErrorText(const nlohmann::json::exception &error, const std::string &text) {
+  if (error.id == 302 && text.rfind("type must be ", 0) == 0 && text.find(", but is ") != std::string::npos) {
+    const size_t but = text.find(", but is ");
+    return "must be " + withArticle(text.substr(13, but - 13)) + ", not " + withArticle(text.substr(but + 9));
+  }
+  const std::string notFound = "' not found";
+  if (error.id == 403 && text.rfind("key '", 0) == 0 && text.size() >= 5 + notFound.size() &&
+      text.compare(text.size() - notFound.size(), notFound.size(), notFound) == 0)
+    return "the entry \"" + text.substr(5, text.size() - 5 - notFound.size()) + "\" is missing";
+  if (error.id == 406 && text.rfind("number overflow parsing '", 0) == 0)
+    return "the number " + text.substr(25, text.size() - 26) + " is out of range (number overflow)";
+  return text;
+}
+
+/// A JSON library error in mlgo's words; `oneLine`: the parsed text was one
+/// line (of a JSON Lines file), so only the column is named.
+std::string describeJsonError(const std::exception &error, bool oneLine) {
+  const std::string text = withoutLibraryTag(error.what());
+  if (dynamic_cast<const nlohmann::json::parse_error *>(&error)) return syntaxErrorText(text, oneLine);
+  if (const auto *json = dynamic_cast<const nlohmann::json::exception *>(&error)) return accessErrorText(*json, text);
+  return text;
+}
+
+}  // namespace
+
+std::string jsonErrorText(const std::exception &error) { return describeJsonError(error, false); }
+
+namespace {
+
+/// Parses `text`; InputError naming `file`, then `entry` (if any) and the
+/// entry inside the document where the parser stopped.
+nlohmann::json parseNaming(std::string_view text, const std::string &file, const std::string &entry, bool oneLine) {
   JsonPathTracker tracker;
   try {
     return nlohmann::json::parse(
@@ -81,10 +138,22 @@ nlohmann::json parseJsonText(std::string_view text, const std::string &where) {
           return tracker.onEvent(event, parsed);
         });
   } catch (const nlohmann::json::exception &e) {
-    // Syntax errors and numbers out of range (1e400) alike: the parser's own
-    // text says what and at which byte; the tracker says in which entry.
-    throw InputError(describeInputProblem(where, tracker.path(), "malformed JSON: " + jsonErrorText(e)));
+    // Syntax errors and numbers out of range (1e400) alike: the parser says
+    // what and where; the tracker says in which entry.
+    const std::string inside = tracker.path();
+    const std::string where = entry.empty() ? inside : inside.empty() ? entry : entry + ": " + inside;
+    throw InputError(describeInputProblem(file, where, describeJsonError(e, oneLine)));
   }
+}
+
+}  // namespace
+
+nlohmann::json parseJsonText(std::string_view text, const std::string &where) {
+  return parseNaming(text, where, "", false);
+}
+
+nlohmann::json parseJsonLine(std::string_view line, const std::string &file, size_t number) {
+  return parseNaming(line, file, "line " + std::to_string(number), true);
 }
 
 nlohmann::json readJsonFile(const std::filesystem::path &path) { return parseJsonText(readFile(path), path.string()); }

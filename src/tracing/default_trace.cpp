@@ -83,26 +83,41 @@ SlotOutcome decodeSlotOutcome(std::string_view bytes) {
   return outcome;
 }
 
+/// The positions of the modules to trace. A filter or rate that leaves none
+/// is a bad flag value: a trace of nothing is of no use to any later step.
+std::vector<size_t> sampledModules(const Corpus &corpus, const std::optional<UserRegex> &filter,
+                                   const DefaultTraceOptions &options) {
+  std::vector<size_t> sampled;
+  size_t matching = 0;
+  for (size_t i = 0; i < corpus.modules.size(); ++i) {
+    const std::string &name = corpus.modules[i].name;
+    if (filter && !filter->search(name)) continue;
+    ++matching;
+    if (isSampled(name, options.samplingRate, options.seed)) sampled.push_back(i);
+  }
+  if (corpus.modules.empty() || !sampled.empty()) return sampled;
+  if (matching == 0)
+    throw UsageError("--module-filter " + *options.moduleFilter + " matches none of the " +
+                     std::to_string(corpus.modules.size()) + " modules of " + corpus.directory.string());
+  throw UsageError("--sampling-rate " + shareText(options.samplingRate) + " samples none of the " +
+                   std::to_string(matching) + " modules (--seed " + std::to_string(options.seed) +
+                   "); give a larger rate");
+}
+
 }  // namespace
 
 DefaultTraceSummary runDefaultTrace(const Corpus &corpus, const CompilerDriver &driver, const Problem &problem,
                                     const DefaultTraceOptions &options, const CompilerDriver::Progress &progress,
                                     Cluster &cluster) {
   const bool leader = cluster.isLeader();
-  if (!(options.samplingRate > 0 && options.samplingRate <= 1))
-    throw UsageError("--sampling-rate must be in (0, 1]");
+  checkSamplingShare("--sampling-rate", options.samplingRate);
   if (options.shards == 0) throw UsageError("--shards must be at least 1");
   std::optional<UserRegex> filter;
   if (options.moduleFilter) filter.emplace("--module-filter", *options.moduleFilter);
   const auto start = std::chrono::steady_clock::now();
   DefaultTraceSummary summary;
   summary.corpusModules = corpus.modules.size();
-  std::vector<size_t> sampled;
-  for (size_t i = 0; i < corpus.modules.size(); ++i) {
-    const std::string &name = corpus.modules[i].name;
-    if (filter && !filter->search(name)) continue;
-    if (isSampled(name, options.samplingRate, options.seed)) sampled.push_back(i);
-  }
+  const std::vector<size_t> sampled = sampledModules(corpus, filter, options);
   summary.sampled = sampled.size();
 
   const json header = trace::traceHeader(problem.name(), problem.decisionSpec());

@@ -59,8 +59,7 @@ class DecisionValues {
 
 GenVocabSummary generateVocab(const GenVocabOptions &options) {
   if (options.numBuckets < 2) throw UsageError("--num-buckets must be at least 2");
-  if (!(options.samplingFraction > 0 && options.samplingFraction <= 1))
-    throw UsageError("--sampling-fraction must be in (0, 1]");
+  checkSamplingShare("--sampling-fraction", options.samplingFraction);
   trace::TraceReader reader(options.trace);
   const trace::DecisionSpec &spec = reader.decisionSpec();
   const DecisionValues values(spec);
@@ -70,8 +69,10 @@ GenVocabSummary generateVocab(const GenVocabOptions &options) {
 
   GenVocabSummary summary;
   summary.features = values.features().size();
+  uint64_t decisions = 0;
   reader.forEachModule([&](const trace::ModuleTrace &module) {
     ++summary.modules;
+    decisions += module.decisions();
     for (size_t d = 0; d < module.decisions(); ++d) {
       if (options.samplingFraction < 1 &&
           uniformFromKey(mixBits(module.position) ^ d, options.seed) >= options.samplingFraction)
@@ -80,9 +81,14 @@ GenVocabSummary generateVocab(const GenVocabOptions &options) {
       values.add(module.featuresOf(d), distributions);
     }
   });
-  if (summary.decisionsUsed == 0)
+  if (decisions == 0)
     throw InputError(
         describeInputProblem(options.trace.string(), "", "the trace has no decisions to build a vocab from"));
+  // The trace is fine: the flag asked for too small a sample of it.
+  if (summary.decisionsUsed == 0)
+    throw UsageError("--sampling-fraction " + shareText(options.samplingFraction) + " keeps none of the " +
+                     std::to_string(decisions) + " decisions of " + options.trace.string() + " (--seed " +
+                     std::to_string(options.seed) + "); give a larger fraction");
 
   const std::vector<double> qs = linspaceUnit(options.numBuckets);
   for (size_t k = 0; k < values.features().size(); ++k) {

@@ -231,6 +231,58 @@ TEST_CASE("pass plugin: a stock clang-19 given the plugin writes mlgo cc --polic
     CHECK_THAT(entry.path().filename().string(), !Contains("none"));
 }
 
+TEST_CASE("pass plugin: opt-19 is refused with a message saying why, never aborted", "[cli][launcher][clang]") {
+  test::ScratchDirectory scratch;
+  const test::CommandOutcome printed = test::runMlgo({"cc", "--print-plugin-path"});
+  REQUIRE(printed.exitCode == 0);
+  const std::string plugin = printed.out.substr(0, printed.out.find('\n'));
+  const std::string helpers = (test::testData() / "helpers.c").string();
+  REQUIRE(test::runIn(scratch.path(), {"clang-19", "-O1", "-emit-llvm", "-c", helpers, "-o", "helpers.bc"})
+              .exitCode == 0);
+  // Without the loader, opt-19 aborts loading clang's library ("Option
+  // 'pgo-cold-func-opt' registered more than once").
+  const test::CommandOutcome opt =
+      test::runIn(scratch.path(), {"opt-19", "-load-pass-plugin=" + plugin, "-passes=default<Oz>", "helpers.bc",
+                                   "-o", "out.bc"},
+                  {"MLGO_CC_POLICY=" + (scratch / "policy").string()});
+  INFO(opt.err);
+  CHECK(opt.exitCode == 1);
+  CHECK_THAT(opt.err, Contains("error: mlgo pass plugin: ") && Contains("defines the LLVM option -pgo-cold-func-opt") &&
+                          Contains("not in opt-19") && !Contains("registered more than once"));
+  CHECK_FALSE(fs::exists(scratch / "out.bc"));
+}
+
+TEST_CASE("pass plugin: its loader checks every option clang's library registers", "[cli][launcher][clang]") {
+  // The names libclang-cpp adds to a process that has only libLLVM, as a
+  // program linked against libLLVM alone sees them.
+  test::ScratchDirectory scratch;
+  writeFileAtomically(scratch / "options.cpp", R"(#include <dlfcn.h>
+#include <cstdio>
+#include <llvm/Support/CommandLine.h>
+int main(int, char **argv) {
+  std::vector<std::string> before;
+  for (const auto &option : llvm::cl::getRegisteredOptions()) before.push_back(option.getKey().str());
+  if (!dlopen(argv[1], RTLD_NOW | RTLD_GLOBAL)) return 1;
+  for (const auto &option : llvm::cl::getRegisteredOptions())
+    if (std::find(before.begin(), before.end(), option.getKey().str()) == before.end())
+      std::printf("%s\n", option.getKey().str().c_str());
+}
+)");
+  test::compileCxx({"-isystem", MLGO_LLVM_INCLUDE_DIR, (scratch / "options.cpp").string(), "-o",
+                    (scratch / "options").string(), "-L", MLGO_LLVM_LIBRARY_DIR, "-lLLVM", "-ldl",
+                    std::string("-Wl,-rpath,") + MLGO_LLVM_LIBRARY_DIR});
+  const test::CommandOutcome added = test::runProgram(
+      (scratch / "options").string(), {std::string(MLGO_LLVM_LIBRARY_DIR) + "/libclang-cpp.so"});
+  REQUIRE(added.exitCode == 0);
+  const std::string loader = readFile(fs::path(MLGO_TEST_SOURCES).parent_path() / "src/plugin/plugin_loader.cpp");
+  size_t names = 0;
+  forEachLine(added.out, [&](size_t, std::string_view name) {
+    CHECK_THAT(loader, Contains("\"" + std::string(name) + "\","));
+    ++names;
+  });
+  CHECK(names > 0);
+}
+
 TEST_CASE("mlgo cc: inputs it cannot use stop the compile naming the file, units it cannot apply to build plainly",
           "[cli][launcher][clang][errors]") {
   test::TracedTestCorpus traced;

@@ -59,7 +59,7 @@ TEST_CASE("cli: extract-ir exit codes for bad input", "[cli][errors]") {
   auto broken = test::runMlgo({"extract-ir", "--input", (scratch / "broken.json").string(), "--output-dir",
                          (scratch / "out").string()});
   CHECK(broken.exitCode == exit_code::kBadInput);
-  CHECK_THAT(broken.err, Contains("broken.json") && Contains("malformed JSON"));
+  CHECK_THAT(broken.err, Contains("broken.json") && Contains("not valid JSON"));
 
   writeFileAtomically(scratch / "none.json",
                       "[{\"directory\": \"" + test::testProject().string() +

@@ -52,3 +52,48 @@ TEST_CASE("cli export: both formats from a policy directory, bad policies and ex
       test::mlgoBinary(), {"export", "--policy", policy, "--format", "tflite", "--output", (traced / "r").string()});
   CHECK(unknown.exitCode == exit_code::kUsage);
 }
+
+TEST_CASE("cli export: --force replaces an earlier export only, and an output of the other kind is a bad flag value",
+          "[cli][export][errors]") {
+  test::TracedTestCorpus traced;
+  test::randomInliningPolicy(traced, 2).save(traced / "policy");
+  auto exportTo = [&](const std::string &format, const std::string &output, bool force) {
+    std::vector<std::string> args{"export", "--policy", (traced / "policy").string(), "--format", format,
+                                  "--output", output};
+    if (force) args.push_back("--force");
+    return test::runMlgo(args);
+  };
+  // A directory the user made, holding a file of theirs, stays as it was.
+  writeFileAtomically(traced / "mine" / "notes.txt", "mine");
+  const test::CommandOutcome mine = exportTo("llvm-aot", (traced / "mine").string() + "/", true);
+  CHECK(mine.exitCode == exit_code::kUsage);
+  CHECK_THAT(mine.err, Catch::Contains("notes.txt") && Catch::Contains("mlgo export did not write"));
+  CHECK(readFile(traced / "mine" / "notes.txt") == "mine");
+  CHECK_FALSE(fs::exists(traced / "mine" / kInlinerSource));
+
+  // An earlier export is replaced, however the directory is spelled.
+  REQUIRE(exportTo("llvm-aot", (traced / "aot").string(), false).exitCode == exit_code::kSuccess);
+  for (const std::string &spelling : {(traced / "aot").string() + "/", (traced / "." / "aot" / ".").string()}) {
+    INFO(spelling);
+    const test::CommandOutcome again = exportTo("llvm-aot", spelling, true);
+    INFO(again.err);
+    CHECK(again.exitCode == exit_code::kSuccess);
+    CHECK(fs::exists(traced / "aot" / kInlinerSource));
+    CHECK_FALSE(fs::exists(traced / "aot.partial"));
+    CHECK_FALSE(fs::exists(traced / "aot.old"));
+    CHECK_FALSE(fs::exists(traced / "aot" / ".partial"));
+  }
+  // An empty directory holds nothing to lose.
+  fs::create_directories(traced / "empty");
+  CHECK(exportTo("llvm-aot", (traced / "empty").string(), true).exitCode == exit_code::kSuccess);
+
+  // A file for llvm-aot, a directory for torchscript: refused before the policy is read.
+  writeFileAtomically(traced / "a-file", "mine");
+  const test::CommandOutcome file = exportTo("llvm-aot", (traced / "a-file").string(), true);
+  CHECK(file.exitCode == exit_code::kUsage);
+  CHECK_THAT(file.err, Catch::Contains("a-file is a file"));
+  CHECK(readFile(traced / "a-file") == "mine");
+  const test::CommandOutcome directory = exportTo("torchscript", (traced / "mine").string(), true);
+  CHECK(directory.exitCode == exit_code::kUsage);
+  CHECK_THAT(directory.err, Catch::Contains("mine is a directory"));
+}

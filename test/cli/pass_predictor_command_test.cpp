@@ -113,7 +113,8 @@ TEST_CASE("cli pass prediction: sweep, coreset, train, predict, eval --pass-list
             .exitCode == exit_code::kUsage);  // --predictor without the predicted strategy
 }
 
-TEST_CASE("cli select-coreset: a sweep with no usable list writes nothing and names the sweep", "[cli][predictor]") {
+TEST_CASE("cli select-coreset and train-pass-predictor: an ungated sweep needs --allow-ungated, or nothing is written",
+          "[cli][predictor]") {
   test::ScratchDirectory scratch;
   const std::string corpus = (scratch / "corpus").string();
   test::extractTestCorpus(corpus);
@@ -127,4 +128,24 @@ TEST_CASE("cli select-coreset: a sweep with no usable list writes nothing and na
   CHECK(refused.exitCode == exit_code::kBadInput);
   CHECK_THAT(refused.err, Contains("sweep.json") && Contains("--allow-ungated") && Contains("nothing was written"));
   CHECK_FALSE(fs::exists(coreset));
+
+  // The predictor's trainer refuses the same lists.
+  REQUIRE(test::runMlgo({"select-coreset", "--sweep", (scratch / "sweep").string(), "--output", coreset,
+                         "--allow-ungated"})
+              .exitCode == exit_code::kSuccess);
+  auto train = [&](const std::string &output, bool allowUngated) {
+    std::vector<std::string> args{"train-pass-predictor", "--sweep", (scratch / "sweep").string(), "--coreset",
+                                  coreset, "--output", (scratch / output).string(), "--set", "epochs=5"};
+    if (allowUngated) args.push_back("--allow-ungated");
+    return test::runMlgo(args);
+  };
+  const auto ungated = train("predictor", false);
+  CHECK(ungated.exitCode == exit_code::kBadInput);
+  CHECK_THAT(ungated.err, Contains("sweep.json: lists[") && Contains("never gated") && Contains("--allow-ungated") &&
+                              Contains("nothing was written"));
+  CHECK_FALSE(fs::exists(scratch / "predictor"));
+  const auto allowed = train("allowed", true);
+  INFO(allowed.err);
+  CHECK(allowed.exitCode == exit_code::kSuccess);
+  CHECK(fs::exists(scratch / "allowed" / "predictor.json"));
 }

@@ -87,7 +87,7 @@ TEST_CASE("compile commands: unusable entries are reported, not fatal", "[corpus
 TEST_CASE("compile commands: a file that is not a JSON array is an input error", "[corpus]") {
   test::ScratchDirectory dir;
   writeFileAtomically(dir / "bad.json", "[{\"directory\": ");
-  CHECK_THROWS_WITH(readCompileCommands(dir / "bad.json"), Contains("bad.json") && Contains("malformed JSON"));
+  CHECK_THROWS_WITH(readCompileCommands(dir / "bad.json"), Contains("bad.json") && Contains("not valid JSON"));
   writeFileAtomically(dir / "object.json", "{}");
   CHECK_THROWS_AS(readCompileCommands(dir / "object.json"), InputError);
   CHECK_THROWS_AS(readCompileCommands(dir / "absent.json"), InputError);

@@ -57,7 +57,7 @@ TEST_CASE("corpus: bad descriptions name the file, the entry and the problem", "
   CHECK_THROWS_AS(Corpus::load(dir / "missing"), InputError);
   CHECK_THROWS_WITH(Corpus::load(dir.path()), Contains("corpus_description.json") && Contains("missing"));
   writeDescription(dir, "{\"modules\": [");
-  CHECK_THROWS_WITH(Corpus::load(dir.path()), Contains("corpus_description.json") && Contains("malformed JSON"));
+  CHECK_THROWS_WITH(Corpus::load(dir.path()), Contains("corpus_description.json") && Contains("not valid JSON"));
   writeDescription(dir, R"({"modules": "a.o"})");
   CHECK_THROWS_WITH(Corpus::load(dir.path()), Contains("\"modules\" array"));
   writeDescription(dir, R"({"modules": ["a.o", 7]})");

@@ -182,3 +182,26 @@ TEST_CASE("thinlto: a corpus module without its index fails alone, naming the fi
              Contains("main.o.thinlto.bc") && Contains("missing") && Contains("ThinLTO index"));
   CHECK(test::moduleNamed(corpus, "helper.o").loadError.empty());
 }
+
+TEST_CASE("thinlto: a module whose functions the link all dropped has nothing to compile, and says so",
+          "[corpus][thinlto][errors]") {
+  test::ScratchDirectory scratch;
+  const test::ThinLTOTestBuild build = test::buildThinLTOTestProgram(scratch / "build", {"unused"});
+  const std::string reason = "nothing to compile (the link dropped every function of the module)";
+  const ExtractSummary local = extractThinLTO(build.local, scratch / "local", ThinLTOBuild::Local);
+  CHECK(local.moduleNames == std::vector<std::string>{"helper.o", "main.o"});
+  const ExtractSummary distributed =
+      extractThinLTO(build.distributed / "compile_commands.json", scratch / "distributed", ThinLTOBuild::Distributed);
+  CHECK(distributed.moduleNames == std::vector<std::string>{"main.native.o", "helper.native.o"});
+  for (const ExtractSummary *summary : {&local, &distributed}) {
+    CHECK(summary->skippedByReason.count("ThinLTO index unusable") == 0);
+    REQUIRE(summary->skippedByReason.count(reason) == 1);
+    CHECK(summary->skippedByReason.at(reason) == 1);
+    bool named = false;
+    for (const std::string &warning : summary->warnings) {
+      CHECK_THAT(warning, !Contains("another module's index"));
+      named = named || (warning.find("unused.o") != std::string::npos && warning.find(reason) != std::string::npos);
+    }
+    CHECK(named);
+  }
+}

@@ -242,7 +242,8 @@ TEST_CASE("run comparison: manifest entries of the wrong JSON type name the mani
   }
   writeFileAtomically(file, R"({"format": "mlgo-run-manifest", "command": )");
   CHECK_THAT(test::messageOf<InputError>([&] { compareRuns(first.output, second.output); }),
-             Contains(file.string()) && Contains("malformed JSON") && !Contains("json.exception"));
+             Contains(file.string()) && Contains("not valid JSON: syntax error at line 1") &&
+                 !Contains("json.exception"));
 }
 
 TEST_CASE("run comparison: a run directory that is a loop of symbolic links is named", "[support][manifest][errors]") {

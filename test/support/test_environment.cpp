@@ -173,26 +173,30 @@ fs::path ThinLTOTestBuild::distributedBackendObject(const std::string &stem) con
   return distributed / (stem + ".native.o");
 }
 
-ThinLTOTestBuild buildThinLTOTestProgram(const fs::path &directory) {
+ThinLTOTestBuild buildThinLTOTestProgram(const fs::path &directory, const std::vector<std::string> &extraStems) {
   ThinLTOTestBuild build{directory / "local", directory / "distributed"};
   const std::string clang = clangPath();
   const std::string compileFlags = "-Oz -flto=thin -Xclang -fembed-bitcode=all";
   const std::string sources = (testData() / "thinlto").string();
+  std::vector<std::string> stems{"main", "helper"};
+  stems.insert(stems.end(), extraStems.begin(), extraStems.end());
+  std::string objects;
+  for (const std::string &stem : stems) objects += " " + stem + ".o";
   nlohmann::json commands = nlohmann::json::array();
   for (const fs::path &where : {build.local, build.distributed}) {
     fs::create_directories(where);
-    for (const std::string stem : {"main", "helper"}) {
+    for (const std::string &stem : stems) {
       const std::string compile = clang + " " + compileFlags + " -c " + sources + "/" + stem + ".c -o " + stem + ".o";
       runShell(where, compile);
       if (where == build.distributed)
         commands.push_back({{"directory", where.string()}, {"command", compile}, {"file", stem + ".c"}});
     }
   }
-  runShell(build.local, clang + " -Oz -flto=thin -fuse-ld=lld -Wl,--save-temps -Wl,--thinlto-emit-index-files "
-                                "main.o helper.o -o prog");
+  runShell(build.local, clang + " -Oz -flto=thin -fuse-ld=lld -Wl,--save-temps -Wl,--thinlto-emit-index-files" +
+                            objects + " -o prog");
   runShell(build.distributed,
-           clang + " -Oz -flto=thin -fuse-ld=lld -Wl,--thinlto-index-only=index.rsp main.o helper.o -o prog");
-  for (const std::string stem : {"main", "helper"}) {
+           clang + " -Oz -flto=thin -fuse-ld=lld -Wl,--thinlto-index-only=index.rsp" + objects + " -o prog");
+  for (const std::string &stem : stems) {
     const std::string backend = clang + " -O2 -c -x ir " + stem + ".o -fthinlto-index=" + stem +
                                 ".o.thinlto.bc -mllvm -lto-embed-bitcode=post-merge-pre-opt -o " + stem + ".native.o";
     runShell(build.distributed, backend);

@@ -164,7 +164,10 @@ struct ThinLTOTestBuild {
   std::filesystem::path localBackendObject(const std::string &stem) const;
   std::filesystem::path distributedBackendObject(const std::string &stem) const;
 };
-ThinLTOTestBuild buildThinLTOTestProgram(const std::filesystem::path &directory);
+/// `extraStems` (e.g. "unused": test/data/thinlto/unused.c) are compiled and
+/// linked with the two files.
+ThinLTOTestBuild buildThinLTOTestProgram(const std::filesystem::path &directory,
+                                         const std::vector<std::string> &extraStems = {});
 
 struct CommandOutcome {
   int exitCode = -1;

@@ -27,7 +27,33 @@ TEST_CASE("json input: a syntax error reads as text for a person, without the li
           "[support][errors]") {
   const std::string message =
       test::messageOf<InputError>([] { parseJsonText("{\"key\": \"value, \"secret\": 1}", "config.json"); });
-  CHECK_THAT(message, Contains("config.json") && Contains("malformed JSON: parse error at line 1"));
+  CHECK_THAT(message, Contains("config.json") && Contains("not valid JSON: syntax error at line 1, column "));
   CHECK(message.find("[json.exception") == std::string::npos);
   CHECK(message.find("last read") == std::string::npos);
+  CHECK(message.find("parse error") == std::string::npos);
+  CHECK(message.find("secret") == std::string::npos);
+}
+
+TEST_CASE("json input: a line of a JSON Lines file is named by its number, the column by where it broke",
+          "[support][errors]") {
+  const std::string message = test::messageOf<InputError>([] { parseJsonLine("{\"a\": [1, tru]}", "p.jsonl", 7); });
+  CHECK(message == "p.jsonl: line 7: a[1]: not valid JSON: syntax error at column 14: invalid literal");
+  CHECK(parseJsonLine("{\"a\": 1}", "p.jsonl", 1)["a"] == 1);
+}
+
+TEST_CASE("json input: entries missing or of the wrong type read in mlgo's words", "[support][errors]") {
+  const nlohmann::json document = nlohmann::json::parse(R"({"metric": 3, "modules": []})");
+  auto failure = [&](auto access) {
+    try {
+      access();
+    } catch (const nlohmann::json::exception &e) {
+      return jsonErrorText(e);
+    }
+    return std::string();
+  };
+  CHECK(failure([&] { return document.at("metric").get<std::string>(); }) == "must be a string, not a number");
+  CHECK(failure([&] { return document.at("lists"); }) == "the entry \"lists\" is missing");
+  CHECK(failure([&] { return document.at("modules").get<bool>(); }) == "must be a boolean, not an array");
+  // Other exceptions keep their message.
+  CHECK(jsonErrorText(std::runtime_error("checksum differs")) == "checksum differs");
 }

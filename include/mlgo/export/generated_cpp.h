@@ -23,7 +23,9 @@ struct GeneratedSources {
 
 /// Writes the header and the source into `directory`, atomically: a
 /// complete directory or none. Throws UsageError when it exists and
-/// `replace` is false.
+/// `replace` is false, and also with `replace` when it is not an earlier
+/// export's (a file, or a directory holding anything but generated sources):
+/// --force never removes a user's files.
 void writeGeneratedSources(const GeneratedSources &sources, const std::filesystem::path &directory, bool replace);
 
 namespace generated_cpp {

@@ -10,8 +10,8 @@ namespace mlgo {
 /// Writes `content` to `path` atomically, creating parent directories.
 /// An existing device, named pipe or socket, or a link to one (`/dev/null`,
 /// `/dev/stdout`), is written through instead, as clang writes `-o`: only
-/// regular files are replaced. Throws std::runtime_error naming the path on
-/// failure.
+/// regular files are replaced. Throws InputError naming the path when a
+/// directory stands there, std::runtime_error naming it on other failures.
 void writeFileAtomically(const std::filesystem::path &path, std::string_view content);
 
 /// Whether `path` (links followed) exists and is neither a regular file nor

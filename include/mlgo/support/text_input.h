@@ -15,7 +15,13 @@ namespace mlgo {
 /// the parser stopped, also for a number out of range such as 1e400.
 nlohmann::json readJsonFile(const std::filesystem::path &path);
 /// The same for JSON text read from `where` (a file name, or a description).
+/// A syntax error reads "FILE: ENTRY: not valid JSON: syntax error at line
+/// L, column C: invalid literal", without the library's tag or an echo of
+/// the input.
 nlohmann::json parseJsonText(std::string_view text, const std::string &where);
+/// Line `number` of a JSON Lines `file`: "FILE: line N: not valid JSON:
+/// syntax error at column C: ...".
+nlohmann::json parseJsonLine(std::string_view line, const std::string &file, size_t number);
 
 /// Checks a versioned file's "format" and "version": InputError naming the
 /// file and the field otherwise, e.g. "FILE: version: a coreset of version 2;
@@ -23,9 +29,11 @@ nlohmann::json parseJsonText(std::string_view text, const std::string &where);
 void requireFormat(const nlohmann::json &document, const std::string &file, const std::string &format, int version,
                    const std::string &what, const std::string &hint = "");
 
-/// What a JSON library error says, for a person: without the library's
-/// "[json.exception.parse_error.101]" tag and the "last read: ..." echo of
-/// the input.
+/// What a JSON library error says, in mlgo's words: "not valid JSON: syntax
+/// error at line L, column C: ...", "must be a number, not a string", "the
+/// entry \"metric\" is missing"; never the library's
+/// "[json.exception.parse_error.101]" tag or its "last read: ..." echo of the
+/// input. Other exceptions: their message.
 std::string jsonErrorText(const std::exception &error);
 
 /// Whether `value` holds arrays or objects nested more than `levels` deep
