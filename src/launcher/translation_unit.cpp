@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "mlgo/autotune/module_features.h"
@@ -20,15 +21,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// The module's bitcode in a file of its own, removed with this.
+/// The module's bitcode in a file of its own beside the object
+/// (OBJECT.mlgo-cc.bc), removed with this. A compile killed before it is
+/// removed leaves it in the build directory, where the unit's next compile
+/// writes and removes it again: nothing piles up in $TMPDIR.
 class TemporaryBitcode {
  public:
-  explicit TemporaryBitcode(const std::string &bitcode) {
-    const char *directory = std::getenv("TMPDIR");
-    std::string pattern = std::string(directory && *directory ? directory : "/tmp") + "/mlgo-cc-XXXXXX.bc";
-    const int fd = ::mkstemps(pattern.data(), 3);
-    if (fd < 0) return;
-    path_ = pattern;
+  TemporaryBitcode(const fs::path &object, const std::string &bitcode)
+      : path_(object.string() + ".mlgo-cc.bc") {
+    const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) {
+      path_.clear();
+      return;
+    }
     size_t written = 0;
     while (written < bitcode.size()) {
       const ssize_t n = ::write(fd, bitcode.data() + written, bitcode.size() - written);
@@ -36,15 +41,17 @@ class TemporaryBitcode {
       written += size_t(n);
     }
     ::close(fd);
-    if (written != bitcode.size()) path_.clear();
+    if (written != bitcode.size()) remove();
   }
-  ~TemporaryBitcode() {
-    std::error_code ignored;
-    if (!path_.empty()) fs::remove(path_, ignored);
-  }
+  ~TemporaryBitcode() { remove(); }
   const fs::path &path() const { return path_; }
 
  private:
+  void remove() {
+    std::error_code ignored;
+    if (!path_.empty()) fs::remove(path_, ignored);
+    path_.clear();
+  }
   fs::path path_;
 };
 
@@ -130,8 +137,8 @@ TranslationUnitOutcome compileTranslationUnit(const CompilePlan &plan, const App
   FrontendResult frontend = runFrontend(plan.cc1);
   outcome.diagnostics = std::move(frontend.diagnostics);
   if (!frontend.ok) return finish("clang's frontend reported errors");
-  const TemporaryBitcode bitcode(frontend.bitcode);
-  if (bitcode.path().empty()) return finish("cannot write a temporary file in $TMPDIR");
+  const TemporaryBitcode bitcode(plan.object, frontend.bitcode);
+  if (bitcode.path().empty()) return finish("cannot write " + plan.object.string() + ".mlgo-cc.bc");
 
   Corpus single;
   single.directory = buildDirectory;

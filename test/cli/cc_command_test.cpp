@@ -703,4 +703,15 @@ TEST_CASE("mlgo cc writes outputs as clang does: no missing directory made, bitc
   const std::string clangMarked = readFile(build / "marked.o");
   REQUIRE(launch(build, policy, marker).exitCode == 0);
   CHECK(readFile(build / "marked.o") == clangMarked);
+
+  // The module's bitcode waits beside the object, not in $TMPDIR: what a killed compile leaves there, the unit's
+  // next compile replaces and removes.
+  writeFileAtomically(build / "helpers.o.mlgo-cc.bc", "left by a killed compile");
+  const test::CommandOutcome again = launch(build, policy, {"clang-19", "-Oz", "-c", helpers, "-o", "helpers.o"},
+                                            {"TMPDIR=" + (build / "no-such-tmp").string()});
+  INFO(again.err);
+  CHECK(again.exitCode == 0);
+  CHECK(again.err.empty());  // compiled in-process, no fallback
+  CHECK_FALSE(fs::exists(build / "helpers.o.mlgo-cc.bc"));
+  CHECK(fs::exists(build / "helpers.o"));
 }
