@@ -58,8 +58,8 @@ std::string testsText(const BuildOutcome &outcome) {
 }  // namespace
 
 std::vector<std::string> compareBuildsEntries() {
-  return {"clang-19", "mlgo-cc", "policy", "pass-lists", "predicted", "choices", "building", "comparison.json",
-          "choices.json"};
+  return {"clang-19", "mlgo-cc",  "policy",   "never-larger",    "pass-lists",
+          "predicted", "choices", "building", "comparison.json", "choices.json"};
 }
 
 void countLauncherLog(BuiltVariant &built) {

@@ -37,6 +37,7 @@ struct CompareBuildsFlags {
   std::string optimization = "-Oz";
   std::string bench;
   unsigned benchRuns = 5;
+  bool neverLarger = false;
   bool force = false;
 };
 
@@ -44,6 +45,9 @@ std::vector<builds::BuildVariant> variantsOf(const CompareBuildsFlags &flags) {
   std::vector<builds::BuildVariant> variants{{"clang-19", false, {}}, {"mlgo-cc", true, {}}};
   if (!flags.policy.empty())
     variants.push_back({"policy", true, {"MLGO_CC_POLICY=" + fs::absolute(flags.policy).string()}});
+  if (!flags.policy.empty() && flags.neverLarger)
+    variants.push_back(
+        {"never-larger", true, {"MLGO_CC_POLICY=" + fs::absolute(flags.policy).string(), "MLGO_CC_NEVER_LARGER=1"}});
   if (!flags.passLists.empty())
     variants.push_back({"pass-lists", true, {"MLGO_CC_PASS_LISTS=" + fs::absolute(flags.passLists).string()}});
   if (flags.predict) variants.push_back({"predicted", true, {"MLGO_CC_PREDICT=1"}});
@@ -170,6 +174,9 @@ void addCompareBuildsCommand(CLI::App *command, CommandRunner &runner) {
   command->add_option("--output", flags->output, "Directory for the builds and comparison.json")->required();
   command->add_option("--policy", flags->policy, "Also build with this policy (mlgo cc --policy)");
   command->add_option("--pass-lists", flags->passLists, "Also build with these tuned lists (mlgo cc --pass-lists)");
+  command->add_flag("--never-larger", flags->neverLarger,
+                    "Also build with the policy and mlgo cc --never-larger (each unit's object never larger than "
+                    "its plain compile)");
   command->add_flag("--predict", flags->predict,
                     "Also build with the shipped predictor's first list and -Oz's backup (mlgo cc --predict)");
   command->add_option("--jobs,-j", flags->jobs, "Parallel build jobs, the same for every build")

@@ -113,9 +113,14 @@ TEST_CASE("llvm-aot export: an existing output is refused unless replaced, no pa
   writeFileAtomically(scratch / "out" / "keep.txt", "mine");
   CHECK_THROWS_AS(exportLlvmAot(policy, "p", scratch / "out", false), UsageError);
   CHECK(readFile(scratch / "out" / "keep.txt") == "mine");
+  // Replacing is for an earlier export: a directory holding a user's file is named and kept.
+  CHECK_THROWS_WITH(exportLlvmAot(policy, "p", scratch / "out", true), Catch::Contains("keep.txt"));
+  CHECK(readFile(scratch / "out" / "keep.txt") == "mine");
+  fs::remove(scratch / "out" / "keep.txt");
   exportLlvmAot(policy, "p", scratch / "out", true);
   CHECK(fs::exists(scratch / "out" / kInlinerSource));
-  CHECK_FALSE(fs::exists(scratch / "out" / "keep.txt"));
+  exportLlvmAot(policy, "p", scratch / "out", true);  // an earlier export is replaced
+  CHECK(fs::exists(scratch / "out" / kInlinerSource));
   CHECK_FALSE(fs::exists(scratch / "out.partial"));
 
   PolicyModel other("regalloc", policy.preprocessor(), policy.layers(), policy.activation());
