@@ -13,6 +13,7 @@
 #include <clang/Driver/Tool.h>
 #include <clang/Driver/ToolChain.h>
 #include <clang/Driver/Types.h>
+#include <clang/Frontend/CompilerInvocation.h>
 #include <llvm/Support/Allocator.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/Error.h>
@@ -180,7 +181,10 @@ CompilePlan planCompile(const std::string &compiler, const std::vector<std::stri
   if (named.TargetIsValid) argv.push_back(target.c_str());
   if (named.DriverMode) argv.push_back(named.DriverMode);
   for (const std::string &arg : args) argv.push_back(arg.c_str());
-  llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> options(new clang::DiagnosticOptions());
+  // As clang's main() does: the diagnostic options of the command itself, so
+  // that the job gets what they imply (-fdiagnostics-color=always becomes
+  // the frontend's -fcolor-diagnostics).
+  llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> options(clang::CreateAndPopulateDiagOpts(argv).release());
   clang::DiagnosticsEngine diagnostics(new clang::DiagnosticIDs(), options.get(),
                                        new clang::IgnoringDiagConsumer(), /*ShouldOwnClient=*/true);
   clang::driver::Driver driver(executable, llvm::sys::getDefaultTargetTriple(), diagnostics);

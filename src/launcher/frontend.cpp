@@ -39,6 +39,9 @@ FrontendResult runFrontend(const std::vector<std::string> &cc1) {
 
   clang::CompilerInstance instance;
   instance.setInvocation(std::move(invocation));
+  // -fcolor-diagnostics: the colours clang prints, into the text (set before
+  // the printer is made).
+  diagnosticStream.enable_colors(instance.getDiagnosticOpts().ShowColors);
   // As cc1 does: diagnostics configured by the command's own options (-W,
   // -w, system headers' warnings suppressed, caret and column display).
   instance.createDiagnostics(new clang::TextDiagnosticPrinter(diagnosticStream, &instance.getDiagnosticOpts()),

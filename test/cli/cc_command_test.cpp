@@ -682,7 +682,7 @@ TEST_CASE("mlgo cc --link-maps: each link writes its map beside its directory an
   CHECK_THAT(readFile(fs::path(description).replace_extension(".map")), Contains("main.o"));
 }
 
-TEST_CASE("mlgo cc writes outputs as clang does: no missing directory made, bitcode markers",
+TEST_CASE("mlgo cc writes outputs as clang does: no missing directory made, bitcode markers, coloured diagnostics",
           "[cli][launcher][clang]") {
   test::TracedTestCorpus traced;
   test::randomInliningPolicy(traced, 7).save(traced / "policy");
@@ -703,6 +703,16 @@ TEST_CASE("mlgo cc writes outputs as clang does: no missing directory made, bitc
   const std::string clangMarked = readFile(build / "marked.o");
   REQUIRE(launch(build, policy, marker).exitCode == 0);
   CHECK(readFile(build / "marked.o") == clangMarked);
+
+  writeFileAtomically(build / "warns.c", "int f(int x) { int unused; return x; }\n");
+  const std::vector<std::string> coloured{"clang-19", "-Oz", "-Wall", "-fdiagnostics-color=always", "-c", "warns.c",
+                                          "-o", "warns.o"};
+  const test::CommandOutcome colouredByClang = test::runIn(build, coloured);
+  REQUIRE(colouredByClang.exitCode == 0);
+  REQUIRE_THAT(colouredByClang.err, Contains("\x1b["));
+  const test::CommandOutcome colouredLaunched = launch(build, policy, coloured);
+  CHECK(colouredLaunched.exitCode == 0);
+  CHECK(colouredLaunched.err == colouredByClang.err);
 
   // The module's bitcode waits beside the object, not in $TMPDIR: what a killed compile leaves there, the unit's
   // next compile replaces and removes.
