@@ -16,13 +16,14 @@ set -euo pipefail
 mlgo=$1 projects=$2 output=$3 policy=$4 jobs=${5:-$(nproc)}
 common=(-DCMAKE_BUILD_TYPE=None -DCMAKE_C_FLAGS=-Oz -DCMAKE_CXX_FLAGS=-Oz)
 # name split configure-arguments (the demo build's, with tests where the
-# project has a suite that runs offline, libraries shared)
+# project has a suite that runs offline, libraries shared; libjsoncpp's CMake
+# replaces the compiler launcher by ccache wherever it finds one)
 read -r -d '' table <<'LIST' || true
 pcre2      heldout -DPCRE2_SUPPORT_JIT=ON -DPCRE2_BUILD_PCRE2GREP=ON -DPCRE2_BUILD_TESTS=ON -DPCRE2_SUPPORT_LIBBZ2=OFF -DPCRE2_SUPPORT_LIBZ=OFF -DPCRE2_SUPPORT_LIBREADLINE=OFF -DPCRE2_SUPPORT_LIBEDIT=OFF -DPCRE2_SHOW_REPORT=OFF -DBUILD_SHARED_LIBS=ON
 re2        heldout -DRE2_BUILD_TESTING=OFF -DBUILD_SHARED_LIBS=ON
 libebml    heldout -DDISABLE_PKGCONFIG=ON -DDISABLE_CMAKE_CONFIG=ON -DBUILD_SHARED_LIBS=ON
 xz-utils   train   -DCREATE_XZ_SYMLINKS=OFF -DCREATE_LZMA_SYMLINKS=OFF
-libjsoncpp train   -DJSONCPP_WITH_TESTS=OFF -DJSONCPP_WITH_POST_BUILD_UNITTEST=OFF -DJSONCPP_WITH_PKGCONFIG_SUPPORT=OFF -DJSONCPP_WITH_CMAKE_PACKAGE=OFF -DBUILD_SHARED_LIBS=ON -DBUILD_STATIC_LIBS=OFF -DBUILD_OBJECT_LIBS=OFF
+libjsoncpp train   -DCCACHE_EXECUTABLE=CCACHE_EXECUTABLE-NOTFOUND -DJSONCPP_WITH_TESTS=OFF -DJSONCPP_WITH_POST_BUILD_UNITTEST=OFF -DJSONCPP_WITH_PKGCONFIG_SUPPORT=OFF -DJSONCPP_WITH_CMAKE_PACKAGE=OFF -DBUILD_SHARED_LIBS=ON -DBUILD_STATIC_LIBS=OFF -DBUILD_OBJECT_LIBS=OFF
 LIST
 policy_args=()
 [[ "$policy" != - ]] && policy_args=(--policy "$policy")
