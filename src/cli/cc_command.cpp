@@ -48,6 +48,10 @@ struct CcFlags {
   bool neverLarger = false;
   std::string choices;
   std::string linkMaps;
+  std::string record;
+  std::string store;
+  size_t explore = 0;
+  std::string gatePrograms;
   bool printPluginPath = false;
   std::vector<std::string> command;  ///< the compiler and its arguments
 };
@@ -64,6 +68,16 @@ void takeEnvironment(CcFlags &flags) {
   fromEnvironment(flags.log, "MLGO_CC_LOG");
   fromEnvironment(flags.choices, "MLGO_CC_CHOICES");
   fromEnvironment(flags.linkMaps, "MLGO_CC_LINK_MAPS");
+  fromEnvironment(flags.record, "MLGO_CC_RECORD");
+  fromEnvironment(flags.store, "MLGO_CC_STORE");
+  fromEnvironment(flags.gatePrograms, "MLGO_CC_GATE_PROGRAMS");
+  if (const char *explore = std::getenv("MLGO_CC_EXPLORE"); flags.explore == 0 && explore && *explore) {
+    char *end = nullptr;
+    const unsigned long long value = std::strtoull(explore, &end, 10);
+    if (*end != '\0' || value > 1000)
+      throw UsageError(std::string("MLGO_CC_EXPLORE: expected a whole number from 0 to 1000, got \"") + explore + "\"");
+    flags.explore = size_t(value);
+  }
   if (const char *backup = std::getenv("MLGO_CC_NEVER_LARGER"); backup && *backup && std::string(backup) != "0")
     flags.neverLarger = true;
   // MLGO_CC_PREDICT=1: the shipped predictor; another value names one.
@@ -194,9 +208,13 @@ int runCc(CcFlags flags) {
   }
   if (flags.command.empty()) throw UsageError("mlgo cc: give the compiler and its arguments, e.g. mlgo cc clang-19 -c x.c");
   takeEnvironment(flags);
-  launcher::Application application = launcher::loadApplication(
-      {flags.policy, flags.passLists, flags.predict, flags.predictor, flags.predictedLists, flags.choices},
-      timeoutOf(flags.timeout));
+  launcher::ApplicationFiles files{flags.policy,         flags.passLists, flags.predict, flags.predictor,
+                                   flags.predictedLists, flags.choices};
+  files.record = flags.record.empty() ? fs::path() : fs::absolute(flags.record);
+  files.store = flags.store;
+  files.explore = flags.explore;
+  files.gatePrograms = flags.gatePrograms;
+  launcher::Application application = launcher::loadApplication(files, timeoutOf(flags.timeout));
   application.neverLarger = flags.neverLarger;
   const std::vector<std::string> args(flags.command.begin() + 1, flags.command.end());
   const fs::path compiler = launcher::findCompiler(flags.command.front());
@@ -261,6 +279,20 @@ void addCcCommand(CLI::App *command, CommandRunner &runner) {
   command->add_option("--link-maps", flags->linkMaps,
                       "Links also write their linker map into this directory, NAME.map beside NAME.json (the link's "
                       "directory and output): what compare-builds attributes linked bytes with (env MLGO_CC_LINK_MAPS)");
+  command->add_option("--record", flags->record,
+                      "Also write every unit compiled in-process into this corpus directory, as extract-ir lays one "
+                      "out (env MLGO_CC_RECORD)");
+  command->add_option("--store", flags->store,
+                      "The project's store (an SQLite file, made when missing): every list a unit compiled, with "
+                      "sizes and gate verdicts; a unit it has decided compiles once with its choice (env "
+                      "MLGO_CC_STORE)");
+  command->add_option("--explore", flags->explore,
+                      "With --store: each compile of a unit also tries up to N lists the store lacks for it, the "
+                      "ranked ones first, then autotune's search (env MLGO_CC_EXPLORE)")
+      ->check(wholeNumber(0, 1000));
+  command->add_option("--gate-programs", flags->gatePrograms,
+                      "The correctness gate's programs for --store (default: the shipped ones; env "
+                      "MLGO_CC_GATE_PROGRAMS)");
   command->add_option("--log", flags->log,
                       "Append one JSON line per translation unit: what was applied, sizes, fallbacks (env MLGO_CC_LOG)");
   command->add_flag("--print-plugin-path", flags->printPluginPath,

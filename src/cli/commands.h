@@ -43,6 +43,8 @@ void addServeCommand(CLI::App *command, CommandRunner &runner);
 void addAutotuneCommand(CLI::App *command, CommandRunner &runner);
 void addHarvestCommand(CLI::App *command, CommandRunner &runner);
 void addPoolInfoCommand(CLI::App *command, CommandRunner &runner);
+void addStoreInfoCommand(CLI::App *command, CommandRunner &runner);
+void addStoreMergeCommand(CLI::App *command, CommandRunner &runner);
 void addSweepPassesCommand(CLI::App *command, CommandRunner &runner);
 void addSelectCoresetCommand(CLI::App *command, CommandRunner &runner);
 void addTrainPassPredictorCommand(CLI::App *command, CommandRunner &runner);

@@ -34,7 +34,8 @@ bool stopsBeforeLinking(int argc, char **argv, int first) {
 /// (--link-maps DIR, MLGO_CC_LINK_MAPS) matter only to a command that links.
 int plainCompilerCall(int argc, char **argv) {
   if (argc < 3 || std::strcmp(argv[1], "cc") != 0) return 0;
-  for (const char *variable : {"MLGO_CC_POLICY", "MLGO_CC_PASS_LISTS", "MLGO_CC_PREDICT", "MLGO_CC_CHOICES"})
+  for (const char *variable : {"MLGO_CC_POLICY", "MLGO_CC_PASS_LISTS", "MLGO_CC_PREDICT", "MLGO_CC_CHOICES",
+                               "MLGO_CC_RECORD", "MLGO_CC_STORE", "MLGO_CC_EXPLORE"})
     if (setInEnvironment(variable)) return 0;
   int compiler = 2;
   bool linkMaps = setInEnvironment("MLGO_CC_LINK_MAPS");

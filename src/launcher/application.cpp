@@ -1,8 +1,14 @@
 #include "mlgo/launcher/application.h"
 
+#include <spdlog/spdlog.h>
+
 #include "mlgo/autotune/autotuner.h"
+#include "mlgo/autotune/correctness_gate.h"
 #include "mlgo/autotune/pass_predictor.h"
 #include "mlgo/autotune/search_space.h"
+#include "mlgo/builds/build_store.h"
+#include "mlgo/eval/clang_subprocess.h"
+#include "mlgo/support/temporary_directory.h"
 #include "mlgo/launcher/unit_choices.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/policy/policy_directory.h"
@@ -48,21 +54,85 @@ Application loadChoices(const std::filesystem::path &file, std::chrono::millisec
   return application;
 }
 
+/// The correctness gate of a compile, made when first asked: its programs
+/// compile to bitcode in a directory of this process's own.
+class LazyGate {
+ public:
+  explicit LazyGate(std::filesystem::path programs) : programs_(std::move(programs)) {}
+  autotune::PassListGate &get() {
+    if (gate_) return *gate_;
+    autotune::GateOptions options;
+    options.programs = programs_.empty() ? autotune::defaultGatePrograms() : programs_;
+    options.clang = findClang("");
+    if (options.clang.empty()) throw UsageError("the correctness gate of --store needs clang-19");
+    work_ = std::make_unique<RunTemporaryDirectory>("mlgo-cc-gate");
+    options.workDirectory = work_->path();
+    options.threads = 1;  // the build's -j runs the compiles side by side already
+    gate_ = std::make_unique<autotune::CorrectnessGate>(options);
+    return *gate_;
+  }
+
+ private:
+  std::filesystem::path programs_;
+  std::unique_ptr<RunTemporaryDirectory> work_;
+  std::unique_ptr<autotune::CorrectnessGate> gate_;
+};
+
+/// The project's store, or null when it belongs to another LLVM or search
+/// space: then the first compile that finds it so says so.
+std::shared_ptr<builds::BuildStore> openStore(const std::filesystem::path &file, const autotune::SearchSpace &space) {
+  const builds::StoreIdentity identity = builds::storeIdentityOf(space);
+  std::shared_ptr<builds::BuildStore> store;
+  try {
+    store = std::make_shared<builds::BuildStore>(std::filesystem::absolute(file), identity);
+  } catch (const InputError &) {
+    throw;
+  } catch (const std::exception &e) {
+    spdlog::warn("{}; the unit builds without the store", e.what());
+    return nullptr;
+  }
+  if (store->usable()) return store;
+  if (store->noteForeignWriter())
+    spdlog::warn("{}: written by LLVM {} with search space {}; this mlgo has LLVM {} and search space {}: the store "
+                 "is ignored (give another --store)",
+                 file.string(), store->storedIdentity().llvm, store->storedIdentity().searchSpace.substr(0, 12),
+                 identity.llvm, identity.searchSpace.substr(0, 12));
+  return nullptr;
+}
+
+void loadStore(Application &application, const ApplicationFiles &files,
+               std::shared_ptr<const autotune::SearchSpace> space) {
+  if (!files.policy.empty() || !files.passLists.empty())
+    throw UsageError("--store keeps pass lists per unit: it goes without --policy and --pass-lists");
+  application.store = openStore(files.store, *space);
+  application.explore = files.explore;
+  application.space = std::move(space);
+  auto gate = std::make_shared<LazyGate>(files.gatePrograms);
+  application.gate = [gate]() -> autotune::PassListGate & { return gate->get(); };
+}
+
 }  // namespace
 
 Application loadApplication(const ApplicationFiles &files, std::chrono::milliseconds timeout) {
+  if (files.explore > 0 && files.store.empty()) throw UsageError("--explore needs --store: what was tried is kept there");
   if (!files.choices.empty()) {
-    if (!files.policy.empty() || !files.passLists.empty() || files.predict)
-      throw UsageError("--choices says what each unit gets: it goes without --policy, --pass-lists and --predict");
-    return loadChoices(files.choices, timeout);
+    if (!files.policy.empty() || !files.passLists.empty() || files.predict || !files.store.empty())
+      throw UsageError(
+          "--choices says what each unit gets: it goes without --policy, --pass-lists, --predict and --store");
+    Application application = loadChoices(files.choices, timeout);
+    application.recordCorpus = files.record;
+    return application;
   }
   Application application;
   application.timeout = timeout;
+  application.recordCorpus = files.record;
   if (!files.policy.empty()) loadPolicy(application, files.policy);
-  if (files.passLists.empty() && !files.predict) return application;
-  const autotune::SearchSpace space = autotune::SearchSpace::load(autotune::defaultSearchSpaceFile());
-  if (!files.passLists.empty()) application.passLists = autotune::readPassLists(files.passLists, space);
-  if (files.predict) application.prediction = loadPrediction(files, space);
+  if (files.passLists.empty() && !files.predict && files.store.empty()) return application;
+  auto space = std::make_shared<const autotune::SearchSpace>(
+      autotune::SearchSpace::load(autotune::defaultSearchSpaceFile()));
+  if (!files.passLists.empty()) application.passLists = autotune::readPassLists(files.passLists, *space);
+  if (files.predict) application.prediction = loadPrediction(files, *space);
+  if (!files.store.empty()) loadStore(application, files, space);
   return application;
 }
 

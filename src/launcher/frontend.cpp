@@ -15,12 +15,32 @@
 
 namespace mlgo::launcher {
 
-FrontendResult runFrontend(const std::vector<std::string> &cc1) {
+namespace {
+
+/// -fembed-bitcode=all makes clang record the command line as extract-ir
+/// reads it (CodeGenOptions::CmdArgs: no input, output, -x or warning flags);
+/// the flag mlgo added (the last) is then dropped from what was recorded. Each argument
+/// ends in '\0', as in the object's .llvmcmd section.
+constexpr const char *kEmbedAll = "-fembed-bitcode=all";
+
+std::string embeddedCommandLine(const std::vector<uint8_t> &recorded) {
+  // The frontend was given the arguments after "-cc1", clang's cc1_main all of them.
+  std::string text = std::string("-cc1") + '\0' + std::string(recorded.begin(), recorded.end());
+  const std::string flag = std::string(kEmbedAll) + '\0';
+  if (const size_t at = text.rfind(flag); at != std::string::npos && (at == 0 || text[at - 1] == '\0'))
+    text.erase(at, flag.size());
+  return text;
+}
+
+}  // namespace
+
+FrontendResult runFrontend(const std::vector<std::string> &cc1, bool recordCommandLine) {
   initializeLLVMTargets();
   FrontendResult result;
   llvm::raw_string_ostream diagnosticStream(result.diagnostics);
   std::vector<const char *> argv;
   for (size_t i = 1; i < cc1.size(); ++i) argv.push_back(cc1[i].c_str());
+  if (recordCommandLine) argv.push_back(kEmbedAll);
 
   auto diagnosticOptions = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
   auto *printer = new clang::TextDiagnosticPrinter(diagnosticStream, diagnosticOptions.get());
@@ -31,6 +51,11 @@ FrontendResult runFrontend(const std::vector<std::string> &cc1) {
       diagnostics->hasErrorOccurred()) {
     diagnosticStream.flush();
     return result;
+  }
+  if (recordCommandLine) {
+    result.commandLine = embeddedCommandLine(invocation->getCodeGenOpts().CmdArgs);
+    invocation->getCodeGenOpts().setEmbedBitcode(clang::CodeGenOptions::Embed_Off);
+    invocation->getCodeGenOpts().CmdArgs.clear();
   }
   // The module before LLVM's pipeline: the optimization is mlgo's to run.
   invocation->getCodeGenOpts().DisableLLVMPasses = true;
@@ -55,6 +80,7 @@ FrontendResult runFrontend(const std::vector<std::string> &cc1) {
   diagnosticStream.flush();
   if (!module || instance.getDiagnostics().hasErrorOccurred()) return result;
   llvm::raw_string_ostream bitcode(result.bitcode);
+  // As clang embeds it (llvm::embedBitcodeInModule), use-list order kept.
   llvm::WriteBitcodeToFile(*module, bitcode, /*ShouldPreserveUseListOrder=*/true);
   bitcode.flush();
   result.nameCounter = nameCounterOf(*module);  // after writing: probing moves it on

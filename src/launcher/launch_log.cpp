@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "mlgo/autotune/pass_predictor.h"
+#include "mlgo/builds/build_store.h"
 #include "mlgo/support/errors.h"
 
 namespace mlgo::launcher {
@@ -27,6 +28,11 @@ nlohmann::json appliedJson(const Application &application, const TranslationUnit
     if (outcome) applied["compiles"] = outcome->candidates;
   }
   if (application.neverLarger) applied["never_larger"] = true;
+  if (!application.recordCorpus.empty()) applied["record"] = application.recordCorpus.string();
+  if (application.store) {
+    applied["store"] = application.store->path().string();
+    if (application.explore) applied["explore"] = application.explore;
+  }
   return applied;
 }
 
@@ -60,6 +66,10 @@ nlohmann::json logRecord(const CompilePlan &plan, const Application &application
     record["text_data"] = outcome.sizes.textPlusData();
     if (!application.policyDescription.empty()) record["decisions"] = outcome.decisions;
     if (outcome.keptBackup) record["backup"] = true;
+    if (!outcome.storeUse.empty()) {
+      record["store"] = outcome.storeUse;
+      record["new_trials"] = outcome.candidates;
+    }
   } else {
     record["fallback"] = outcome.fallback;
   }

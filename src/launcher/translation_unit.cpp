@@ -6,13 +6,19 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <spdlog/spdlog.h>
+
+#include "mlgo/autotune/correctness_gate.h"
 #include "mlgo/autotune/module_features.h"
 #include "mlgo/autotune/pass_predictor.h"
+#include "mlgo/builds/build_store.h"
 #include "mlgo/corpus/compile_commands.h"
 #include "mlgo/corpus/corpus.h"
 #include "mlgo/driver/compiler_driver.h"
 #include "mlgo/driver/object_capture.h"
 #include "mlgo/launcher/frontend.h"
+#include "mlgo/launcher/unit_exploration.h"
+#include "mlgo/launcher/unit_recording.h"
 #include "mlgo/support/atomic_file.h"
 
 namespace mlgo::launcher {
@@ -119,6 +125,126 @@ Candidate compileCandidate(const CompilerDriver &driver, const CorpusModule &mod
   return candidate;
 }
 
+/// The lists a unit new to the store tries first: what won on the
+/// project's other units, then the predictor's ranking (--predict).
+std::vector<std::string> rankedForStore(const Application &application, const CorpusModule &module) {
+  std::vector<std::string> ranked = application.store->winningPipelines();
+  if (application.prediction) {
+    const Prediction &prediction = *application.prediction;
+    for (size_t k : prediction.predictor->rank(autotune::moduleFeatures(module), isCxxModule(module)))
+      if (std::find(ranked.begin(), ranked.end(), prediction.pipelines.at(k)) == ranked.end())
+        ranked.push_back(prediction.pipelines.at(k));
+  }
+  return ranked;
+}
+
+/// Lists the gate judges in one compile at most; the rest wait for the
+/// unit's next compile, as autotune's gate fallbacks wait their turn.
+constexpr size_t kGateChecksPerCompile = 3;
+
+/// Gates the unit's compiled lists that are smaller than its choice and not
+/// judged yet, smallest first, until one is accepted.
+void gateCandidates(builds::BuildStore &store, const std::string &key, const Application &application) {
+  const std::optional<builds::StoredUnit> unit = store.unit(key);
+  if (!unit || !unit->choice) return;
+  const std::map<std::string, builds::StoredVerdict> verdicts = store.verdicts();
+  const uint64_t chosenSize = unit->trials.at(*unit->choice).sizes.textPlusData();
+  std::vector<const builds::StoredTrial *> waiting;
+  for (const auto &[pipeline, trial] : unit->trials)
+    if (!pipeline.empty() && trial.compiled && trial.sizes.textPlusData() < chosenSize && !verdicts.count(pipeline))
+      waiting.push_back(&trial);
+  std::sort(waiting.begin(), waiting.end(), [](const builds::StoredTrial *a, const builds::StoredTrial *b) {
+    return std::make_tuple(a->sizes.textPlusData(), a->pipeline.size(), a->pipeline) <
+           std::make_tuple(b->sizes.textPlusData(), b->pipeline.size(), b->pipeline);
+  });
+  for (size_t i = 0; i < waiting.size() && i < kGateChecksPerCompile; ++i) {
+    const autotune::GateVerdict verdict = application.gate().check(waiting[i]->pipeline);
+    store.recordVerdict(waiting[i]->pipeline, {verdict.passed, verdict.cxxLinkOnly, verdict.failure});
+    if (verdict.acceptsFor(unit->cxx)) return;
+  }
+}
+
+/// The unit through the project's store: a decided unit compiles once with
+/// its choice; otherwise the unit's new lists are compiled (its recorded
+/// level and, with --predict, the first ranked lists; with --explore N, its
+/// next N lists), recorded, gated, and the choice is compiled.
+Candidate compileWithStore(const CompilerDriver &driver, const CorpusModule &module, const Application &application,
+                           TranslationUnitOutcome &outcome) {
+  builds::BuildStore &store = *application.store;
+  const std::string key = builds::unitKey(module.bitcodePath, module.commandLine);
+  std::map<std::string, Candidate> compiled;
+  auto compile = [&](const std::string &pipeline) {
+    Candidate candidate = compileCandidate(driver, module, {pipeline, false}, application);
+    const CompileResult result = candidate.result;
+    compiled[pipeline] = std::move(candidate);
+    return result;
+  };
+  std::optional<builds::StoredUnit> unit = key.empty() ? std::nullopt : store.unit(key);
+  if (key.empty()) {
+    outcome.storeUse = "unreadable";
+  } else if (unit && unit->choice && application.explore == 0) {
+    outcome.storeUse = "hit";
+  } else {
+    const std::map<std::string, builds::StoredTrial> known = unit ? unit->trials : decltype(unit->trials){};
+    std::vector<builds::StoredTrial> fresh;
+    const std::vector<std::string> ranked = rankedForStore(application, module);
+    if (application.explore > 0) {
+      ExplorationSettings settings;
+      settings.newCompiles = application.explore + (known.count("") ? 0 : 1);
+      settings.ranked = ranked;
+      fresh = exploreUnit(module, known, *application.space, settings, compile);
+    } else {
+      const size_t count = application.prediction ? application.prediction->count : 0;
+      std::vector<std::string> pipelines{""};
+      pipelines.insert(pipelines.end(), ranked.begin(), ranked.begin() + std::min(count, ranked.size()));
+      for (const std::string &pipeline : pipelines)
+        if (!known.count(pipeline)) fresh.push_back(trialOf(pipeline, compile(pipeline)));
+    }
+    outcome.storeUse = unit ? (fresh.empty() ? "decided" : "explored") : "new";
+    outcome.candidates = fresh.size();
+    if (!fresh.empty()) store.recordTrials(key, module.name, isCxxModule(module), fresh);
+    gateCandidates(store, key, application);
+    unit = store.unit(key);
+  }
+  const std::string pipeline = unit && unit->choice ? *unit->choice : "";
+  outcome.passList = pipeline;
+  auto done = compiled.find(pipeline);
+  return done != compiled.end() ? std::move(done->second)
+                                : compileCandidate(driver, module, {pipeline, false}, application);
+}
+
+/// Compiles the ways the unit has (candidateWays) and keeps the smallest.
+Candidate compileWays(const CompilerDriver &driver, const CorpusModule &module, const Application &application,
+                      TranslationUnitOutcome &outcome) {
+  const std::vector<Way> ways = candidateWays(application, module);
+  // The first way is the one to stand by; a predicted list that fails is
+  // simply not chosen.
+  Candidate best = compileCandidate(driver, module, ways.front(), application);
+  if (!best.result.ok()) return best;
+  size_t chosen = 0;
+  for (size_t w = 1; w < ways.size(); ++w) {
+    Candidate candidate = compileCandidate(driver, module, ways[w], application);
+    if (candidate.result.ok() && candidate.result.sizes.textPlusData() < best.result.sizes.textPlusData()) {
+      best = std::move(candidate);
+      chosen = w;
+    }
+  }
+  outcome.passList = ways[chosen].pipeline;
+  outcome.candidates = ways.size();
+  outcome.keptBackup = application.neverLarger && chosen > 0 && ways[chosen] == Way{"", false};
+  return best;
+}
+
+/// --record: the unit into the corpus; a unit that cannot be recorded still
+/// builds, with a warning.
+void recordInCorpus(const Application &application, const std::string &module, const FrontendResult &frontend) {
+  try {
+    recordUnit(application.recordCorpus, module, frontend.bitcode, frontend.commandLine);
+  } catch (const std::exception &e) {
+    spdlog::warn("--record: {}", firstLine(e.what()));
+  }
+}
+
 }  // namespace
 
 std::string moduleOfPlan(const CompilePlan &plan) { return moduleNameForObject(plan.object, fs::current_path()); }
@@ -134,9 +260,11 @@ TranslationUnitOutcome compileTranslationUnit(const CompilePlan &plan, const App
     return outcome;
   };
 
-  FrontendResult frontend = runFrontend(plan.cc1);
+  const bool record = !application.recordCorpus.empty();
+  FrontendResult frontend = runFrontend(plan.cc1, record);
   outcome.diagnostics = std::move(frontend.diagnostics);
   if (!frontend.ok) return finish("clang's frontend reported errors");
+  if (record) recordInCorpus(application, outcome.module, frontend);
   const TemporaryBitcode bitcode(plan.object, frontend.bitcode);
   if (bitcode.path().empty()) return finish("cannot write " + plan.object.string() + ".mlgo-cc.bc");
 
@@ -144,10 +272,8 @@ TranslationUnitOutcome compileTranslationUnit(const CompilePlan &plan, const App
   single.directory = buildDirectory;
   single.modules.push_back({outcome.module, bitcode.path(), recordedCommandLine(plan), {}, {}, frontend.nameCounter});
   const CorpusModule &module = single.modules.front();
-  std::vector<Way> ways;
   try {
     applyCorpusBackendOptions(single);
-    ways = candidateWays(application, module);
   } catch (const std::exception &e) {
     return finish(firstLine(e.what()));
   }
@@ -155,22 +281,15 @@ TranslationUnitOutcome compileTranslationUnit(const CompilePlan &plan, const App
   options.threads = 1;
   options.timeout = application.timeout;
   const CompilerDriver driver(options);
-  // The first way is the one to stand by; a predicted list that fails is
-  // simply not chosen.
-  Candidate best = compileCandidate(driver, module, ways.front(), application);
+  Candidate best;
+  try {
+    best = application.store ? compileWithStore(driver, module, application, outcome)
+                             : compileWays(driver, module, application, outcome);
+  } catch (const std::exception &e) {
+    return finish(firstLine(e.what()));
+  }
   if (!best.result.ok()) return finish(std::string(failureKindName(best.result.failure)) + ": " +
                                        firstLine(best.result.message));
-  size_t chosen = 0;
-  for (size_t w = 1; w < ways.size(); ++w) {
-    Candidate candidate = compileCandidate(driver, module, ways[w], application);
-    if (candidate.result.ok() && candidate.result.sizes.textPlusData() < best.result.sizes.textPlusData()) {
-      best = std::move(candidate);
-      chosen = w;
-    }
-  }
-  outcome.passList = ways[chosen].pipeline;
-  outcome.candidates = ways.size();
-  outcome.keptBackup = application.neverLarger && chosen > 0 && ways[chosen] == Way{"", false};
   try {
     writeFileAtomically(plan.object, best.object);
   } catch (const std::exception &e) {

@@ -15,6 +15,12 @@
 
 namespace mlgo::autotune {
 class PassPredictor;
+class PassListGate;
+class SearchSpace;
+}
+
+namespace mlgo::builds {
+class BuildStore;
 }
 
 namespace mlgo::launcher {
@@ -42,10 +48,26 @@ struct Application {
   /// nor in passLists compiles as clang compiles it. Unset: the policy
   /// applies to every unit.
   std::optional<std::set<std::string>> policyUnits;
-  bool empty() const { return !policyHooks && passLists.empty() && !prediction && !policyUnits; }
+  /// --record DIR: every unit compiled in-process also goes into this
+  /// corpus (unit_recording.h).
+  std::filesystem::path recordCorpus;
+  /// --store FILE: what the project's builds tried (builds/build_store.h);
+  /// null when none was given or the store is another LLVM's or search space's.
+  std::shared_ptr<builds::BuildStore> store;
+  /// --explore N: new lists each unit tries (unit_exploration.h).
+  size_t explore = 0;
+  /// The search space of the store's lists.
+  std::shared_ptr<const autotune::SearchSpace> space;
+  /// The correctness gate that judges a list before the store chooses it;
+  /// made when first asked (its programs compile then).
+  std::function<autotune::PassListGate &()> gate;
+  bool empty() const {
+    return !policyHooks && passLists.empty() && !prediction && !policyUnits && recordCorpus.empty() && !store;
+  }
   /// Whether anything applies to the unit named `module`.
   bool appliesTo(const std::string &module) const {
-    return passLists.count(module) || prediction || (policyHooks && (!policyUnits || policyUnits->count(module)));
+    return passLists.count(module) || prediction || (policyHooks && (!policyUnits || policyUnits->count(module))) ||
+           !recordCorpus.empty() || store;
   }
   /// Whether the unit named `module` gets the policy.
   bool policyFor(const std::string &module) const {
@@ -60,11 +82,17 @@ struct ApplicationFiles {
   std::filesystem::path predictor;  ///< empty: the one shipped with mlgo
   size_t predictedLists = 1;
   std::filesystem::path choices;    ///< a choice file (unit_choices.h); empty: none
+  std::filesystem::path record;     ///< a corpus to record units into; empty: none
+  std::filesystem::path store;      ///< the project's store; empty: none
+  size_t explore = 0;
+  std::filesystem::path gatePrograms;  ///< the gate's programs; empty: the shipped ones
 };
 
 /// Loads what `files` names (a policy's problem is read from its
 /// directory). A choice file goes alone: with a policy, lists or a
-/// predictor it is a UsageError. Throws InputError naming the file when one is missing or
+/// predictor it is a UsageError; so is a store with a policy, lists or a
+/// choice file, and --explore without a store. A store of another LLVM or
+/// search space is ignored, with one warning per store. Throws InputError naming the file when one is missing or
 /// malformed: a build asked to use them never quietly builds without.
 Application loadApplication(const ApplicationFiles &files, std::chrono::milliseconds timeout);
 

@@ -13,9 +13,12 @@ struct FrontendResult {
   std::string bitcode;      ///< the unoptimized module
   unsigned nameCounter = 0; ///< its name counter (mlgo/driver/name_counter.h), which bitcode does not keep
   std::string diagnostics;  ///< clang's warnings and errors, as clang prints them
+  /// With recordCommandLine: the command line as -fembed-bitcode=all records
+  /// it ('\0'-separated, extract-ir's .cmd) less that flag itself.
+  std::string commandLine;
 };
 
 /// Runs the frontend of `cc1` (the job's arguments, from "-cc1" on).
-FrontendResult runFrontend(const std::vector<std::string> &cc1);
+FrontendResult runFrontend(const std::vector<std::string> &cc1, bool recordCommandLine = false);
 
 }  // namespace mlgo::launcher

@@ -17,10 +17,14 @@ namespace mlgo::launcher {
 struct TranslationUnitOutcome {
   std::string module;       ///< the object's name as extract-ir names it (relative to the build directory)
   std::string passList;     ///< the pipeline applied; empty: the recorded level
-  size_t candidates = 0;    ///< ways compiled (more than one with a predictor or --never-larger)
+  size_t candidates = 0;    ///< ways compiled (more than one with a predictor or --never-larger); with --store, new lists
   /// --never-larger kept the plain recorded level: what was given made the
   /// unit's object larger.
   bool keptBackup = false;
+  /// With --store: "hit" (a decided unit, compiled once with its choice),
+  /// "new" (first seen), "explored" (new lists compiled), "decided" (its
+  /// search has spent its budget), "unreadable" (no key: compiled plainly).
+  std::string storeUse;
   bool compiled = false;    ///< mlgo wrote the object
   std::string fallback;     ///< why not (the caller runs the real compiler)
   std::string diagnostics;  ///< clang's warnings, to print as clang would

@@ -1,0 +1,159 @@
+#pragma once
+// A project's store of what its builds tried (`mlgo cc --store FILE`): an
+// SQLite database that every compile of a `-j` build reads and writes at
+// once. For each translation unit, keyed by its content (the bitcode with
+// the build directory's names cleared, as the pool keys modules, and its
+// cc1 command line), it holds every pass list compiled for it with its
+// sizes and IR instruction count, and the unit's current choice: the
+// smallest compile whose list passed the correctness gate (verdicts are
+// kept per list, for every unit). The store as a whole belongs to one LLVM
+// version and one search space; a store of another is ignored.
+//
+// Writes are transactions in WAL mode with full syncs: a build killed at any
+// moment leaves the store consistent and loses nothing committed.
+// docs/formats.md gives the schema.
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mlgo/driver/compile_result.h"
+
+struct sqlite3;
+
+namespace mlgo::autotune {
+class SearchSpace;
+}
+
+namespace mlgo::builds {
+
+/// What the store's figures mean: they are only comparable under the same
+/// LLVM and the same search space (its hash includes the always-inline
+/// prologue).
+struct StoreIdentity {
+  std::string llvm;
+  std::string searchSpace;
+  bool operator==(const StoreIdentity &other) const {
+    return llvm == other.llvm && searchSpace == other.searchSpace;
+  }
+};
+
+/// This mlgo's identity for lists of `space`.
+StoreIdentity storeIdentityOf(const autotune::SearchSpace &space);
+
+/// One compile of a unit: `pipeline` "" is the unit's recorded level.
+struct StoredTrial {
+  std::string pipeline;
+  bool compiled = false;  ///< false: the compile failed (not tried again)
+  SectionSizes sizes;
+  uint64_t irInstructions = 0;
+};
+
+/// The correctness gate's verdict on a list (autotune::GateVerdict's fields).
+struct StoredVerdict {
+  bool passed = false;
+  bool cxxLinkOnly = false;  ///< every failure is a C++ program that no longer links
+  std::string failure;
+  bool acceptsFor(bool cxxModule) const { return passed || (cxxLinkOnly && !cxxModule); }
+};
+
+struct StoredUnit {
+  std::string key;
+  std::string module;  ///< its name as extract-ir names it (the smallest name seen)
+  bool cxx = false;
+  std::map<std::string, StoredTrial> trials;  ///< by pipeline
+  /// The chosen pipeline ("" the recorded level); unset until the recorded
+  /// level compiled once.
+  std::optional<std::string> choice;
+};
+
+/// The store's contents in figures (`mlgo store-info`).
+struct StoreSummary {
+  StoreIdentity identity;
+  size_t units = 0;
+  size_t trials = 0;          ///< compiles recorded, failed ones included
+  size_t verdicts = 0;        ///< lists the gate judged
+  size_t improvedUnits = 0;   ///< units whose choice is smaller than their recorded level
+  uint64_t recordedTextData = 0;  ///< .text+.data of every unit at its recorded level
+  uint64_t chosenTextData = 0;    ///< ... with its choice
+  double geomeanRatio = 1;        ///< chosen / recorded .text+.data, geometric mean over units
+  uintmax_t bytesOnDisk = 0;      ///< the database with its WAL
+  std::vector<std::string> foreignWriters;  ///< identities of compiles that found the store not theirs
+};
+
+/// The key of a unit: a hash of its bitcode (names of the build directory
+/// cleared, as autotune::modulePoolHash) and of its command line. "" when
+/// the bitcode cannot be read.
+std::string unitKey(const std::filesystem::path &bitcode, const std::vector<std::string> &commandLine);
+
+/// The choice among `unit`'s trials: the smallest compiled .text+.data whose
+/// list the gate accepts for the unit's language (the recorded level needs
+/// no verdict); ties go to the recorded level, then the shorter pipeline,
+/// then the first in text order. Unset when the recorded level never compiled.
+std::optional<std::string> chooseTrial(const StoredUnit &unit, const std::map<std::string, StoredVerdict> &verdicts);
+
+class BuildStore {
+ public:
+  /// Opens the store at `path`, creating it (and its schema) when it does not
+  /// exist. Throws InputError naming the file when it is not a store of
+  /// mlgo's or cannot be opened.
+  BuildStore(const std::filesystem::path &path, const StoreIdentity &identity);
+  /// Opens a store that exists, whatever its identity (to read or merge it).
+  /// Throws InputError naming the file when there is none.
+  static std::unique_ptr<BuildStore> openExisting(const std::filesystem::path &path);
+  ~BuildStore();
+  BuildStore(const BuildStore &) = delete;
+  BuildStore &operator=(const BuildStore &) = delete;
+
+  /// Whether the store was written under this identity (a new store is).
+  bool usable() const { return stored_ == identity_; }
+  const StoreIdentity &storedIdentity() const { return stored_; }
+  /// For a store that is not usable: records that a compile under this
+  /// identity found it so; true the first time (the caller says so then).
+  bool noteForeignWriter();
+
+  std::optional<StoredUnit> unit(const std::string &key) const;
+  /// Adds the trials (a pipeline already stored keeps its first result: a
+  /// compile is deterministic) and updates the unit's choice, in one
+  /// transaction.
+  void recordTrials(const std::string &key, const std::string &module, bool cxx,
+                    const std::vector<StoredTrial> &trials);
+  std::map<std::string, StoredVerdict> verdicts() const;
+  /// Records the verdict on `pipeline` and updates the choice of every unit
+  /// that compiled it, in one transaction.
+  void recordVerdict(const std::string &pipeline, const StoredVerdict &verdict);
+  /// The chosen pipelines of the store's units, most often chosen first
+  /// (ties in text order), the recorded level left out: what won on a
+  /// project's units, which its new units try first.
+  std::vector<std::string> winningPipelines() const;
+
+  std::vector<StoredUnit> units() const;
+  StoreSummary summarize() const;
+  /// "ok", or the problems SQLite's integrity check finds, one a line.
+  std::string integrity() const;
+  /// Adds every unit, trial and verdict of `other` (a store of the same
+  /// identity) and updates the choices: joining two stores gives what one
+  /// store written by both builds holds.
+  void merge(const BuildStore &other);
+
+  const std::filesystem::path &path() const { return path_; }
+  /// Folds the write-ahead log into the database file and leaves WAL mode,
+  /// so the file alone is the whole store (before it is renamed or copied).
+  void finishAsOneFile();
+
+ private:
+  void exec(const char *sql) const;
+  /// Checks the file is a store (or empty), makes the schema, reads the identity.
+  void setUp();
+  /// An mlgo store, or a database with nothing in it yet.
+  bool isStoreOrEmpty() const;
+  void refreshChoices(const std::vector<std::string> &keys);
+  std::filesystem::path path_;
+  StoreIdentity identity_, stored_;
+  sqlite3 *db_ = nullptr;
+};
+
+}  // namespace mlgo::builds

@@ -1,0 +1,449 @@
+#include "mlgo/builds/build_store.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+#include <thread>
+#include <set>
+#include <tuple>
+
+#include <llvm/Config/llvm-config.h>
+#include <sqlite3.h>
+
+#include "mlgo/autotune/pass_pool.h"
+#include "mlgo/corpus/corpus.h"
+#include "mlgo/driver/compile_memo.h"
+#include "mlgo/support/errors.h"
+
+namespace mlgo::builds {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Changes when the schema's meaning does.
+constexpr const char *kStoreFormat = "1";
+/// PRAGMA application_id: "mlgo".
+constexpr int kApplicationId = 0x6d6c676f;
+/// Compiles of a -j build wait this long for another's transaction.
+constexpr int kBusyTimeoutMs = 120000;
+
+constexpr const char *kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS units(
+  unit TEXT PRIMARY KEY, module TEXT NOT NULL, cxx INTEGER NOT NULL, choice TEXT) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS trials(
+  unit TEXT NOT NULL REFERENCES units(unit), pipeline TEXT NOT NULL, compiled INTEGER NOT NULL,
+  text INTEGER NOT NULL, rodata INTEGER NOT NULL, data INTEGER NOT NULL, bss INTEGER NOT NULL,
+  ir_instructions INTEGER NOT NULL, PRIMARY KEY(unit, pipeline)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS verdicts(
+  pipeline TEXT PRIMARY KEY, passed INTEGER NOT NULL, cxx_link_only INTEGER NOT NULL,
+  failure TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS foreign_writers(identity TEXT PRIMARY KEY) WITHOUT ROWID;
+)sql";
+
+std::string describeIdentity(const StoreIdentity &identity) {
+  return "LLVM " + identity.llvm + ", search space " + identity.searchSpace.substr(0, 12);
+}
+
+/// Another connection holds a lock SQLite's busy handler does not wait for
+/// (a journal-mode change while another compile creates the store).
+struct StoreBusy : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// One prepared statement, finalized with this.
+class Statement {
+ public:
+  Statement(sqlite3 *db, const char *sql, const fs::path &file) : file_(file) {
+    if (sqlite3_prepare_v2(db, sql, -1, &statement_, nullptr) != SQLITE_OK) fail(db);
+  }
+  ~Statement() { sqlite3_finalize(statement_); }
+  Statement &bind(int index, const std::string &text) {
+    sqlite3_bind_text(statement_, index, text.data(), int(text.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Statement &bind(int index, int64_t value) {
+    sqlite3_bind_int64(statement_, index, value);
+    return *this;
+  }
+  Statement &bindNull(int index) {
+    sqlite3_bind_null(statement_, index);
+    return *this;
+  }
+  /// Steps once: true while rows come.
+  bool step() {
+    const int status = sqlite3_step(statement_);
+    if (status == SQLITE_ROW) return true;
+    if (status != SQLITE_DONE) fail(sqlite3_db_handle(statement_));
+    return false;
+  }
+  void run() {
+    while (step()) {
+    }
+    sqlite3_reset(statement_);
+    sqlite3_clear_bindings(statement_);
+  }
+  std::string text(int column) const {
+    const auto *value = sqlite3_column_text(statement_, column);
+    return value ? std::string(reinterpret_cast<const char *>(value), size_t(sqlite3_column_bytes(statement_, column)))
+                 : std::string();
+  }
+  bool isNull(int column) const { return sqlite3_column_type(statement_, column) == SQLITE_NULL; }
+  int64_t integer(int column) const { return sqlite3_column_int64(statement_, column); }
+
+ private:
+  [[noreturn]] void fail(sqlite3 *db) const {
+    const int code = sqlite3_errcode(db) & 0xff;
+    if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
+      throw StoreBusy(file_.string() + ": SQLite: " + sqlite3_errmsg(db));
+    throw InputError(describeInputProblem(file_.string(), "", std::string("SQLite: ") + sqlite3_errmsg(db)));
+  }
+  sqlite3_stmt *statement_ = nullptr;
+  const fs::path &file_;
+};
+
+/// A write transaction (BEGIN IMMEDIATE: the write lock up front, so two
+/// compiles never deadlock upgrading a read), rolled back unless committed.
+class WriteTransaction {
+ public:
+  WriteTransaction(sqlite3 *db, const fs::path &file) : db_(db), file_(file) { Statement(db, "BEGIN IMMEDIATE", file).run(); }
+  ~WriteTransaction() {
+    if (!committed_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+  void commit() {
+    Statement(db_, "COMMIT", file_).run();
+    committed_ = true;
+  }
+
+ private:
+  sqlite3 *db_;
+  const fs::path &file_;
+  bool committed_ = false;
+};
+
+StoredTrial trialOfRow(const Statement &row, int first) {
+  StoredTrial trial;
+  trial.pipeline = row.text(first);
+  trial.compiled = row.integer(first + 1) != 0;
+  trial.sizes.text = uint64_t(row.integer(first + 2));
+  trial.sizes.rodata = uint64_t(row.integer(first + 3));
+  trial.sizes.data = uint64_t(row.integer(first + 4));
+  trial.sizes.bss = uint64_t(row.integer(first + 5));
+  trial.irInstructions = uint64_t(row.integer(first + 6));
+  return trial;
+}
+
+StoredVerdict verdictOfRow(const Statement &row, int first) {
+  return {row.integer(first) != 0, row.integer(first + 1) != 0, row.text(first + 2)};
+}
+
+}  // namespace
+
+StoreIdentity storeIdentityOf(const autotune::SearchSpace &space) {
+  return {LLVM_VERSION_STRING, autotune::searchSpaceHash(space)};
+}
+
+std::string unitKey(const fs::path &bitcode, const std::vector<std::string> &commandLine) {
+  CorpusModule module;
+  module.bitcodePath = bitcode;
+  const std::string content = autotune::modulePoolHash(module);
+  if (content.empty()) return "";
+  return CompileMemo::hash(content + '\n' + formatRecordedCommandLine(commandLine));
+}
+
+std::optional<std::string> chooseTrial(const StoredUnit &unit, const std::map<std::string, StoredVerdict> &verdicts) {
+  auto recorded = unit.trials.find("");
+  if (recorded == unit.trials.end() || !recorded->second.compiled) return std::nullopt;
+  // (size, not the recorded level, pipeline length, pipeline): the smallest wins.
+  auto rank = [](const StoredTrial &trial) {
+    return std::make_tuple(trial.sizes.textPlusData(), !trial.pipeline.empty(), trial.pipeline.size(), trial.pipeline);
+  };
+  const StoredTrial *best = &recorded->second;
+  for (const auto &[pipeline, trial] : unit.trials) {
+    if (!trial.compiled || pipeline.empty()) continue;
+    auto verdict = verdicts.find(pipeline);
+    if (verdict == verdicts.end() || !verdict->second.acceptsFor(unit.cxx)) continue;
+    if (rank(trial) < rank(*best)) best = &trial;
+  }
+  return best->pipeline;
+}
+
+BuildStore::BuildStore(const fs::path &path, const StoreIdentity &identity) : path_(path), identity_(identity) {
+  if (fs::is_directory(path_))
+    throw InputError(describeInputProblem(path_.string(), "", "is a directory: the store is one SQLite file"));
+  if (path_.has_parent_path() && !fs::is_directory(path_.parent_path()))
+    throw InputError(describeInputProblem(path_.string(), "", "its directory does not exist"));
+  if (sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW,
+                      nullptr) != SQLITE_OK) {
+    const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw InputError(describeInputProblem(path_.string(), "", "cannot open the store: " + message));
+  }
+  try {
+    sqlite3_busy_timeout(db_, kBusyTimeoutMs);
+    // Compiles that open a new store at once can find it locked where
+    // SQLite does not wait: the setup is tried again then.
+    for (int attempt = 0;; ++attempt) {
+      try {
+        setUp();
+        break;
+      } catch (const StoreBusy &) {
+        if (attempt == 2000) throw;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5 + attempt % 20));
+      }
+    }
+  } catch (...) {
+    sqlite3_close(db_);
+    throw;
+  }
+}
+
+BuildStore::~BuildStore() { sqlite3_close(db_); }
+
+void BuildStore::setUp() {
+  if (!isStoreOrEmpty())
+    throw InputError(describeInputProblem(path_.string(), "", "is an SQLite database but not a store of mlgo's"));
+  exec("PRAGMA journal_mode=WAL");
+  exec("PRAGMA synchronous=FULL");
+  {
+    WriteTransaction transaction(db_, path_);
+    exec(kSchema);
+    exec(("PRAGMA application_id=" + std::to_string(kApplicationId)).c_str());
+    Statement insert(db_, "INSERT OR IGNORE INTO meta(key, value) VALUES(?, ?)", path_);
+    for (const auto &[key, value] : std::vector<std::pair<std::string, std::string>>{
+             {"format", kStoreFormat}, {"llvm", identity_.llvm}, {"search_space", identity_.searchSpace}}) {
+      insert.bind(1, key).bind(2, value);
+      insert.run();
+    }
+    transaction.commit();
+  }
+  std::map<std::string, std::string> meta;
+  for (Statement row(db_, "SELECT key, value FROM meta", path_); row.step();) meta[row.text(0)] = row.text(1);
+  if (meta["format"] != kStoreFormat)
+    throw InputError(describeInputProblem(path_.string(), "meta.format",
+                                          "is \"" + meta["format"] + "\"; this mlgo reads format " + kStoreFormat));
+  stored_ = {meta["llvm"], meta["search_space"]};
+}
+
+bool BuildStore::isStoreOrEmpty() const {
+  int64_t id = 0, objects = 0;
+  // One read transaction: another compile may be creating the store.
+  exec("BEGIN");
+  try {
+    {
+      Statement applicationId(db_, "PRAGMA application_id", path_);
+      if (applicationId.step()) id = applicationId.integer(0);
+    }
+    Statement tables(db_, "SELECT count(*) FROM sqlite_master", path_);
+    if (tables.step()) objects = tables.integer(0);
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+  exec("COMMIT");
+  return id == kApplicationId || (id == 0 && objects == 0);
+}
+
+std::unique_ptr<BuildStore> BuildStore::openExisting(const fs::path &path) {
+  if (!fs::is_regular_file(path)) throw InputError(describeInputProblem(path.string(), "", "no store there"));
+  // An existing store keeps its own identity: nothing of this one is written.
+  return std::make_unique<BuildStore>(path, StoreIdentity{});
+}
+
+void BuildStore::finishAsOneFile() {
+  exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  exec("PRAGMA journal_mode=DELETE");
+}
+
+void BuildStore::exec(const char *sql) const {
+  char *error = nullptr;
+  if (const int status = sqlite3_exec(db_, sql, nullptr, nullptr, &error); status != SQLITE_OK) {
+    const std::string message = error ? error : sqlite3_errmsg(db_);
+    sqlite3_free(error);
+    if ((status & 0xff) == SQLITE_BUSY || (status & 0xff) == SQLITE_LOCKED)
+      throw StoreBusy(path_.string() + ": SQLite: " + message);
+    throw InputError(describeInputProblem(path_.string(), "", "SQLite: " + message));
+  }
+}
+
+bool BuildStore::noteForeignWriter() {
+  WriteTransaction transaction(db_, path_);
+  Statement insert(db_, "INSERT OR IGNORE INTO foreign_writers(identity) VALUES(?)", path_);
+  insert.bind(1, describeIdentity(identity_)).run();
+  const bool first = sqlite3_changes(db_) > 0;
+  transaction.commit();
+  return first;
+}
+
+std::optional<StoredUnit> BuildStore::unit(const std::string &key) const {
+  Statement row(db_, "SELECT module, cxx, choice FROM units WHERE unit = ?", path_);
+  row.bind(1, key);
+  if (!row.step()) return std::nullopt;
+  StoredUnit unit{key, row.text(0), row.integer(1) != 0, {}, std::nullopt};
+  if (!row.isNull(2)) unit.choice = row.text(2);
+  Statement trials(db_,
+                   "SELECT pipeline, compiled, text, rodata, data, bss, ir_instructions FROM trials WHERE unit = ?",
+                   path_);
+  trials.bind(1, key);
+  while (trials.step()) {
+    StoredTrial trial = trialOfRow(trials, 0);
+    unit.trials.emplace(trial.pipeline, std::move(trial));
+  }
+  return unit;
+}
+
+void BuildStore::refreshChoices(const std::vector<std::string> &keys) {
+  Statement verdictOf(db_, "SELECT passed, cxx_link_only, failure FROM verdicts WHERE pipeline = ?", path_);
+  Statement update(db_, "UPDATE units SET choice = ? WHERE unit = ?", path_);
+  for (const std::string &key : keys) {
+    const std::optional<StoredUnit> stored = unit(key);
+    if (!stored) continue;
+    std::map<std::string, StoredVerdict> verdicts;
+    for (const auto &[pipeline, trial] : stored->trials) {
+      if (pipeline.empty()) continue;
+      verdictOf.bind(1, pipeline);
+      if (verdictOf.step()) verdicts[pipeline] = verdictOfRow(verdictOf, 0);
+      verdictOf.run();
+    }
+    const std::optional<std::string> choice = chooseTrial(*stored, verdicts);
+    if (choice) update.bind(1, *choice);
+    else update.bindNull(1);
+    update.bind(2, key).run();
+  }
+}
+
+void BuildStore::recordTrials(const std::string &key, const std::string &module, bool cxx,
+                              const std::vector<StoredTrial> &trials) {
+  WriteTransaction transaction(db_, path_);
+  Statement unitRow(db_,
+                    "INSERT INTO units(unit, module, cxx, choice) VALUES(?, ?, ?, NULL) ON CONFLICT(unit) "
+                    "DO UPDATE SET module = min(module, excluded.module)",
+                    path_);
+  unitRow.bind(1, key).bind(2, module).bind(3, int64_t(cxx)).run();
+  Statement trialRow(db_,
+                     "INSERT OR IGNORE INTO trials(unit, pipeline, compiled, text, rodata, data, bss, ir_instructions) "
+                     "VALUES(?, ?, ?, ?, ?, ?, ?, ?)",
+                     path_);
+  for (const StoredTrial &trial : trials) {
+    trialRow.bind(1, key).bind(2, trial.pipeline).bind(3, int64_t(trial.compiled));
+    trialRow.bind(4, int64_t(trial.sizes.text)).bind(5, int64_t(trial.sizes.rodata));
+    trialRow.bind(6, int64_t(trial.sizes.data)).bind(7, int64_t(trial.sizes.bss));
+    trialRow.bind(8, int64_t(trial.irInstructions)).run();
+  }
+  refreshChoices({key});
+  transaction.commit();
+}
+
+std::map<std::string, StoredVerdict> BuildStore::verdicts() const {
+  std::map<std::string, StoredVerdict> verdicts;
+  for (Statement row(db_, "SELECT pipeline, passed, cxx_link_only, failure FROM verdicts", path_); row.step();)
+    verdicts[row.text(0)] = verdictOfRow(row, 1);
+  return verdicts;
+}
+
+void BuildStore::recordVerdict(const std::string &pipeline, const StoredVerdict &verdict) {
+  WriteTransaction transaction(db_, path_);
+  Statement insert(db_, "INSERT OR IGNORE INTO verdicts(pipeline, passed, cxx_link_only, failure) VALUES(?, ?, ?, ?)",
+                   path_);
+  insert.bind(1, pipeline).bind(2, int64_t(verdict.passed)).bind(3, int64_t(verdict.cxxLinkOnly));
+  insert.bind(4, verdict.failure).run();
+  std::vector<std::string> keys;
+  Statement users(db_, "SELECT unit FROM trials WHERE pipeline = ? ORDER BY unit", path_);
+  users.bind(1, pipeline);
+  while (users.step()) keys.push_back(users.text(0));
+  refreshChoices(keys);
+  transaction.commit();
+}
+
+std::vector<std::string> BuildStore::winningPipelines() const {
+  std::vector<std::string> pipelines;
+  for (Statement row(db_,
+                     "SELECT choice FROM units WHERE choice IS NOT NULL AND choice != '' GROUP BY choice "
+                     "ORDER BY count(*) DESC, choice",
+                     path_);
+       row.step();)
+    pipelines.push_back(row.text(0));
+  return pipelines;
+}
+
+std::vector<StoredUnit> BuildStore::units() const {
+  std::vector<std::string> keys;
+  for (Statement row(db_, "SELECT unit FROM units ORDER BY unit", path_); row.step();) keys.push_back(row.text(0));
+  std::vector<StoredUnit> all;
+  for (const std::string &key : keys)
+    if (std::optional<StoredUnit> stored = unit(key)) all.push_back(std::move(*stored));
+  return all;
+}
+
+StoreSummary BuildStore::summarize() const {
+  StoreSummary summary;
+  summary.identity = stored_;
+  double logRatios = 0;
+  size_t measured = 0;
+  for (const StoredUnit &stored : units()) {
+    ++summary.units;
+    summary.trials += stored.trials.size();
+    auto recorded = stored.trials.find("");
+    if (!stored.choice || recorded == stored.trials.end()) continue;
+    const uint64_t before = recorded->second.sizes.textPlusData();
+    const uint64_t after = stored.trials.at(*stored.choice).sizes.textPlusData();
+    summary.recordedTextData += before;
+    summary.chosenTextData += after;
+    if (after < before) ++summary.improvedUnits;
+    if (before > 0 && after > 0) {
+      logRatios += std::log(double(after) / double(before));
+      ++measured;
+    }
+  }
+  summary.geomeanRatio = measured ? std::exp(logRatios / double(measured)) : 1.0;
+  summary.verdicts = verdicts().size();
+  for (Statement row(db_, "SELECT identity FROM foreign_writers ORDER BY identity", path_); row.step();)
+    summary.foreignWriters.push_back(row.text(0));
+  for (const std::string suffix : {"", "-wal", "-shm"}) {
+    std::error_code missing;
+    const uintmax_t bytes = fs::file_size(path_.string() + suffix, missing);
+    if (!missing) summary.bytesOnDisk += bytes;
+  }
+  return summary;
+}
+
+std::string BuildStore::integrity() const {
+  std::string found;
+  for (Statement row(db_, "PRAGMA integrity_check", path_); row.step();) found += (found.empty() ? "" : "\n") + row.text(0);
+  return found;
+}
+
+void BuildStore::merge(const BuildStore &other) {
+  if (!(other.stored_ == stored_))
+    throw InputError(describeInputProblem(other.path_.string(), "",
+                                          "was written under " + describeIdentity(other.stored_) + ", " +
+                                              path_.string() + " under " + describeIdentity(stored_) +
+                                              ": their sizes cannot be compared"));
+  const std::vector<StoredUnit> units = other.units();
+  const std::map<std::string, StoredVerdict> verdicts = other.verdicts();
+  WriteTransaction transaction(db_, path_);
+  Statement insert(db_, "INSERT OR IGNORE INTO verdicts(pipeline, passed, cxx_link_only, failure) VALUES(?, ?, ?, ?)",
+                   path_);
+  for (const auto &[pipeline, verdict] : verdicts) {
+    insert.bind(1, pipeline).bind(2, int64_t(verdict.passed)).bind(3, int64_t(verdict.cxxLinkOnly));
+    insert.bind(4, verdict.failure).run();
+  }
+  transaction.commit();
+  for (const StoredUnit &stored : units) {
+    std::vector<StoredTrial> trials;
+    for (const auto &[pipeline, trial] : stored.trials) trials.push_back(trial);
+    recordTrials(stored.key, stored.module, stored.cxx, trials);
+  }
+  // Verdicts this store had may now judge the other's trials, and the
+  // other's verdicts this store's trials.
+  WriteTransaction refresh(db_, path_);
+  std::vector<std::string> keys;
+  for (Statement row(db_, "SELECT unit FROM units ORDER BY unit", path_); row.step();) keys.push_back(row.text(0));
+  refreshChoices(keys);
+  refresh.commit();
+}
+
+}  // namespace mlgo::builds

@@ -1,0 +1,112 @@
+// mlgo store-info: what a project's store (mlgo cc --store) holds: its units,
+// the lists they tried, what the choices gain, and its size on disk.
+#include <cstdio>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "common_options.h"
+#include "mlgo/autotune/search_space.h"
+#include "mlgo/builds/build_store.h"
+#include "mlgo/support/exit_codes.h"
+
+namespace mlgo::cli {
+
+namespace {
+
+struct StoreInfoFlags {
+  std::string store;
+  bool units = false;
+  bool json = false;
+};
+
+double change(uint64_t before, uint64_t after) {
+  return before ? double(after) / double(before) - 1.0 : 0.0;
+}
+
+nlohmann::json unitsToJson(const std::vector<builds::StoredUnit> &units) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const builds::StoredUnit &unit : units) {
+    nlohmann::json row{{"module", unit.module}, {"key", unit.key}, {"trials", unit.trials.size()}};
+    auto recorded = unit.trials.find("");
+    if (unit.choice && recorded != unit.trials.end()) {
+      row["choice"] = *unit.choice;
+      row["recorded_text_data"] = recorded->second.sizes.textPlusData();
+      row["chosen_text_data"] = unit.trials.at(*unit.choice).sizes.textPlusData();
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+void printUnits(const std::vector<builds::StoredUnit> &units) {
+  for (const builds::StoredUnit &unit : units) {
+    auto recorded = unit.trials.find("");
+    if (!unit.choice || recorded == unit.trials.end()) {
+      std::printf("  %-40s %4zu lists  (its recorded level never compiled)\n", unit.module.c_str(), unit.trials.size());
+      continue;
+    }
+    const uint64_t before = recorded->second.sizes.textPlusData();
+    const uint64_t after = unit.trials.at(*unit.choice).sizes.textPlusData();
+    std::printf("  %-40s %4zu lists  %8llu -> %8llu  %+6.2f%%  %s\n", unit.module.c_str(), unit.trials.size(),
+                (unsigned long long)before, (unsigned long long)after, 100 * change(before, after),
+                unit.choice->empty() ? "(recorded level)" : unit.choice->c_str());
+  }
+}
+
+int runStoreInfo(const StoreInfoFlags &flags) {
+  const std::unique_ptr<builds::BuildStore> store = builds::BuildStore::openExisting(flags.store);
+  const builds::StoreSummary summary = store->summarize();
+  const autotune::SearchSpace space = autotune::SearchSpace::load(autotune::defaultSearchSpaceFile());
+  const bool usable = summary.identity == builds::storeIdentityOf(space);
+  const double total = change(summary.recordedTextData, summary.chosenTextData);
+  const std::string integrity = store->integrity();
+  if (flags.json) {
+    nlohmann::json out{{"format", "mlgo-store-info"},
+                       {"version", 1},
+                       {"llvm", summary.identity.llvm},
+                       {"search_space", summary.identity.searchSpace},
+                       {"usable", usable},
+                       {"units", summary.units},
+                       {"trials", summary.trials},
+                       {"verdicts", summary.verdicts},
+                       {"improved_units", summary.improvedUnits},
+                       {"recorded_text_data", summary.recordedTextData},
+                       {"chosen_text_data", summary.chosenTextData},
+                       {"total_change", total},
+                       {"geomean_change", summary.geomeanRatio - 1.0},
+                       {"bytes_on_disk", summary.bytesOnDisk},
+                       {"integrity", integrity},
+                       {"foreign_writers", summary.foreignWriters}};
+    if (flags.units) out["unit_list"] = unitsToJson(store->units());
+    std::printf("%s\n", out.dump(2).c_str());
+    return integrity == "ok" ? exit_code::kSuccess : exit_code::kBadInput;
+  }
+  std::printf("%zu units, %zu lists tried, %zu lists judged by the gate; %zu units improved\n", summary.units,
+              summary.trials, summary.verdicts, summary.improvedUnits);
+  std::printf(".text+.data of the choices vs each unit's recorded level: %+.2f%% in total (%llu -> %llu bytes), "
+              "%+.2f%% geomean per unit\n",
+              100 * total, (unsigned long long)summary.recordedTextData, (unsigned long long)summary.chosenTextData,
+              100 * (summary.geomeanRatio - 1.0));
+  std::printf("LLVM %s, search space %s%s; %.1f KB on disk; integrity: %s\n", summary.identity.llvm.c_str(),
+              summary.identity.searchSpace.substr(0, 12).c_str(),
+              usable ? "" : " (not this mlgo's: its builds ignore the store)", double(summary.bytesOnDisk) / 1024,
+              integrity.c_str());
+  for (const std::string &writer : summary.foreignWriters)
+    std::printf("ignored by compiles of %s\n", writer.c_str());
+  if (flags.units) printUnits(store->units());
+  return integrity == "ok" ? exit_code::kSuccess : exit_code::kBadInput;
+}
+
+}  // namespace
+
+void addStoreInfoCommand(CLI::App *command, CommandRunner &runner) {
+  auto flags = std::make_shared<StoreInfoFlags>();
+  command->add_option("--store", flags->store, "The store (an SQLite file of mlgo cc --store)")->required();
+  command->add_flag("--units", flags->units, "Also list every unit: lists tried, sizes, its choice");
+  command->add_flag("--json", flags->json, "Print JSON (machine-readable) instead of text");
+  command->callback([flags, &runner] { runner = [flags] { return runStoreInfo(*flags); }; });
+}
+
+}  // namespace mlgo::cli

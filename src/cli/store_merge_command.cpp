@@ -1,0 +1,72 @@
+// mlgo store-merge: joins stores written on several machines (CI runners,
+// developers' builds) into one. The result is built under a temporary name
+// beside the output and renamed over it at the end, so an output that
+// existed is never left half merged.
+#include <memory>
+
+#include <unistd.h>
+
+#include <spdlog/spdlog.h>
+
+#include "commands.h"
+#include "common_options.h"
+#include "mlgo/builds/build_store.h"
+#include "mlgo/support/errors.h"
+#include "mlgo/support/exit_codes.h"
+
+namespace mlgo::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct StoreMergeFlags {
+  std::string output;
+  std::vector<std::string> inputs;
+};
+
+int runStoreMerge(const StoreMergeFlags &flags) {
+  const fs::path output = flags.output;
+  if (fs::is_directory(output))
+    throw InputError(describeInputProblem(flags.output, "", "is a directory: the store is one SQLite file"));
+  std::vector<std::unique_ptr<builds::BuildStore>> inputs;
+  if (fs::exists(output)) inputs.push_back(builds::BuildStore::openExisting(output));
+  for (const std::string &input : flags.inputs) {
+    if (fs::exists(output) && fs::equivalent(input, output)) continue;
+    inputs.push_back(builds::BuildStore::openExisting(input));
+  }
+  const fs::path temporary = output.string() + ".merging-" + std::to_string(::getpid());
+  for (const char *suffix : {"", "-wal", "-shm"}) fs::remove(temporary.string() + suffix);
+  try {
+    {
+      builds::BuildStore merged(temporary, inputs.front()->storedIdentity());
+      for (const auto &input : inputs) merged.merge(*input);
+      merged.finishAsOneFile();
+      const builds::StoreSummary summary = merged.summarize();
+      spdlog::info("{}: {} units, {} lists tried, {} verdicts", flags.output, summary.units, summary.trials,
+                   summary.verdicts);
+    }
+    inputs.clear();
+    fs::rename(temporary, output);
+    for (const char *suffix : {"-wal", "-shm"}) fs::remove(output.string() + suffix);
+  } catch (...) {
+    for (const char *suffix : {"", "-wal", "-shm"}) fs::remove(temporary.string() + suffix);
+    throw;
+  }
+  return exit_code::kSuccess;
+}
+
+}  // namespace
+
+void addStoreMergeCommand(CLI::App *command, CommandRunner &runner) {
+  auto flags = std::make_shared<StoreMergeFlags>();
+  command->add_option("--output", flags->output,
+                      "The store to write (when it exists, what it holds is kept and the inputs are added)")
+      ->required();
+  command->add_option("inputs", flags->inputs, "Stores to join (of one LLVM version and search space)")
+      ->required()
+      ->expected(1, -1);
+  command->callback([flags, &runner] { runner = [flags] { return runStoreMerge(*flags); }; });
+}
+
+}  // namespace mlgo::cli

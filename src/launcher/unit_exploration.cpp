@@ -1,0 +1,68 @@
+#include "mlgo/launcher/unit_exploration.h"
+
+#include <algorithm>
+
+#include "mlgo/autotune/pass_list_search.h"
+
+namespace mlgo::launcher {
+
+namespace {
+
+/// Thrown by a compile asked for more new lists than this build tries: the
+/// replayed search stops there, and the next build replays it up to here.
+struct ExplorationPaused {};
+
+/// autotune's share of its budget kept for the broadcast phase
+/// (autotuner.cpp): the replayed search stops where autotune's does.
+size_t broadcastReserve(size_t budget) { return std::min<size_t>(10, budget / 10); }
+
+}  // namespace
+
+builds::StoredTrial trialOf(const std::string &pipeline, const CompileResult &result) {
+  return {pipeline, result.ok(), result.ok() ? result.sizes : SectionSizes{}, result.ok() ? result.irInstructions : 0};
+}
+
+CompileResult resultOf(const builds::StoredTrial &trial) {
+  CompileResult result;
+  if (!trial.compiled) {
+    result.failure = FailureKind::CompileError;
+    result.message = "failed when the store recorded it";
+    return result;
+  }
+  result.sizes = trial.sizes;
+  result.irInstructions = trial.irInstructions;
+  return result;
+}
+
+std::vector<builds::StoredTrial> exploreUnit(const CorpusModule &module,
+                                             const std::map<std::string, builds::StoredTrial> &known,
+                                             const autotune::SearchSpace &space, const ExplorationSettings &settings,
+                                             const PipelineCompile &compile) {
+  std::map<std::string, builds::StoredTrial> seen = known;
+  std::vector<builds::StoredTrial> fresh;
+  auto answer = [&](const std::string &pipeline) {
+    if (auto found = seen.find(pipeline); found != seen.end()) return resultOf(found->second);
+    if (fresh.size() >= settings.newCompiles) throw ExplorationPaused{};
+    const CompileResult result = compile(pipeline);
+    fresh.push_back(trialOf(pipeline, result));
+    seen.emplace(pipeline, fresh.back());
+    return result;
+  };
+  try {
+    if (!answer("").ok()) return fresh;
+    for (const std::string &pipeline : settings.ranked) answer(pipeline);
+    autotune::ModuleEvaluator evaluator(
+        module, [&](const CorpusModule &, const std::string &pipeline) { return answer(pipeline); }, space,
+        SizeMetric::TextPlusData, settings.budget);
+    evaluator.size({});
+    evaluator.setBudget(settings.budget - broadcastReserve(settings.budget));
+    autotune::SearchOptions search;
+    search.strategy = autotune::Strategy::Hybrid;
+    search.seed = settings.seed;
+    autotune::searchModule(evaluator, space, search, module.name);
+  } catch (const ExplorationPaused &) {
+  }
+  return fresh;
+}
+
+}  // namespace mlgo::launcher

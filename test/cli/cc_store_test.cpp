@@ -1,0 +1,350 @@
+// mlgo cc --record, --store and --explore on a make project written for the
+// tests (test/data/launcher/store), built by real clang-19 under -j.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "mlgo/autotune/search_space.h"
+#include "mlgo/builds/build_store.h"
+#include "mlgo/corpus/corpus.h"
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/text_input.h"
+#include "support/test_environment.h"
+
+using namespace mlgo;
+using Catch::Matchers::Contains;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const std::set<std::string> kUnits{"helpers.o", "big_callee.o", "tables.o",       "recursion.o",
+                                   "strings.o", "labels.o",     "always_inline.o", "sub/list.o"};
+
+/// A copy of the store project in `directory`, its sources beside it (so a
+/// test may change one).
+fs::path storeProject(const fs::path &directory) {
+  fs::copy(test::testData() / "launcher" / "store", directory);
+  fs::create_directories(directory / "src" / "sub");
+  for (const std::string &unit : kUnits) {
+    const std::string source = unit.substr(0, unit.size() - 2) + ".c";
+    fs::copy_file(test::testData() / source, directory / "src" / source);
+  }
+  return directory;
+}
+
+/// `make -jJOBS TARGETS` in the project with CC="mlgo cc OPTIONS clang-19"
+/// (or CC=clang-19 with no options given as nullopt).
+test::CommandOutcome make(const fs::path &project, const std::optional<std::vector<std::string>> &options,
+                          int jobs = 2, const std::vector<std::string> &targets = {}, const std::string &flags = "-Oz") {
+  std::string cc = "clang-19";
+  if (options) {
+    cc = test::mlgoBinary() + " cc";
+    for (const std::string &option : *options) cc += " " + option;
+    cc += " clang-19";
+  }
+  std::vector<std::string> command{"make", "-s", "-j" + std::to_string(jobs), "SRC=" + (project / "src").string(),
+                                   "CC=" + cc, "CFLAGS=" + flags};
+  command.insert(command.end(), targets.begin(), targets.end());
+  return test::runIn(project, command);
+}
+
+void clean(const fs::path &project) { REQUIRE(test::runIn(project, {"make", "-s", "clean"}).exitCode == 0); }
+
+/// The gate's programs for the tests: one small C++ program, so that a
+/// check takes a second.
+std::string gatePrograms() { return (test::testData() / "gate").string(); }
+
+std::vector<std::string> storeOptions(const fs::path &store, const fs::path &log, size_t explore = 0) {
+  std::vector<std::string> options{"--store", store.string(), "--gate-programs", gatePrograms(), "--log", log.string()};
+  if (explore) options.insert(options.end(), {"--explore", std::to_string(explore)});
+  return options;
+}
+
+json storeInfo(const fs::path &store) {
+  const test::CommandOutcome info = test::runMlgo({"store-info", "--store", store.string(), "--json", "--units"});
+  INFO(info.err);
+  REQUIRE(info.exitCode == 0);
+  return json::parse(info.out);
+}
+
+/// Everything a store holds, in one comparable value.
+json storeContents(const fs::path &store) {
+  const auto opened = builds::BuildStore::openExisting(store);
+  json contents{{"units", json::array()}, {"verdicts", json::object()}};
+  for (const builds::StoredUnit &unit : opened->units()) {
+    json trials = json::object();
+    for (const auto &[pipeline, trial] : unit.trials)
+      trials[pipeline] = {trial.compiled, trial.sizes.text, trial.sizes.rodata, trial.sizes.data, trial.sizes.bss,
+                          trial.irInstructions};
+    contents["units"].push_back({{"key", unit.key},
+                                 {"module", unit.module},
+                                 {"cxx", unit.cxx},
+                                 {"choice", unit.choice ? json(*unit.choice) : json()},
+                                 {"trials", trials}});
+  }
+  for (const auto &[pipeline, verdict] : opened->verdicts())
+    contents["verdicts"][pipeline] = {verdict.passed, verdict.cxxLinkOnly, verdict.failure};
+  return contents;
+}
+
+std::vector<json> logLines(const fs::path &log) {
+  std::vector<json> lines;
+  if (!fs::exists(log)) return lines;
+  forEachLine(readFile(log), [&](size_t, std::string_view line) {
+    if (!line.empty()) lines.push_back(json::parse(line));
+  });
+  return lines;
+}
+
+std::string withoutEmbedFlag(std::string commandLine) {
+  const std::string flag = std::string("-fembed-bitcode=all") + '\0';
+  if (const size_t at = commandLine.find(flag); at != std::string::npos) commandLine.erase(at, flag.size());
+  return commandLine;
+}
+
+}  // namespace
+
+TEST_CASE("mlgo cc --record: the corpus equals extract-ir's of an embedded-bitcode build, less the embedding flag",
+          "[cli][launcher][store][clang]") {
+  test::ScratchDirectory scratch;
+  const fs::path project = storeProject(scratch / "project");
+  const test::CommandOutcome embedded = make(project, std::nullopt, 2, {}, "-Oz -Xclang -fembed-bitcode=all");
+  INFO(embedded.err);
+  REQUIRE(embedded.exitCode == 0);
+  std::string objects;
+  for (const std::string &unit : kUnits) objects += unit + "\n";
+  writeFileAtomically(project / "objects.txt", objects);
+  REQUIRE(test::runMlgo({"extract-ir", "--input", (project / "objects.txt").string(), "--input-type", "objects",
+                         "--output-dir", (scratch / "extracted").string()})
+              .exitCode == 0);
+  clean(project);
+  const test::CommandOutcome recorded = make(project, std::vector<std::string>{"--record", (scratch / "recorded").string()}, 8);
+  INFO(recorded.err);
+  REQUIRE(recorded.exitCode == 0);
+
+  const Corpus extracted = Corpus::load(scratch / "extracted");
+  const Corpus corpus = Corpus::load(scratch / "recorded");
+  std::set<std::string> names;
+  for (const CorpusModule &module : corpus.modules) names.insert(module.name);
+  CHECK(names == kUnits);
+  REQUIRE(extracted.modules.size() == kUnits.size());
+  for (const CorpusModule &module : extracted.modules) {
+    CAPTURE(module.name);
+    CHECK(readFile(scratch / "recorded" / (module.name + ".bc")) == readFile(module.bitcodePath));
+    // The embedded build's cc1 also had -fembed-bitcode=all, which the
+    // driver ignores when it compiles a corpus module.
+    const std::string extractedCommand = readFile(scratch / "extracted" / (module.name + ".cmd"));
+    CHECK(extractedCommand != withoutEmbedFlag(extractedCommand));
+    CHECK(readFile(scratch / "recorded" / (module.name + ".cmd")) == withoutEmbedFlag(extractedCommand));
+  }
+  // A rebuild after a change replaces the unit's module.
+  writeFileAtomically(project / "src" / "tables.c",
+                      readFile(project / "src" / "tables.c") + "\nint recorded_again(int x) { return x * 7; }\n");
+  const std::string before = readFile(scratch / "recorded" / "tables.o.bc");
+  REQUIRE(make(project, std::vector<std::string>{"--record", (scratch / "recorded").string()}).exitCode == 0);
+  CHECK(readFile(scratch / "recorded" / "tables.o.bc") != before);
+  CHECK(Corpus::load(scratch / "recorded").modules.size() == kUnits.size());
+}
+
+TEST_CASE("mlgo cc --store --explore: a -j8 build leaves a consistent store, every unit in it once",
+          "[cli][launcher][store][clang]") {
+  test::ScratchDirectory scratch;
+  const fs::path project = storeProject(scratch / "project");
+  const fs::path store = scratch / "units.db";
+  size_t trialsBefore = 0;
+  for (int build = 0; build < 2; ++build) {
+    clean(project);
+    const test::CommandOutcome built = make(project, storeOptions(store, scratch / "log", 3), 8);
+    INFO(built.err);
+    REQUIRE(built.exitCode == 0);
+    const json info = storeInfo(store);
+    CHECK(info["integrity"] == "ok");
+    CHECK(info["units"] == kUnits.size());
+    std::set<std::string> modules;
+    for (const json &unit : info["unit_list"]) modules.insert(unit["module"].get<std::string>());
+    CHECK(modules == kUnits);
+    // Each build tried 3 lists more for every unit (the first also its recorded level).
+    CHECK(info["trials"].get<size_t>() == trialsBefore + kUnits.size() * (build == 0 ? 4 : 3));
+    trialsBefore = info["trials"].get<size_t>();
+  }
+  const std::vector<json> lines = logLines(scratch / "log");
+  REQUIRE(lines.size() == 2 * kUnits.size());
+  for (size_t i = 0; i < lines.size(); ++i)
+    CHECK(lines[i]["store"] == (i < kUnits.size() ? "new" : "explored"));
+}
+
+TEST_CASE("mlgo cc --store: a build killed with SIGKILL loses no committed row, and the next build completes",
+          "[cli][launcher][store][clang]") {
+  test::ScratchDirectory scratch;
+  const fs::path project = storeProject(scratch / "project");
+  const fs::path store = scratch / "units.db";
+  REQUIRE(make(project, storeOptions(store, scratch / "log", 2), 2).exitCode == 0);
+  const json committed = storeContents(store);
+  clean(project);
+  // The whole build, make and every compile, killed a moment after it began.
+  std::string cc = test::mlgoBinary() + " cc";
+  for (const std::string &option : storeOptions(store, scratch / "log", 40)) cc += " " + option;
+  const test::CommandOutcome killed = test::runIn(
+      project, {"sh", "-c",
+                "setsid make -s -j8 SRC=" + (project / "src").string() + " 'CC=" + cc +
+                    " clang-19' & build=$!; sleep 1.5; kill -KILL -- -$build; wait $build; exit 0"});
+  REQUIRE(killed.exitCode == 0);
+  CHECK(storeInfo(store)["integrity"] == "ok");
+  const json after = storeContents(store);
+  std::map<std::string, json> unitsAfter;
+  for (const json &unit : after["units"]) unitsAfter[unit["key"]] = unit;
+  for (const json &unit : committed["units"]) {
+    CAPTURE(unit["module"]);
+    REQUIRE(unitsAfter.count(unit["key"]));
+    for (const auto &[pipeline, trial] : unit["trials"].items()) CHECK(unitsAfter[unit["key"]]["trials"][pipeline] == trial);
+  }
+  for (const auto &[pipeline, verdict] : committed["verdicts"].items()) CHECK(after["verdicts"][pipeline] == verdict);
+  clean(project);
+  const test::CommandOutcome rebuilt = make(project, storeOptions(store, scratch / "log", 2), 2);
+  INFO(rebuilt.err);
+  CHECK(rebuilt.exitCode == 0);
+  CHECK(storeInfo(store)["integrity"] == "ok");
+}
+
+TEST_CASE("mlgo cc --store: a store of another search space is ignored, and one compile says so",
+          "[cli][launcher][store][clang]") {
+  test::ScratchDirectory scratch;
+  const fs::path project = storeProject(scratch / "project");
+  REQUIRE(make(project, std::nullopt, 2).exitCode == 0);
+  std::map<std::string, std::string> plain;
+  for (const std::string &unit : kUnits) plain[unit] = readFile(project / unit);
+  clean(project);
+  const fs::path store = scratch / "units.db";
+  const autotune::SearchSpace space = autotune::SearchSpace::load(autotune::defaultSearchSpaceFile());
+  builds::BuildStore(store, {builds::storeIdentityOf(space).llvm, "another search space"});
+
+  const test::CommandOutcome built = make(project, storeOptions(store, scratch / "log", 2), 1);
+  INFO(built.err);
+  REQUIRE(built.exitCode == 0);
+  size_t warnings = 0;
+  for (size_t at = built.err.find("the store is ignored"); at != std::string::npos;
+       at = built.err.find("the store is ignored", at + 1))
+    ++warnings;
+  CHECK(warnings == 1);
+  CHECK_THAT(built.err, Contains(store.string()));
+  for (const std::string &unit : kUnits) CHECK(readFile(project / unit) == plain.at(unit));
+  CHECK(logLines(scratch / "log").empty());  // nothing was applied: clang compiled every unit
+  const json info = storeInfo(store);
+  CHECK(info["units"] == 0);
+  CHECK_FALSE(info["usable"].get<bool>());
+  CHECK(info["foreign_writers"].size() == 1);
+}
+
+TEST_CASE("mlgo cc --store: a touched file is the only unit the next build explores, and a changed one is new",
+          "[cli][launcher][store][clang]") {
+  test::ScratchDirectory scratch;
+  const fs::path project = storeProject(scratch / "project");
+  const fs::path store = scratch / "units.db";
+  const test::CommandOutcome first = make(project, storeOptions(store, scratch / "first.log", 2), 2);
+  INFO(first.err);
+  REQUIRE(first.exitCode == 0);
+  const json before = storeInfo(store);
+
+  fs::last_write_time(project / "src" / "tables.c", fs::file_time_type::clock::now() + std::chrono::seconds(5));
+  REQUIRE(make(project, storeOptions(store, scratch / "touched.log", 2), 2).exitCode == 0);
+  const std::vector<json> touched = logLines(scratch / "touched.log");
+  REQUIRE(touched.size() == 1);
+  CHECK(touched[0]["module"] == "tables.o");
+  CHECK(touched[0]["store"] == "explored");
+  CHECK(touched[0]["new_trials"] == 2);
+  const json after = storeInfo(store);
+  CHECK(after["trials"] == before["trials"].get<size_t>() + 2);
+
+  // Changed: a new key, so a new unit; the unchanged ones compile once from the store.
+  writeFileAtomically(project / "src" / "tables.c",
+                      readFile(project / "src" / "tables.c") + "\nint changed_unit(int x) { return x * 3 + 1; }\n");
+  clean(project);
+  REQUIRE(make(project, storeOptions(store, scratch / "changed.log"), 2).exitCode == 0);
+  for (const json &line : logLines(scratch / "changed.log")) {
+    CAPTURE(line["module"]);
+    CHECK(line["store"] == (line["module"] == "tables.o" ? "new" : "hit"));
+  }
+  CHECK(storeInfo(store)["units"] == kUnits.size() + 1);
+}
+
+TEST_CASE("mlgo cc --store: a store hit's object has the sizes mlgo eval --pass-lists gives the chosen list",
+          "[cli][launcher][store][clang]") {
+  test::ScratchDirectory scratch;
+  const fs::path project = storeProject(scratch / "project");
+  const fs::path store = scratch / "units.db";
+  for (int build = 0; build < 2; ++build) {
+    clean(project);
+    std::vector<std::string> options = storeOptions(store, scratch / "explore.log", 6);
+    options.push_back("--predict");
+    REQUIRE(make(project, options, 2).exitCode == 0);
+  }
+  clean(project);
+  std::vector<std::string> options = storeOptions(store, scratch / "hit.log");
+  options.insert(options.end(), {"--record", (scratch / "corpus").string()});
+  REQUIRE(make(project, options, 2).exitCode == 0);
+
+  const autotune::SearchSpace space = autotune::SearchSpace::load(autotune::defaultSearchSpaceFile());
+  json best{{"format", "mlgo-autotune"}, {"modules", json::array()}};
+  std::map<std::string, json> hits;
+  size_t listed = 0;
+  for (const json &line : logLines(scratch / "hit.log")) {
+    CHECK(line["store"] == "hit");
+    const std::string module = line["module"];
+    hits[module] = line;
+    const std::string pipeline = line["applied"].value("pass_list", "");
+    if (pipeline.empty()) continue;
+    json passes = json::array();
+    for (int pass : space.listOfPipeline(pipeline, "hit.log", module)) passes.push_back(space.passes()[pass].element);
+    best["modules"].push_back({{"name", module}, {"passes", passes}, {"pipeline", pipeline}});
+    ++listed;
+  }
+  REQUIRE(hits.size() == kUnits.size());
+  REQUIRE(listed >= 2);  // units the exploration made smaller, gated
+  writeFileAtomically(scratch / "best.json", best.dump());
+  const test::CommandOutcome evaluated =
+      test::runMlgo({"eval", "--corpus", (scratch / "corpus").string(), "--pass-lists",
+                     (scratch / "best.json").string(), "--json", (scratch / "eval.json").string()});
+  INFO(evaluated.err);
+  REQUIRE(evaluated.exitCode == 0);
+  for (const json &module : readJsonFile(scratch / "eval.json")["modules"]) {
+    CAPTURE(module["name"]);
+    const json &hit = hits.at(module["name"]);
+    CHECK(module["candidate"]["text"] == hit["text"]);
+    CHECK(module["candidate"]["text+data"] == hit["text_data"]);
+  }
+}
+
+TEST_CASE("mlgo store-merge: two builds' stores joined equal one store both builds wrote",
+          "[cli][launcher][store][clang]") {
+  test::ScratchDirectory scratch;
+  const fs::path project = storeProject(scratch / "project");
+  const std::vector<std::string> first{"helpers.o", "big_callee.o", "tables.o", "recursion.o"};
+  const std::vector<std::string> second{"strings.o", "labels.o", "always_inline.o", "sub/list.o"};
+  for (const auto &[store, targets] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"first.db", first}, {"both.db", first}, {"second.db", second}, {"both.db", second}}) {
+    clean(project);
+    const test::CommandOutcome built = make(project, storeOptions(scratch / store, scratch / "log", 3), 2, targets);
+    INFO(built.err);
+    REQUIRE(built.exitCode == 0);
+  }
+  const test::CommandOutcome merged = test::runMlgo({"store-merge", "--output", (scratch / "merged.db").string(),
+                                                     (scratch / "first.db").string(), (scratch / "second.db").string()});
+  INFO(merged.err);
+  REQUIRE(merged.exitCode == 0);
+  const json both = storeContents(scratch / "both.db");
+  CHECK(both["units"].size() == kUnits.size());
+  CHECK(storeContents(scratch / "merged.db") == both);
+  CHECK(storeInfo(scratch / "merged.db")["integrity"] == "ok");
+
+  // A store of another search space is not merged into it.
+  builds::BuildStore(scratch / "other.db", {"19.1.7", "another search space"});
+  const test::CommandOutcome refused = test::runMlgo(
+      {"store-merge", "--output", (scratch / "merged.db").string(), (scratch / "other.db").string()});
+  CHECK(refused.exitCode == 3);
+  CHECK_THAT(refused.err, Contains("other.db"));
+  CHECK(storeContents(scratch / "merged.db") == both);
+}
