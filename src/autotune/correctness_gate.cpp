@@ -9,6 +9,7 @@
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/data_paths.h"
 #include "mlgo/support/errors.h"
+#include "mlgo/support/file_lock.h"
 #include "mlgo/support/parallel_for.h"
 #include "mlgo/support/subprocess.h"
 
@@ -100,10 +101,27 @@ CorrectnessGate::CorrectnessGate(GateOptions options) : options_(std::move(optio
 CorrectnessGate::~CorrectnessGate() = default;
 
 void CorrectnessGate::buildCorpus() {
+  if (options_.sharedCorpus.empty()) return buildCorpusIn(options_.workDirectory / "corpus");
+  // Built once for every process that gates with these programs and this
+  // clang: the first builds it under the lock, the others load it.
+  fs::create_directories(options_.sharedCorpus);
+  const FileLock lock(options_.sharedCorpus / ".lock");
+  std::string key = toolVersion(options_.clang, options_.workDirectory / "version.txt");
+  for (const Program &program : programs_)
+    key += program.name + "\n" + CompileMemo::hash(readFile(options_.programs / (program.name + (program.cxx ? ".cpp" : ".c")))) + "\n";
+  key = CompileMemo::hash(key);
+  const fs::path corpus = options_.sharedCorpus / key;
+  if (fs::exists(corpus / kCorpusDescriptionFile)) {
+    corpus_ = Corpus::load(corpus);
+    return;
+  }
+  buildCorpusIn(corpus);
+}
+
+void CorrectnessGate::buildCorpusIn(const fs::path &corpus) {
   // clang's -Oz front end, its module kept before optimization with the cc1
   // command (as the demo corpus is built), so that the candidate list is the
   // only optimization the program sees and code generation is -Oz's.
-  const fs::path corpus = options_.workDirectory / "corpus";
   fs::create_directories(corpus);
   std::vector<std::string> errors(programs_.size()), names;
   parallelFor(programs_.size(), options_.threads, [&](size_t i) {

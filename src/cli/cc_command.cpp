@@ -51,6 +51,7 @@ struct CcFlags {
   std::string record;
   std::string store;
   size_t explore = 0;
+  size_t exploreBudget = 500;
   std::string gatePrograms;
   bool printPluginPath = false;
   std::vector<std::string> command;  ///< the compiler and its arguments
@@ -213,6 +214,7 @@ int runCc(CcFlags flags) {
   files.record = flags.record.empty() ? fs::path() : fs::absolute(flags.record);
   files.store = flags.store;
   files.explore = flags.explore;
+  files.exploreBudget = flags.exploreBudget;
   files.gatePrograms = flags.gatePrograms;
   launcher::Application application = launcher::loadApplication(files, timeoutOf(flags.timeout));
   application.neverLarger = flags.neverLarger;
@@ -290,6 +292,11 @@ void addCcCommand(CLI::App *command, CommandRunner &runner) {
                       "With --store: each compile of a unit also tries up to N lists the store lacks for it, the "
                       "ranked ones first, then autotune's search (env MLGO_CC_EXPLORE)")
       ->check(wholeNumber(0, 1000));
+  command->add_option("--explore-budget", flags->exploreBudget,
+                      "The budget of the autotune search --explore replays: after B/N builds a unit has tried what "
+                      "mlgo autotune --budget B tries on its module, and is decided")
+      ->capture_default_str()
+      ->check(wholeNumber(1, 100000));
   command->add_option("--gate-programs", flags->gatePrograms,
                       "The correctness gate's programs for --store (default: the shipped ones; env "
                       "MLGO_CC_GATE_PROGRAMS)");

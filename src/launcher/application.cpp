@@ -58,7 +58,8 @@ Application loadChoices(const std::filesystem::path &file, std::chrono::millisec
 /// compile to bitcode in a directory of this process's own.
 class LazyGate {
  public:
-  explicit LazyGate(std::filesystem::path programs) : programs_(std::move(programs)) {}
+  LazyGate(std::filesystem::path programs, std::filesystem::path sharedCorpus)
+      : programs_(std::move(programs)), sharedCorpus_(std::move(sharedCorpus)) {}
   autotune::PassListGate &get() {
     if (gate_) return *gate_;
     autotune::GateOptions options;
@@ -68,12 +69,13 @@ class LazyGate {
     work_ = std::make_unique<RunTemporaryDirectory>("mlgo-cc-gate");
     options.workDirectory = work_->path();
     options.threads = 1;  // the build's -j runs the compiles side by side already
+    options.sharedCorpus = sharedCorpus_;
     gate_ = std::make_unique<autotune::CorrectnessGate>(options);
     return *gate_;
   }
 
  private:
-  std::filesystem::path programs_;
+  std::filesystem::path programs_, sharedCorpus_;
   std::unique_ptr<RunTemporaryDirectory> work_;
   std::unique_ptr<autotune::CorrectnessGate> gate_;
 };
@@ -106,8 +108,11 @@ void loadStore(Application &application, const ApplicationFiles &files,
     throw UsageError("--store keeps pass lists per unit: it goes without --policy and --pass-lists");
   application.store = openStore(files.store, *space);
   application.explore = files.explore;
+  application.exploreBudget = files.exploreBudget;
   application.space = std::move(space);
-  auto gate = std::make_shared<LazyGate>(files.gatePrograms);
+  // The programs compile once for the project's every compile, beside its store.
+  auto gate = std::make_shared<LazyGate>(files.gatePrograms,
+                                         std::filesystem::absolute(files.store).string() + ".gate-programs");
   application.gate = [gate]() -> autotune::PassListGate & { return gate->get(); };
 }
 

@@ -192,6 +192,7 @@ Candidate compileWithStore(const CompilerDriver &driver, const CorpusModule &mod
       ExplorationSettings settings;
       settings.newCompiles = application.explore + (known.count("") ? 0 : 1);
       settings.ranked = ranked;
+      settings.budget = application.exploreBudget;
       fresh = exploreUnit(module, known, *application.space, settings, compile);
     } else {
       const size_t count = application.prediction ? application.prediction->count : 0;

@@ -1,19 +1,13 @@
 #include "mlgo/launcher/unit_recording.h"
 
-#include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <set>
-
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
 #include "mlgo/corpus/corpus.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
+#include "mlgo/support/file_lock.h"
 #include "mlgo/support/text_input.h"
 
 namespace mlgo::launcher {
@@ -21,25 +15,6 @@ namespace mlgo::launcher {
 namespace fs = std::filesystem;
 
 namespace {
-
-/// An exclusive lock on a file, released with this (or when the process
-/// dies: a killed compile never leaves the corpus locked).
-class FileLock {
- public:
-  explicit FileLock(const fs::path &file) {
-    fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (fd_ < 0)
-      throw InputError(describeInputProblem(file.string(), "", std::string("cannot lock: ") + std::strerror(errno)));
-    while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
-    }
-  }
-  ~FileLock() { ::close(fd_); }
-  FileLock(const FileLock &) = delete;
-  FileLock &operator=(const FileLock &) = delete;
-
- private:
-  int fd_ = -1;
-};
 
 /// The names the corpus lists now; none for a corpus not begun.
 std::set<std::string> listedModules(const fs::path &corpus) {

@@ -348,3 +348,43 @@ TEST_CASE("mlgo store-merge: two builds' stores joined equal one store both buil
   CHECK_THAT(refused.err, Contains("other.db"));
   CHECK(storeContents(scratch / "merged.db") == both);
 }
+
+TEST_CASE("mlgo cc --explore: B/N builds try what mlgo autotune --budget B tries on the unit's module",
+          "[cli][launcher][store][clang]") {
+  test::ScratchDirectory scratch;
+  const fs::path project = storeProject(scratch / "project");
+  const fs::path store = scratch / "units.db";
+  constexpr size_t kBudget = 20, kPerBuild = 5;
+  for (size_t build = 0; build * kPerBuild < kBudget; ++build) {
+    clean(project);
+    std::vector<std::string> options = storeOptions(store, scratch / "log", kPerBuild);
+    options.insert(options.end(),
+                   {"--record", (scratch / "corpus").string(), "--explore-budget", std::to_string(kBudget)});
+    REQUIRE(make(project, options, 1, {"big_callee.o"}).exitCode == 0);
+  }
+  const test::CommandOutcome tuned =
+      test::runMlgo({"autotune", "--corpus", (scratch / "corpus").string(), "--output", (scratch / "tune").string(),
+                     "--budget", std::to_string(kBudget), "--no-gate", "--threads", "1"});
+  INFO(tuned.err);
+  REQUIRE(tuned.exitCode == 0);
+  const json tuning = readJsonFile(scratch / "tune" / "best.json")["modules"].at(0);
+
+  const auto opened = builds::BuildStore::openExisting(store);
+  const std::vector<builds::StoredUnit> units = opened->units();
+  REQUIRE(units.size() == 1);
+  uint64_t smallest = UINT64_MAX;
+  for (const auto &[pipeline, trial] : units[0].trials)
+    if (trial.compiled) smallest = std::min(smallest, trial.sizes.textPlusData());
+  // The same lists: as many, and the same best size.
+  CHECK(units[0].trials.size() == tuning["compilations"].get<size_t>());
+  CHECK(smallest == tuning["best"]["text+data"].get<uint64_t>());
+  // The search has spent its budget: the next build compiles the unit once.
+  clean(project);
+  std::vector<std::string> options = storeOptions(store, scratch / "decided.log", kPerBuild);
+  options.insert(options.end(), {"--explore-budget", std::to_string(kBudget)});
+  REQUIRE(make(project, options, 1, {"big_callee.o"}).exitCode == 0);
+  const std::vector<json> decided = logLines(scratch / "decided.log");
+  REQUIRE(decided.size() == 1);
+  CHECK(decided[0]["store"] == "decided");
+  CHECK(decided[0]["new_trials"] == 0);
+}

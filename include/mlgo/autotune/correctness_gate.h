@@ -53,6 +53,10 @@ struct GateOptions {
   /// pipeline, the programs' names and sources, and the versions of mlgo,
   /// LLVM and clang, so a changed program or toolchain asks again.
   std::filesystem::path verdictCache;
+  /// Where the programs' corpus is kept for every run that gates with the
+  /// same programs and clang (a subdirectory named by their hash, built once
+  /// under a lock); empty: built in the work directory each run.
+  std::filesystem::path sharedCorpus;
 };
 
 struct GateVerdict {
@@ -116,6 +120,7 @@ class CorrectnessGate final : public PassListGate {
     bool linkFailed = false;
   };
   void buildCorpus();
+  void buildCorpusIn(const std::filesystem::path &corpus);
   CompileResult compile(size_t program, const std::string &pipeline, const std::filesystem::path &object) const;
   ProgramRun runOne(size_t program, const std::string &pipeline, size_t slot) const;
   std::filesystem::path cachedVerdictPath(const std::string &pipeline) const;

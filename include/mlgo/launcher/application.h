@@ -54,8 +54,10 @@ struct Application {
   /// --store FILE: what the project's builds tried (builds/build_store.h);
   /// null when none was given or the store is another LLVM's or search space's.
   std::shared_ptr<builds::BuildStore> store;
-  /// --explore N: new lists each unit tries (unit_exploration.h).
+  /// --explore N: new lists each unit tries (unit_exploration.h), and the
+  /// budget of the autotune search it replays.
   size_t explore = 0;
+  size_t exploreBudget = 500;
   /// The search space of the store's lists.
   std::shared_ptr<const autotune::SearchSpace> space;
   /// The correctness gate that judges a list before the store chooses it;
@@ -85,6 +87,7 @@ struct ApplicationFiles {
   std::filesystem::path record;     ///< a corpus to record units into; empty: none
   std::filesystem::path store;      ///< the project's store; empty: none
   size_t explore = 0;
+  size_t exploreBudget = 500;
   std::filesystem::path gatePrograms;  ///< the gate's programs; empty: the shipped ones
 };
 

@@ -6,9 +6,9 @@
 // budget), replayed from what the store holds: a list the unit compiled
 // before is answered from the store and the search moves on exactly as
 // autotune's does, so after B/N builds the unit has tried every list that
-// `mlgo autotune --budget B --broadcast 0` tries on its module (the first
-// ranked lists come on top; autotune's broadcast phase, lists that won on
-// other modules, is what the ranking gives instead).
+// `mlgo autotune --budget B` tries on a corpus of its module alone (tested).
+// The ranked lists come on top; autotune's broadcast phase, lists that won
+// on other modules, is what the ranking gives instead.
 #include <cstdint>
 #include <functional>
 #include <map>
