@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Learning from builds: a CMake project built again and again through
+# `mlgo cc --store --explore N`, as a developer or CI rebuilds it.
+#   1. clang-19 alone, RUNS clean builds (the plain build and its time);
+#   2. BUILDS clean builds with --store and --explore N (and --predict);
+#      after each, the store's gain over every unit's recorded level
+#      (mlgo store-info) and the linked files' .text+data against the plain
+#      build's (llvm-size, Berkeley text + data, per ELF executable and
+#      shared library the build links);
+#   3. RUNS clean builds with the store alone: every unit a store hit.
+# Prints one JSON line per build and a summary: the hit builds' median wall
+# time against clang-19's.
+# Usage: tools/bench/store-builds.sh MLGO WORKDIR SOURCE BUILDS EXPLORE [RUNS] [JOBS] [-- CMAKE_ARGS...]
+#   SOURCE: the project's CMake source directory (tools/demo/build-corpus.sh's
+#   NAME/src); CMAKE_ARGS: its configure arguments (-Oz is set here).
+set -euo pipefail
+mlgo=$(realpath "$1") work=$(realpath -m "$2") source=$(realpath "$3") builds=$4 explore=$5
+runs=${6:-3} jobs=${7:-2}
+shift $(($# < 7 ? $# : 7))
+[[ "${1:-}" == "--" ]] && shift
+cmake_args=(-G Ninja -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_BUILD_TYPE=None
+  -DCMAKE_C_FLAGS=-Oz -DCMAKE_CXX_FLAGS=-Oz "$@")
+mkdir -p "$work"
+store="$work/units.db"
+
+configure() {  # configure BUILD_DIR [launcher]
+  local launcher=()
+  [[ "${2:-}" == launcher ]] &&
+    launcher=("-DCMAKE_C_COMPILER_LAUNCHER=$mlgo;cc" "-DCMAKE_CXX_COMPILER_LAUNCHER=$mlgo;cc")
+  cmake -S "$source" -B "$1" "${cmake_args[@]}" "${launcher[@]}" > "$1.configure.log"
+}
+
+timed_build() {  # timed_build BUILD_DIR [VAR=VALUE...]: prints the wall seconds
+  local dir=$1
+  shift
+  ninja -C "$dir" clean > /dev/null
+  local start end
+  start=$(date +%s.%N)
+  env "$@" ninja -C "$dir" -j "$jobs" > "$dir.build.log"
+  end=$(date +%s.%N)
+  python3 -c "print(round($end - $start, 3))"
+}
+
+linked_sizes() {  # linked_sizes BUILD_DIR: {"file": text+data} of every linked ELF file
+  python3 - "$1" <<'PY'
+import json, os, subprocess, sys
+root = sys.argv[1]
+sizes = {}
+for folder, _, files in os.walk(root):
+    for name in files:
+        path = os.path.join(folder, name)
+        if name.endswith((".o", ".a")) or os.path.islink(path) or "CMakeFiles" in path:
+            continue
+        with open(path, "rb") as f:
+            if f.read(4) != b"\x7fELF":
+                continue
+        out = subprocess.run(["llvm-size-19", path], capture_output=True, text=True).stdout.splitlines()
+        if len(out) > 1:
+            text, data = out[1].split()[:2]
+            sizes[os.path.relpath(path, root)] = int(text) + int(data)
+print(json.dumps(sizes, sort_keys=True))
+PY
+}
+
+configure "$work/plain"
+plain_times=()
+for run in $(seq "$runs"); do plain_times+=("$(timed_build "$work/plain")"); done
+plain_linked=$(linked_sizes "$work/plain")
+python3 -c 'import json, sys; print(json.dumps({"build": "plain", "seconds": [float(s) for s in sys.argv[1].split()],
+                 "linked": json.loads(sys.argv[2])}))' "${plain_times[*]}" "$plain_linked"
+
+configure "$work/store" launcher
+rm -f "$store" "$store-wal" "$store-shm"
+for build in $(seq "$builds"); do
+  seconds=$(timed_build "$work/store" MLGO_CC_STORE="$store" MLGO_CC_EXPLORE="$explore" MLGO_CC_PREDICT=1 \
+    MLGO_CC_LOG="$work/explore-$build.jsonl")
+  info=$("$mlgo" store-info --store "$store" --json)
+  linked=$(linked_sizes "$work/store")
+  python3 - "$build" "$seconds" "$info" "$linked" "$plain_linked" <<'PY'
+import json, sys
+build, seconds, info, linked, plain = sys.argv[1], float(sys.argv[2]), *map(json.loads, sys.argv[3:])
+larger = sorted(f for f in plain if linked.get(f, 0) > plain[f])
+total = sum(linked.get(f, 0) for f in plain) / max(1, sum(plain.values())) - 1
+print(json.dumps({"build": int(build), "seconds": seconds, "units": info["units"], "trials": info["trials"],
+                  "store_geomean": round(info["geomean_change"], 5), "store_total": round(info["total_change"], 5),
+                  "linked_total": round(total, 5), "linked_larger": larger}))
+PY
+done
+
+hit_times=()
+for run in $(seq "$runs"); do
+  hit_times+=("$(timed_build "$work/store" MLGO_CC_STORE="$store" MLGO_CC_LOG="$work/hit-$run.jsonl")")
+done
+python3 - "${plain_times[*]}" "${hit_times[*]}" "$work/hit-$runs.jsonl" <<'PY'
+import json, statistics, sys
+plain = statistics.median(map(float, sys.argv[1].split()))
+hit = statistics.median(map(float, sys.argv[2].split()))
+uses = {}
+for line in open(sys.argv[3]):
+    use = json.loads(line).get("store", "none")
+    uses[use] = uses.get(use, 0) + 1
+print(json.dumps({"plain_median": plain, "hit_median": hit, "hit_vs_plain": round(hit / plain, 3), "last_hit_build": uses}))
+PY
