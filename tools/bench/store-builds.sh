@@ -11,6 +11,8 @@
 # Prints one JSON line per build and a summary: the hit builds' median wall
 # time against clang-19's.
 # Usage: tools/bench/store-builds.sh MLGO WORKDIR SOURCE BUILDS EXPLORE [RUNS] [JOBS] [-- CMAKE_ARGS...]
+#   BUILDS 0: no explore build; time the plain and store-hit builds again with
+#   the store an earlier run left in WORKDIR.
 #   SOURCE: the project's CMake source directory (tools/demo/build-corpus.sh's
 #   NAME/src); CMAKE_ARGS: its configure arguments (-Oz is set here).
 set -euo pipefail
@@ -72,7 +74,8 @@ python3 -c 'import json, sys; print(json.dumps({"build": "plain", "seconds": [fl
   "${plain_times[*]}" "${plain_cpu[*]}" "$plain_linked"
 
 configure "$work/store" launcher
-rm -f "$store" "$store-wal" "$store-shm"
+# BUILDS 0: time the plain and store-hit builds of the store a run left.
+((builds > 0)) && rm -f "$store" "$store-wal" "$store-shm"
 for build in $(seq "$builds"); do
   read -r seconds cpu < <(timed_build "$work/store" MLGO_CC_STORE="$store" MLGO_CC_EXPLORE="$explore" \
     MLGO_CC_PREDICT=1 MLGO_CC_LOG="$work/explore-$build.jsonl")
