@@ -31,4 +31,6 @@ TEST_CASE("optimization work: the same on every compile, and larger for a longer
   CHECK(twice > once);
   CHECK(short_ < once);
   CHECK(short_ > 0);
+  // The IR outliner counts its module 100 times over.
+  CHECK(workOf(driver, module, "iroutliner") > 50 * workOf(driver, module, "function(instcombine)"));
 }
