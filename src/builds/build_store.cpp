@@ -367,6 +367,21 @@ std::vector<std::string> BuildStore::winningPipelines() const {
   return pipelines;
 }
 
+std::vector<std::string> BuildStore::gatedPipelines() const {
+  std::vector<std::string> pipelines = winningPipelines();
+  const std::set<std::string> winners(pipelines.begin(), pipelines.end());
+  for (Statement row(db_,
+                     "SELECT t.pipeline FROM trials t JOIN trials r ON r.unit = t.unit AND r.pipeline = '' "
+                     "JOIN verdicts v ON v.pipeline = t.pipeline "
+                     "WHERE t.pipeline != '' AND t.compiled AND v.passed "
+                     "AND t.text + t.rodata + t.data < r.text + r.rodata + r.data "
+                     "GROUP BY t.pipeline ORDER BY count(*) DESC, t.pipeline",
+                     path_);
+       row.step();)
+    if (!winners.count(row.text(0))) pipelines.push_back(row.text(0));
+  return pipelines;
+}
+
 std::vector<StoredUnit> BuildStore::units() const {
   std::vector<std::string> keys;
   for (Statement row(db_, "SELECT unit FROM units ORDER BY unit", path_); row.step();) keys.push_back(row.text(0));

@@ -140,6 +140,11 @@ class BuildStore {
   /// (ties in text order), the recorded level left out: what won on a
   /// project's units, which its new units try first.
   std::vector<std::string> winningPipelines() const;
+  /// Every list the gate accepted that beat some unit's recorded level: the
+  /// winning pipelines first (as above), then the others, those smaller
+  /// than the recorded level on most units first (ties in text order). What
+  /// the store gives sweep-passes as a pool.
+  std::vector<std::string> gatedPipelines() const;
 
   std::vector<StoredUnit> units() const;
   StoreSummary summarize() const;
