@@ -26,38 +26,7 @@ namespace mlgo {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-ConfigSchema esSchema() {
-  using T = ConfigSchema::Type;
-  ConfigSchema schema;
-  schema.add("iterations", T::Integer, 100, "ES steps (each compiles every candidate on the sampled modules)")
-      .within(1, 1e9)
-      .add("perturbations", T::Integer, 8, "antithetic pairs of directions per step").within(1, 10000)
-      .add("modules_per_iteration", T::Integer, 25, "modules sampled per step, the same for every candidate")
-      .within(1, 1e9)
-      .add("sigma", T::Number, 0.02, "standard deviation of the weight perturbations").positive(100)
-      .add("learning_rate", T::Number, 0.005, "Adam step size (gradient ascent on the shaped fitness)").positive(100)
-      .add("adam_beta1", T::Number, 0.9, "Adam's first-moment decay").within(0, 0.9999)
-      .add("adam_beta2", T::Number, 0.999, "Adam's second-moment decay").within(0, 0.999999)
-      .add("adam_epsilon", T::Number, 1e-8, "Adam epsilon").positive(1)
-      .add("fitness_shaping", T::String, "ranks", "ranks (centered ranks in [-0.5, 0.5]) or zscores")
-      .add("checkpoint_every", T::Integer, 50, "steps between checkpoints (0: none)").within(0, 1e9);
-  return schema;
-}
-
-ESSettings ESSettings::fromConfig(const json &config) {
-  ESSettings settings;
-  settings.perturbations = config.at("perturbations").get<size_t>();
-  settings.sigma = config.at("sigma").get<double>();
-  settings.learningRate = config.at("learning_rate").get<double>();
-  settings.adamBeta1 = config.at("adam_beta1").get<double>();
-  settings.adamBeta2 = config.at("adam_beta2").get<double>();
-  settings.adamEpsilon = config.at("adam_epsilon").get<double>();
-  const std::string shaping = config.at("fitness_shaping").get<std::string>();
-  if (shaping == "ranks") settings.shaping = FitnessShaping::CenteredRanks;
-  else if (shaping == "zscores") settings.shaping = FitnessShaping::ZScores;
-  else throw UsageError("fitness_shaping must be ranks or zscores, not \"" + shaping + "\"");
-  return settings;
-}
+ConfigSchema esSchema() { return esSettingsSchema().keys(); }
 
 std::vector<double> shapeFitness(const std::vector<double> &fitness, FitnessShaping shaping) {
   const size_t n = fitness.size();
@@ -175,7 +144,7 @@ class ESRun {
  public:
   explicit ESRun(const ESOptions &options)
       : options_(options), problem_(*options.problem), session_(options.corpus, options.driver),
-        corpus_(session_.corpus()), driver_(session_.driver()), settings_(ESSettings::fromConfig(options.config)) {
+        corpus_(session_.corpus()), driver_(session_.driver()), settings_(readESSettings(options.config)) {
     if (options.driver.memo) trajectories_.emplace(options.driver.memo->options().maxBytes);
     objective_ = makeESObjective(problem_, options.warmstart, corpus_, driver_, options.seed,
                                  trajectories_ ? &*trajectories_ : nullptr);
@@ -190,8 +159,8 @@ class ESRun {
       throw InputError(describeInputProblem(options_.corpus.string(), "",
                                             "no module the default heuristic leaves room to improve (every " +
                                                 objective_->measureName() + " is 0)"));
-    const int64_t last = options_.config.at("iterations").get<int64_t>();
-    const int64_t checkpointEvery = options_.config.at("checkpoint_every").get<int64_t>();
+    const int64_t last = settings_.iterations;
+    const int64_t checkpointEvery = settings_.checkpointEvery;
     std::ofstream metricsFile(metricsPath(), std::ios::app);
     if (!metricsFile) throw std::runtime_error("cannot write " + metricsPath().string());
     ESSummary summary;
@@ -288,7 +257,7 @@ class ESRun {
   /// Compiles the iteration's modules (the same for every candidate: common
   /// random numbers) with every candidate and with the unperturbed policy.
   Scores evaluate(int64_t iteration) {
-    const size_t count = options_.config.at("modules_per_iteration").get<size_t>();
+    const size_t count = settings_.modulesPerIteration;
     std::vector<size_t> modules;
     for (size_t k : sampleModules(sampleable_.size(), count, options_.seed, uint64_t(iteration)))
       modules.push_back(sampleable_[k]);

@@ -27,6 +27,7 @@
 #include "mlgo/training/metrics_keys.h"
 #include "mlgo/training/ppo_actor.h"
 #include "mlgo/training/ppo_loss.h"
+#include "mlgo/training/ppo_settings.h"
 #include "mlgo/training/reward.h"
 #include "mlgo/training/torch_network.h"
 #include "mlgo/training/trajectory_memo.h"
@@ -36,125 +37,21 @@ namespace mlgo {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-ConfigSchema ppoSchema() {
-  using T = ConfigSchema::Type;
-  ConfigSchema schema;
-  schema.add("hidden_layers", T::IntegerList, {40, 40, 20}, "actor MLP hidden layer sizes").within(1, 4096)
-      .add("activation", T::String, "relu", "relu or tanh")
-      .add("num_policy_iterations", T::Integer, 3000, "policy iterations (collect, then train)").within(0, 1e9)
-      .add("num_modules", T::Integer, 100, "modules sampled per policy iteration").within(1, 1e7)
-      .add("num_iterations", T::Integer, 300, "gradient steps per policy iteration").within(0, 1e7)
-      .add("batch_size", T::Integer, 256, "sequences per gradient step").within(1, 1e7)
-      .add("train_sequence_length", T::Integer, 16, "consecutive decisions per sequence").within(1, 1e6)
-      .add("learning_rate", T::Number, 3e-5, "Adam learning rate").positive(1)
-      .add("adam_epsilon", T::Number, 3.125e-4, "Adam epsilon").positive(1)
-      .add("importance_ratio_clipping", T::Number, 0.2, "PPO clipping of the importance ratio").positive(10)
-      .add("entropy_regularization", T::Number, 0.003, "weight of the entropy bonus").within(0, 100)
-      .add("policy_l2_reg", T::Number, 1e-6, "L2 weight on the actor's kernels").within(0, 100)
-      .add("initial_adaptive_kl_beta", T::Number, 1.0, "initial KL penalty coefficient").within(0, 1e6)
-      .add("adaptive_kl_target", T::Number, 0.01, "KL the coefficient adapts towards").positive(100)
-      .add("adaptive_kl_tolerance", T::Number, 0.3, "relative band around the target").positive(100)
-      .add("kl_cutoff_factor", T::Number, 2.0, "KL above factor * target costs cutoff_coef * excess^2").positive(1e6)
-      .add("kl_cutoff_coef", T::Number, 1000.0, "coefficient of the KL cutoff penalty").within(0, 1e9)
-      .add("normalize_advantages", T::Boolean, true, "normalize advantages per batch (TF-Agents does)")
-      .add("moving_average_decay_rate", T::Number, 0.8, "decay of the per-module reward baseline").within(0, 1)
-      .add("reward_delta", T::Number, kRewardDelta, "delta in 1 - (size + delta) / (baseline + delta)").within(0, 1e9)
-      .add("reward_metric", T::String, "text",
-           "what the reward measures: text, text+data or a measure of the problem (regalloc_score)")
-      .add("reward_scope", T::String, "module",
-           "module: every decision gets its module's reward; function (regalloc): its function's, against that "
-           "function's default")
-      .add("segment_reward", T::String, "relative",
-           "with reward_scope function: relative (1 - (score + delta) / (baseline + delta) of the function, as "
-           "ml-compiler-opt) or module_share (the function's gain as a share of its module's score)")
-      .add("warmstart_temperature", T::Number, 1.0,
-           "divides the warm start's logits: above 1 it explores more, with the same greedy decisions").positive(1e6)
-      .add("value_std", T::Number, 0.1,
-           "real-valued decisions: the standard deviation of the Gaussian around the network's output (in the "
-           "z-score units of log2(1 + value)) that collection samples from")
-      .positive(100)
-      .add("with_sqrt", T::Boolean, false, "without a warm start: add sqrt(x) per feature")
-      .add("passthrough_features", T::StringList, json::array(),
-           "without a warm start: features that skip normalization")
-      .add("checkpoint_every", T::Integer, 100, "policy iterations between kept checkpoints (0: none)").within(0, 1e9)
-      .add("max_failed_share", T::Number, 0.5, "an iteration with more failed modules than this is bad").within(0, 1)
-      .add("max_bad_iterations", T::Integer, 3, "bad iterations in a row that stop the run").within(1, 1e9);
-  return schema;
-}
+ConfigSchema ppoSchema() { return ppoSettingsSchema().keys(); }
 
 namespace {
 
-/// The config keys a resumed run may change: how long it runs, not what it learns.
-bool mayChangeOnResume(const std::string &key) {
-  return key == "num_policy_iterations" || key == "checkpoint_every" || key == "max_failed_share" ||
-         key == "max_bad_iterations";
-}
-
-struct Settings {
-  std::vector<int64_t> hidden;
-  Activation activation;
-  int64_t policyIterations, modulesPerIteration, gradientSteps, batchSize, sequenceLength, checkpointEvery;
-  int64_t maxBadIterations;
-  double learningRate, adamEpsilon, decay, delta, maxFailedShare, initialKlBeta;
-  bool normalizeAdvantages;
-  std::string rewardMetric, rewardScope, segmentReward;
+PPOHyperparameters hyperparametersOf(const PPOSettings &settings) {
   PPOHyperparameters hyper;
-
-  explicit Settings(const json &config) {
-    hidden = config.at("hidden_layers").get<std::vector<int64_t>>();
-    activation = parseActivation(config.at("activation").get<std::string>());
-    policyIterations = config.at("num_policy_iterations").get<int64_t>();
-    modulesPerIteration = config.at("num_modules").get<int64_t>();
-    gradientSteps = config.at("num_iterations").get<int64_t>();
-    batchSize = config.at("batch_size").get<int64_t>();
-    sequenceLength = config.at("train_sequence_length").get<int64_t>();
-    checkpointEvery = config.at("checkpoint_every").get<int64_t>();
-    maxBadIterations = config.at("max_bad_iterations").get<int64_t>();
-    learningRate = config.at("learning_rate").get<double>();
-    adamEpsilon = config.at("adam_epsilon").get<double>();
-    decay = config.at("moving_average_decay_rate").get<double>();
-    delta = config.at("reward_delta").get<double>();
-    maxFailedShare = config.at("max_failed_share").get<double>();
-    initialKlBeta = config.at("initial_adaptive_kl_beta").get<double>();
-    normalizeAdvantages = config.at("normalize_advantages").get<bool>();
-    rewardMetric = config.at("reward_metric").get<std::string>();
-    rewardScope = config.at("reward_scope").get<std::string>();
-    segmentReward = config.at("segment_reward").get<std::string>();
-    if (segmentReward != "relative" && segmentReward != "module_share")
-      throw UsageError("segment_reward: \"" + segmentReward + "\" is neither relative nor module_share");
-    hyper.importanceRatioClipping = config.at("importance_ratio_clipping").get<double>();
-    hyper.entropyRegularization = config.at("entropy_regularization").get<double>();
-    hyper.policyL2 = config.at("policy_l2_reg").get<double>();
-    hyper.klTarget = config.at("adaptive_kl_target").get<double>();
-    hyper.klTolerance = config.at("adaptive_kl_tolerance").get<double>();
-    hyper.klCutoffFactor = config.at("kl_cutoff_factor").get<double>();
-    hyper.klCutoffCoefficient = config.at("kl_cutoff_coef").get<double>();
-
-    auto positive = [](int64_t value, const char *key) {
-      if (value <= 0) throw UsageError(std::string(key) + " must be positive");
-    };
-    positive(policyIterations, "num_policy_iterations");
-    positive(modulesPerIteration, "num_modules");
-    positive(gradientSteps, "num_iterations");
-    positive(batchSize, "batch_size");
-    positive(sequenceLength, "train_sequence_length");
-    positive(maxBadIterations, "max_bad_iterations");
-    for (int64_t size : hidden) positive(size, "hidden_layers entries");
-    if (checkpointEvery < 0) throw UsageError("checkpoint_every must not be negative");
-    if (!(learningRate > 0)) throw UsageError("learning_rate must be positive");
-    if (!(adamEpsilon > 0)) throw UsageError("adam_epsilon must be positive");
-    if (!(decay >= 0 && decay < 1)) throw UsageError("moving_average_decay_rate must be in [0, 1)");
-    if (!(delta > 0)) throw UsageError("reward_delta must be positive");
-    if (!(maxFailedShare >= 0 && maxFailedShare <= 1)) throw UsageError("max_failed_share must be in [0, 1]");
-    if (!(initialKlBeta >= 0)) throw UsageError("initial_adaptive_kl_beta must not be negative");
-    if (!(hyper.importanceRatioClipping > 0 && hyper.importanceRatioClipping < 1))
-      throw UsageError("importance_ratio_clipping must be in (0, 1)");
-    if (hyper.entropyRegularization < 0 || hyper.policyL2 < 0 || hyper.klCutoffCoefficient < 0 ||
-        !(hyper.klTarget > 0) || hyper.klTolerance < 0 || hyper.klCutoffFactor < 0)
-      throw UsageError("entropy_regularization, policy_l2_reg, kl_cutoff_coef, adaptive_kl_tolerance and "
-                       "kl_cutoff_factor must not be negative; adaptive_kl_target must be positive");
-  }
-};
+  hyper.importanceRatioClipping = settings.importanceRatioClipping;
+  hyper.entropyRegularization = settings.entropyRegularization;
+  hyper.policyL2 = settings.policyL2;
+  hyper.klTarget = settings.klTarget;
+  hyper.klTolerance = settings.klTolerance;
+  hyper.klCutoffFactor = settings.klCutoffFactor;
+  hyper.klCutoffCoefficient = settings.klCutoffCoefficient;
+  return hyper;
+}
 
 /// batch_size windows of train_sequence_length consecutive decisions, at
 /// start positions drawn from a stream keyed by seed, iteration and step.
@@ -345,7 +242,8 @@ class PPORun {
       : options_(options),
         start_(std::chrono::steady_clock::now()),
         distributed_(options.cluster && options.cluster->distributed()),
-        settings_(options.config),
+        settings_(readPPOSettings(options.config)),
+        hyper_(hyperparametersOf(settings_)),
         problem_(*options.problem),
         rewardMeasure_(settings_.rewardMetric, problem_),
         session_(options.corpus, options.driver),
@@ -361,9 +259,9 @@ class PPORun {
     if (resume_.exists() && !options.resume)
       throw UsageError(options.output.string() + " holds a run that can be resumed: pass --resume to continue it, " +
                        "or choose another --output");
-    actor_ = makePPOActor(problem_, startingPolicy(), options.vocab, options.config);
+    actor_ = makePPOActor(problem_, startingPolicy(), options.vocab, settings_);
     startDeterministicTorch(options.seed);
-    network_ = TorchMlp(actor_->networkInputs(), settings_.hidden, settings_.activation, 0.0, actor_->networkOutputs());
+    network_ = TorchMlp(actor_->networkInputs(), settings_.hiddenLayers, settings_.activation, 0.0, actor_->networkOutputs());
     optimizer_.emplace(network_->parameters(),
                        torch::optim::AdamOptions(settings_.learningRate).eps(settings_.adamEpsilon));
     state_.klBeta = settings_.initialKlBeta;
@@ -495,7 +393,7 @@ class PPORun {
 
   /// Whether reward_scope asks for rewards per segment; throws UsageError when
   /// the problem or the reward measure has no segments.
-  static bool rewardsPerSegment(const Settings &settings, const Problem &problem, const RewardMeasure &measure) {
+  static bool rewardsPerSegment(const PPOSettings &settings, const Problem &problem, const RewardMeasure &measure) {
     if (settings.rewardScope == "module") return false;
     const std::string segment = problem.segmentName();
     if (segment.empty() || settings.rewardScope != segment)
@@ -536,7 +434,7 @@ class PPORun {
     // A key the saved run's mlgo did not have yet had its default's effect.
     const json defaults = ppoSchema().defaults();
     for (const auto &[key, value] : options_.config.items())
-      if (!mayChangeOnResume(key) && saved["config"].value(key, defaults.value(key, json())) != value)
+      if (!ppoSettingMayChangeOnResume(key) && saved["config"].value(key, defaults.value(key, json())) != value)
         changed += " " + key;
     if (!changed.empty())
       throw UsageError("the config differs from the resumed run's (" + statePath.string() + ") in:" + changed +
@@ -560,9 +458,7 @@ class PPORun {
   void warmStart() {
     if (options_.warmstart) {
       actor_->loadStartingWeights(network_);
-      const double temperature = options_.config.at("warmstart_temperature").get<double>();
-      if (!(temperature > 0)) throw UsageError("warmstart_temperature must be positive");
-      actor_->applyTemperature(network_, temperature);
+      actor_->applyTemperature(network_, settings_.warmstartTemperature);
     }
     if (options_.baselines) {
       checkBaselinesFit(*options_.baselines, problem_, corpus_);
@@ -616,10 +512,10 @@ class PPORun {
     if (settings_.normalizeAdvantages) advantages = normalizeAdvantages(advantages);
     optimizer_->zero_grad();
     PPOLossTerms terms =
-        ppoLoss(actor_->distributions(network_, batch, rows), advantages, state_.klBeta, kernels, settings_.hyper);
+        ppoLoss(actor_->distributions(network_, batch, rows), advantages, state_.klBeta, kernels, hyper_);
     terms.total.backward();
     optimizer_->step();
-    state_.klBeta = adaptKlBeta(state_.klBeta, terms.meanKl, settings_.hyper);
+    state_.klBeta = adaptKlBeta(state_.klBeta, terms.meanKl, hyper_);
     metrics.total += terms.total.item<double>();
     metrics.policyGradient += terms.policyGradient.item<double>();
     metrics.entropyRegularization += terms.entropyRegularization.item<double>();
@@ -677,7 +573,8 @@ class PPORun {
   const PPOOptions &options_;
   const std::chrono::steady_clock::time_point start_;
   const bool distributed_;
-  const Settings settings_;
+  const PPOSettings settings_;
+  const PPOHyperparameters hyper_;
   const Problem &problem_;
   const RewardMeasure rewardMeasure_;
   const CompileSession session_;

@@ -137,7 +137,7 @@ TEST_CASE("train-ppo on regalloc: the actor scores as the policy does, and PPO s
   RegallocPPO run;
   const Problem &problem = findProblem("regalloc");
   const json config = ppoSchema().resolve(std::nullopt, {});
-  const std::unique_ptr<PPOActor> actor = makePPOActor(problem, run.scratch / "bc", "", config);
+  const std::unique_ptr<PPOActor> actor = makePPOActor(problem, run.scratch / "bc", "", readPPOSettings(config));
   const auto start = samplingPolicy(PositionPolicy::load(run.scratch / "bc", "regalloc", problem.decisionSpec()));
   CollectionPlan plan;
   plan.modules = {0, 1};
