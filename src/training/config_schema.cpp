@@ -31,6 +31,30 @@ ConfigSchema &ConfigSchema::oneOf(std::vector<std::string> allowed) {
   return *this;
 }
 
+ConfigSchema &ConfigSchema::resumable() {
+  keys_.back().resumable = true;
+  return *this;
+}
+
+std::vector<std::string> changedOnResume(const ConfigSchema &schema, const json &saved, const json &config) {
+  std::vector<std::string> changed;
+  for (const ConfigSchema::Key &key : schema.keys()) {
+    if (key.resumable || !config.contains(key.name)) continue;
+    if (saved.value(key.name, key.defaultValue) != config.at(key.name)) changed.push_back(key.name);
+  }
+  return changed;
+}
+
+std::string resumableKeys(const ConfigSchema &schema) {
+  std::vector<std::string> names;
+  for (const ConfigSchema::Key &key : schema.keys())
+    if (key.resumable) names.push_back(key.name);
+  std::string text;
+  for (size_t i = 0; i < names.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return text;
+}
+
 const ConfigSchema::Key *ConfigSchema::find(const std::string &name) const {
   for (const Key &key : keys_)
     if (key.name == name) return &key;

@@ -19,12 +19,10 @@ int64_t ESCheckpoint::restore(EvolutionStrategy &strategy, ESObjective &objectiv
     throw UsageError("--seed " + std::to_string(options_.seed) + " differs from the resumed run's seed " +
                      saved["seed"].dump());
   // Only how long the run lasts may change.
-  json savedConfig = saved["config"], config = options_.config;
-  savedConfig.erase("iterations");
-  config.erase("iterations");
-  if (savedConfig != config)
-    throw UsageError("the config differs from the resumed run's (" + statePath().string() +
-                     "); only iterations may change on --resume");
+  const ConfigSchema &schema = esSettingsSchema().keys();
+  if (!changedOnResume(schema, saved["config"], options_.config).empty())
+    throw UsageError("the config differs from the resumed run's (" + statePath().string() + "); only " +
+                     resumableKeys(schema) + " may change on --resume");
   try {
     strategy.restore(saved["strategy"]);
   } catch (const std::exception &e) {

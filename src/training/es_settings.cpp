@@ -10,6 +10,7 @@ SettingsSchema<S> declare() {
   SettingsSchema<S> schema;
   schema.field("iterations", &S::iterations, 100, "ES steps (each compiles every candidate on the sampled modules)")
       .within(1, 1e9)
+      .resumable()
       .field("perturbations", &S::perturbations, 8, "antithetic pairs of directions per step").within(1, 10000)
       .field("modules_per_iteration", &S::modulesPerIteration, 25,
              "modules sampled per step, the same for every candidate")

@@ -26,16 +26,13 @@ void checkSameRun(const json &saved, const json &config, uint64_t seed, const fs
   if (saved["seed"].get<uint64_t>() != seed)
     throw UsageError("--seed " + std::to_string(seed) + " differs from the resumed run's seed " +
                      saved["seed"].dump());
-  std::string changed;
   // A key the saved run's mlgo did not have yet had its default's effect.
-  const json defaults = ppoSettingsSchema().keys().defaults();
-  for (const auto &[key, value] : config.items())
-    if (!ppoSettingMayChangeOnResume(key) && saved["config"].value(key, defaults.value(key, json())) != value)
-      changed += " " + key;
+  const ConfigSchema &schema = ppoSettingsSchema().keys();
+  std::string changed;
+  for (const std::string &key : changedOnResume(schema, saved["config"], config)) changed += " " + key;
   if (!changed.empty())
     throw UsageError("the config differs from the resumed run's (" + statePath.string() + ") in:" + changed +
-                     "; only num_policy_iterations, checkpoint_every, max_failed_share and max_bad_iterations "
-                     "may change on --resume");
+                     "; only " + resumableKeys(schema) + " may change on --resume");
 }
 
 }  // namespace

@@ -20,6 +20,7 @@ SettingsSchema<S> declare() {
               "relu or tanh")
       .field("num_policy_iterations", &S::policyIterations, 3000, "policy iterations (collect, then train)")
       .within(1, 1e9)
+      .resumable()
       .field("num_modules", &S::modulesPerIteration, 100, "modules sampled per policy iteration").within(1, 1e7)
       .field("num_iterations", &S::gradientSteps, 300, "gradient steps per policy iteration").within(1, 1e7)
       .field("batch_size", &S::batchSize, 256, "sequences per gradient step").within(1, 1e7)
@@ -60,9 +61,13 @@ SettingsSchema<S> declare() {
       .field("passthrough_features", &S::passthroughFeatures, {}, "without a warm start: features that skip normalization")
       .field("checkpoint_every", &S::checkpointEvery, 100, "policy iterations between kept checkpoints (0: none)")
       .within(0, 1e9)
+      .resumable()
       .field("max_failed_share", &S::maxFailedShare, 0.5, "an iteration with more failed modules than this is bad")
       .within(0, 1)
-      .field("max_bad_iterations", &S::maxBadIterations, 3, "bad iterations in a row that stop the run").within(1, 1e9);
+      .resumable()
+      .field("max_bad_iterations", &S::maxBadIterations, 3, "bad iterations in a row that stop the run")
+      .within(1, 1e9)
+      .resumable();
   return schema;
 }
 
@@ -71,11 +76,6 @@ SettingsSchema<S> declare() {
 const SettingsSchema<PPOSettings> &ppoSettingsSchema() {
   static const SettingsSchema<PPOSettings> schema = declare();
   return schema;
-}
-
-bool ppoSettingMayChangeOnResume(const std::string &key) {
-  return key == "num_policy_iterations" || key == "checkpoint_every" || key == "max_failed_share" ||
-         key == "max_bad_iterations";
 }
 
 }  // namespace mlgo

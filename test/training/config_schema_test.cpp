@@ -136,3 +136,20 @@ TEST_CASE("config: layers apply in order and record where each value came from",
   CHECK_THROWS_WITH(behavioralCloningSchema().resolveLayers({{dir / "bad.json", "problem file"}}, {}),
                     Contains("bad.json") && Contains("dropout") && Contains("must be in [0, 0.99]"));
 }
+
+TEST_CASE("config: a resumed run may change only the keys declared resumable", "[training][config][resume]") {
+  const ConfigSchema ppo = ppoSchema();
+  CHECK(resumableKeys(ppo) == "num_policy_iterations, checkpoint_every, max_failed_share and max_bad_iterations");
+  CHECK(resumableKeys(esSchema()) == "iterations");
+  const nlohmann::json saved = ppo.resolve(std::nullopt, {});
+  CHECK(changedOnResume(ppo, saved, ppo.resolve(std::nullopt, {"num_policy_iterations=9", "checkpoint_every=3"}))
+            .empty());
+  CHECK(changedOnResume(ppo, saved, ppo.resolve(std::nullopt, {"learning_rate=0.5", "num_modules=3"})) ==
+        std::vector<std::string>{"num_modules", "learning_rate"});
+  // A key the saved run did not know yet had its default's effect.
+  nlohmann::json older = saved;
+  older.erase("value_std");
+  CHECK(changedOnResume(ppo, older, saved).empty());
+  CHECK(changedOnResume(ppo, older, ppo.resolve(std::nullopt, {"value_std=0.3"})) ==
+        std::vector<std::string>{"value_std"});
+}

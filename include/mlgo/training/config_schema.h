@@ -32,6 +32,8 @@ class ConfigSchema {
     bool lowExclusive = false, highExclusive = false;
     /// The values a string may take (any when empty).
     std::vector<std::string> allowed;
+    /// Whether a resumed run may change it: how long the run lasts, not what it learns.
+    bool resumable = false;
   };
 
   /// A config file layered over the defaults, and how --print-config names
@@ -54,6 +56,8 @@ class ConfigSchema {
   ConfigSchema &positive(double high) { return within(0, high, true); }
   /// Restricts the string key added last to `allowed`.
   ConfigSchema &oneOf(std::vector<std::string> allowed);
+  /// Lets a resumed run change the key added last.
+  ConfigSchema &resumable();
   const std::vector<Key> &keys() const { return keys_; }
   const Key *find(const std::string &name) const;
 
@@ -69,6 +73,13 @@ class ConfigSchema {
  private:
   std::vector<Key> keys_;
 };
+
+/// The keys whose value in `config` differs from a saved run's (`saved`; a
+/// key it lacks had its default) among those a resumed run may not change.
+std::vector<std::string> changedOnResume(const ConfigSchema &schema, const nlohmann::json &saved,
+                                         const nlohmann::json &config);
+/// "a, b and c": the keys a resumed run may change, for messages.
+std::string resumableKeys(const ConfigSchema &schema);
 
 /// Checks `value` against `type`; returns the reason it does not fit, or "".
 std::string checkConfigType(const nlohmann::json &value, ConfigSchema::Type type);

@@ -41,7 +41,4 @@ const SettingsSchema<PPOSettings> &ppoSettingsSchema();
 /// The typed settings of a resolved config; UsageError naming a bad key.
 inline PPOSettings readPPOSettings(const nlohmann::json &config) { return ppoSettingsSchema().read(config); }
 
-/// Whether `key` may change when a run resumes: how long it runs, not what it learns.
-bool ppoSettingMayChangeOnResume(const std::string &key);
-
 }  // namespace mlgo

@@ -102,6 +102,12 @@ class SettingsSchema {
     return *this;
   }
 
+  /// Lets a resumed run change the setting declared last.
+  SettingsSchema &resumable() {
+    keys_.resumable();
+    return *this;
+  }
+
   /// The untyped view: resolving files and --set, defaults, documentation.
   const ConfigSchema &keys() const { return keys_; }
 
