@@ -171,7 +171,8 @@ void addTrainingRunFlags(CLI::App &command, TrainingRunFlags &flags, const std::
   command.add_option("--seed", flags.seed, seedHelp)->capture_default_str()->check(wholeNumber());
   command.add_flag("--resume", flags.resume, "Continue the run in --output after an interruption");
   command.add_flag("--force", flags.force, "Start over: remove what an earlier run left in --output");
-  command.add_flag("--print-config", flags.printConfig, "Print each config value, where it came from (default, problem file, --config, --set), and exit");
+  command.add_flag("--print-config", flags.printConfig,
+                   "Print each config value, where it came from (default, problem file, --config, --set), and exit");
 }
 
 void checkTrainingRunFlags(const CLI::App &command, const TrainingRunFlags &flags,

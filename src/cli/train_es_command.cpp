@@ -91,8 +91,8 @@ void addTrainESCommand(CLI::App *command, CommandRunner &runner) {
       "--baselines", flags->baselines,
       "Default trace directory or baselines.json with the default's sizes or measures (missing ones are compiled)");
   addProblemOption(*command, flags->problem, "Optimization problem the policy learns");
-  addTrainingRunFlags(*command, flags->run, trainingConfigHelp("es"),
-                      "iterations=50", "Seed of the directions and the module sampling");
+  addTrainingRunFlags(*command, flags->run, trainingConfigHelp("es"), "iterations=50",
+                      "Seed of the directions and the module sampling");
   addDriverFlags(*command, flags->driver);
   command->callback([flags, command, &runner] {
     checkTrainingRunFlags(*command, flags->run, {"--corpus", "--warmstart", "--baselines", "--output"});

@@ -103,7 +103,8 @@ void addTrainPassPredictorCommand(CLI::App *command, CommandRunner &runner) {
       ->check(wholeNumber());
   command->add_flag("--allow-ungated", flags->allowUngated, "Learn from lists the sweep did not gate");
   command->add_flag("--force", flags->force, "Replace what an earlier run left in --output");
-  command->add_flag("--print-config", flags->printConfig, "Print each config value, where it came from (default, problem file, --config, --set), and exit");
+  command->add_flag("--print-config", flags->printConfig,
+                    "Print each config value, where it came from (default, problem file, --config, --set), and exit");
   command->callback([flags, &runner] { runner = [flags] { return runTrainPredictor(*flags); }; });
 }
 

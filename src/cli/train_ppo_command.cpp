@@ -135,8 +135,8 @@ void addTrainPPOCommand(CLI::App *command, CommandRunner &runner) {
   command->add_option("--baselines", flags->baselines,
                       "Default trace directory or baselines.json with the -Oz sizes (missing ones are compiled)");
   addProblemOption(*command, flags->problem, "Optimization problem the policy learns");
-  addTrainingRunFlags(*command, flags->run, trainingConfigHelp("ppo"),
-                      "num_policy_iterations=50", "Seed of initialization, module sampling, actions and batches");
+  addTrainingRunFlags(*command, flags->run, trainingConfigHelp("ppo"), "num_policy_iterations=50",
+                      "Seed of initialization, module sampling, actions and batches");
   command->add_flag("--progress", flags->progress, "Show collection progress within each iteration");
   addDriverFlags(*command, flags->driver);
   command->callback([flags, command, &runner] {

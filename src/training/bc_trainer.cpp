@@ -52,12 +52,15 @@ bool isHeldOutModule(const std::string &name, uint64_t seed, double fraction) {
   return uniformFromKey(hashName(name), seed ^ 0x6d6c676f686f6c64ull) < fraction;
 }
 
-std::unique_ptr<CloningTask> makeCloningTask(const BCOptions &options, const BCSettings &settings, const trace::TraceReader &reader,
-                                             const Problem &problem) {
+std::unique_ptr<CloningTask> makeCloningTask(const BCOptions &options, const BCSettings &settings,
+                                             const trace::TraceReader &reader, const Problem &problem) {
   switch (problem.decisionSpec().kind()) {
-    case trace::DecisionKind::YesNo: return makeScalarCloningTask(options, settings, reader, problem);
-    case trace::DecisionKind::Position: return makePositionCloningTask(options, settings, reader, problem);
-    case trace::DecisionKind::Continuous: return makeValueCloningTask(options, settings, reader, problem);
+    case trace::DecisionKind::YesNo:
+      return makeScalarCloningTask(options, settings, reader, problem);
+    case trace::DecisionKind::Position:
+      return makePositionCloningTask(options, settings, reader, problem);
+    case trace::DecisionKind::Continuous:
+      return makeValueCloningTask(options, settings, reader, problem);
   }
   throw std::logic_error("unknown decision kind");
 }
@@ -94,9 +97,8 @@ BCSummary trainBehavioralCloning(const BCOptions &options) {
   startDeterministicTorch(options.seed);
   TorchMlp network(task->networkInputs(), settings.hiddenLayers, activation, settings.dropout, task->networkOutputs());
   if (const std::vector<DenseLayer> *start = task->startingLayers()) loadWeights(network, *start);
-  torch::optim::Adam optimizer(
-      network->parameters(),
-      torch::optim::AdamOptions(settings.learningRate).eps(settings.adamEpsilon));
+  torch::optim::Adam optimizer(network->parameters(),
+                               torch::optim::AdamOptions(settings.learningRate).eps(settings.adamEpsilon));
 
   fs::create_directories(options.output);
   writeFileAtomically(options.output / "config.json", config.dump(2) + "\n");

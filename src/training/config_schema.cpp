@@ -50,8 +50,7 @@ std::string resumableKeys(const ConfigSchema &schema) {
   for (const ConfigSchema::Key &key : schema.keys())
     if (key.resumable) names.push_back(key.name);
   std::string text;
-  for (size_t i = 0; i < names.size(); ++i)
-    text += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  for (size_t i = 0; i < names.size(); ++i) text += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
   return text;
 }
 

@@ -31,9 +31,9 @@ int64_t ESCheckpoint::restore(EvolutionStrategy &strategy, ESObjective &objectiv
   objective.restoreDefaults(saved["baselines"]);
   // Every iteration takes one step: a state that disagrees was edited.
   if (!saved["iteration"].is_number_integer() || saved["iteration"].get<int64_t>() != strategy.steps())
-    throw InputError(describeInputProblem(statePath().string(), "iteration",
-                                          saved["iteration"].dump() + " is not the number of steps taken (" +
-                                              std::to_string(strategy.steps()) + ")"));
+    throw InputError(describeInputProblem(
+        statePath().string(), "iteration",
+        saved["iteration"].dump() + " is not the number of steps taken (" + std::to_string(strategy.steps()) + ")"));
   return saved["iteration"].get<int64_t>();
 }
 
@@ -52,7 +52,7 @@ void ESCheckpoint::save(int64_t iteration, const EvolutionStrategy &strategy, co
                                         {"config", options_.config},
                                         {"strategy", strategy.state()},
                                         {"baselines", objective.defaultsToJson()}}
-                                       .dump() +
+                                           .dump() +
                                        "\n");
 }
 

@@ -141,8 +141,12 @@ namespace {
 class ESRun {
  public:
   explicit ESRun(const ESOptions &options)
-      : options_(options), problem_(*options.problem), session_(options.corpus, options.driver),
-        corpus_(session_.corpus()), driver_(session_.driver()), settings_(readESSettings(options.config)),
+      : options_(options),
+        problem_(*options.problem),
+        session_(options.corpus, options.driver),
+        corpus_(session_.corpus()),
+        driver_(session_.driver()),
+        settings_(readESSettings(options.config)),
         checkpoint_(options, settings_) {
     if (options.driver.memo) trajectories_.emplace(options.driver.memo->options().maxBytes);
     objective_ = makeESObjective(problem_, options.warmstart, corpus_, driver_, options.seed,
@@ -155,9 +159,9 @@ class ESRun {
     const int64_t first = prepareOutput();
     sampleable_ = objective_->sampleable();
     if (sampleable_.empty())
-      throw InputError(describeInputProblem(options_.corpus.string(), "",
-                                            "no module the default heuristic leaves room to improve (every " +
-                                                objective_->measureName() + " is 0)"));
+      throw InputError(describeInputProblem(
+          options_.corpus.string(), "",
+          "no module the default heuristic leaves room to improve (every " + objective_->measureName() + " is 0)"));
     ESSummary summary;
     summary.firstIteration = first;
     summary.lastIteration = first - 1;

@@ -181,10 +181,9 @@ PassPredictor fit(const PassPredictorOptions &options, const std::vector<std::ve
   PassPredictor predictor = untrained(options, split.train);
   const torch::Tensor inputs = inputTensor(predictor, table, split.train);
   const auto [target, usable] = targets(gains, split.train, settings.temperature);
-  Network network(int64_t(table.featureNames.size()), settings.hiddenLayers,
-                  int64_t(options.coreset.lists.size()));
-  torch::optim::Adam optimizer(network.parameters(), torch::optim::AdamOptions(settings.learningRate)
-                                                         .weight_decay(settings.weightDecay));
+  Network network(int64_t(table.featureNames.size()), settings.hiddenLayers, int64_t(options.coreset.lists.size()));
+  torch::optim::Adam optimizer(network.parameters(),
+                               torch::optim::AdamOptions(settings.learningRate).weight_decay(settings.weightDecay));
   const int64_t epochs = settings.epochs, reportEvery = settings.reportEvery;
   for (int64_t epoch = 1; epoch <= epochs; ++epoch) {
     optimizer.zero_grad();
@@ -225,8 +224,7 @@ PassPredictorResult trainPassPredictor(const PassPredictorOptions &options) {
     throw InputError("the sweep's modules have features other than this mlgo computes; sweep them again");
   const std::vector<std::vector<double>> gains = autotune::coresetGains(table, options.coreset, options.allowUngated);
   size_t projects = 0;
-  const std::vector<Split> splits =
-      splitsByProject(table, settings.validationFolds, options.seed, projects);
+  const std::vector<Split> splits = splitsByProject(table, settings.validationFolds, options.seed, projects);
 
   double loss = 0;
   RankingTotals model;  // each module ranked by the model of the fold that never saw its project

@@ -35,7 +35,8 @@ struct RawPositions {
 
 class PositionCloningTask final : public CloningTask {
  public:
-  PositionCloningTask(const BCOptions &options, const BCSettings &settings, const trace::TraceReader &reader, const Problem &problem)
+  PositionCloningTask(const BCOptions &options, const BCSettings &settings, const trace::TraceReader &reader,
+                      const Problem &problem)
       : problem_(problem.name()), spec_(problem.decisionSpec()), layout_(spec_) {
     refuseScalarOnlyKeys(settings, problem_);
     flipWeight_ = settings.flipWeight;
@@ -179,8 +180,8 @@ class PositionCloningTask final : public CloningTask {
 
 }  // namespace
 
-std::unique_ptr<CloningTask> makePositionCloningTask(const BCOptions &options, const BCSettings &settings, const trace::TraceReader &reader,
-                                                     const Problem &problem) {
+std::unique_ptr<CloningTask> makePositionCloningTask(const BCOptions &options, const BCSettings &settings,
+                                                     const trace::TraceReader &reader, const Problem &problem) {
   return std::make_unique<PositionCloningTask>(options, settings, reader, problem);
 }
 

@@ -24,8 +24,7 @@ json loadState(const fs::path &path) {
 /// for how long it runs.
 void checkSameRun(const json &saved, const json &config, uint64_t seed, const fs::path &statePath) {
   if (saved["seed"].get<uint64_t>() != seed)
-    throw UsageError("--seed " + std::to_string(seed) + " differs from the resumed run's seed " +
-                     saved["seed"].dump());
+    throw UsageError("--seed " + std::to_string(seed) + " differs from the resumed run's seed " + saved["seed"].dump());
   // A key the saved run's mlgo did not have yet had its default's effect.
   const ConfigSchema &schema = ppoSettingsSchema().keys();
   std::string changed;

@@ -27,10 +27,10 @@ Collection PPOCollection::collect(int64_t iteration, const SamplingPolicy &polic
   for (size_t index : plan.modules) plan.needsDefault.push_back(rewards.needsDefault(corpus_.modules[index].name));
   Collection collection;
   const Problem &problem = *options_.problem;
-  collection.modules =
-      distributed_ ? collectAcrossRanks(*options_.cluster, driver_, corpus_, problem, policy, plan,
-                                        options_.onCollectProgress, &collection.traffic)
-                   : collectTrajectories(driver_, corpus_, problem, policy, plan, options_.onCollectProgress);
+  collection.modules = distributed_
+                           ? collectAcrossRanks(*options_.cluster, driver_, corpus_, problem, policy, plan,
+                                                options_.onCollectProgress, &collection.traffic)
+                           : collectTrajectories(driver_, corpus_, problem, policy, plan, options_.onCollectProgress);
   collection.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return collection;
 }

@@ -14,8 +14,7 @@ RewardMeasure::RewardMeasure(const std::string &name, const Problem &problem)
   if (size_ || std::find(measures.begin(), measures.end(), name) != measures.end()) return;
   std::string known = "text, text+data";
   for (const std::string &measure : measures) known += ", " + measure;
-  throw UsageError("reward_metric: \"" + name + "\" is not something " + problem.name() + " measures (" + known +
-                   ")");
+  throw UsageError("reward_metric: \"" + name + "\" is not something " + problem.name() + " measures (" + known + ")");
 }
 
 std::optional<double> RewardMeasure::of(const CompileResult &result,

@@ -83,9 +83,10 @@ PPOUpdate::PPOUpdate(const PPOSettings &settings, std::unique_ptr<PPOActor> acto
       actor_(std::move(actor)),
       klBeta_(settings.initialKlBeta) {
   startDeterministicTorch(seed);
-  network_ = TorchMlp(actor_->networkInputs(), settings.hiddenLayers, settings.activation, 0.0,
-                      actor_->networkOutputs());
-  optimizer_.emplace(network_->parameters(), torch::optim::AdamOptions(settings.learningRate).eps(settings.adamEpsilon));
+  network_ =
+      TorchMlp(actor_->networkInputs(), settings.hiddenLayers, settings.activation, 0.0, actor_->networkOutputs());
+  optimizer_.emplace(network_->parameters(),
+                     torch::optim::AdamOptions(settings.learningRate).eps(settings.adamEpsilon));
 }
 
 void PPOUpdate::warmStart(double temperature) {

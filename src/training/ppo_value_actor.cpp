@@ -60,7 +60,8 @@ std::unique_ptr<PPOActor> makeValuePPOActor(const Problem &problem,
                                             const PPOSettings &settings) {
   const std::filesystem::path &start = requireStatisticsStart(problem, startingPolicy, settings);
   const double std = settings.valueStd;
-  return std::make_unique<ValuePPOActor>(loadStartingValuePolicy(problem, start, networkShapeOf(settings)), std::log(std));
+  return std::make_unique<ValuePPOActor>(loadStartingValuePolicy(problem, start, networkShapeOf(settings)),
+                                         std::log(std));
 }
 
 }  // namespace mlgo

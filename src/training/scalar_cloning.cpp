@@ -76,7 +76,8 @@ std::pair<std::vector<double>, std::vector<double>> featureStatistics(const RawD
 
 class ScalarCloningTask final : public CloningTask {
  public:
-  ScalarCloningTask(const BCOptions &options, const BCSettings &settings, const trace::TraceReader &reader, const Problem &problem)
+  ScalarCloningTask(const BCOptions &options, const BCSettings &settings, const trace::TraceReader &reader,
+                    const Problem &problem)
       : problem_(problem.name()) {
     const bool zScoreFromTrace = choosePreprocessing(options, settings, problem);
 
@@ -165,8 +166,8 @@ class ScalarCloningTask final : public CloningTask {
 
 }  // namespace
 
-std::unique_ptr<CloningTask> makeScalarCloningTask(const BCOptions &options, const BCSettings &settings, const trace::TraceReader &reader,
-                                                   const Problem &problem) {
+std::unique_ptr<CloningTask> makeScalarCloningTask(const BCOptions &options, const BCSettings &settings,
+                                                   const trace::TraceReader &reader, const Problem &problem) {
   return std::make_unique<ScalarCloningTask>(options, settings, reader, problem);
 }
 

@@ -53,7 +53,8 @@ torch::Tensor weightedSquaredError(const torch::Tensor &predicted, const torch::
 
 class ValueCloningTask final : public CloningTask {
  public:
-  ValueCloningTask(const BCOptions &options, const BCSettings &settings, const trace::TraceReader &reader, const Problem &problem)
+  ValueCloningTask(const BCOptions &options, const BCSettings &settings, const trace::TraceReader &reader,
+                   const Problem &problem)
       : problem_(problem.name()), spec_(problem.decisionSpec()) {
     refuseScalarOnlyKeys(settings, problem_);
     if (options.warmstart)
@@ -157,8 +158,8 @@ class ValueCloningTask final : public CloningTask {
 
 }  // namespace
 
-std::unique_ptr<CloningTask> makeValueCloningTask(const BCOptions &options, const BCSettings &settings, const trace::TraceReader &reader,
-                                                  const Problem &problem) {
+std::unique_ptr<CloningTask> makeValueCloningTask(const BCOptions &options, const BCSettings &settings,
+                                                  const trace::TraceReader &reader, const Problem &problem) {
   return std::make_unique<ValueCloningTask>(options, settings, reader, problem);
 }
 

@@ -76,8 +76,8 @@ TEST_CASE("training config: --config over the problem's file, --set over both", 
 
   // A bad value in the problem-independent layers names the file and the key.
   writeFileAtomically(scratch / "bad.json", R"({"importance_ratio_clipping": 2})");
-  auto bad = test::runMlgo({"train-ppo", "--problem", "regalloc", "--config", (scratch / "bad.json").string(),
-                            "--print-config"});
+  auto bad = test::runMlgo(
+      {"train-ppo", "--problem", "regalloc", "--config", (scratch / "bad.json").string(), "--print-config"});
   CHECK(bad.exitCode == exit_code::kBadInput);
   CHECK_THAT(bad.err, Contains("bad.json") && Contains("importance_ratio_clipping") && Contains("must be in (0, 1)"));
 }
@@ -111,8 +111,7 @@ TEST_CASE("training config: --help names each problem's own file, not inlining's
   CHECK_THAT(es.out, Contains("inlining: configs/inlining/es.json") && Contains("regalloc: none"));
 }
 
-TEST_CASE("training config: each file a problem names is shipped",
-          "[cli][config]") {
+TEST_CASE("training config: each file a problem names is shipped", "[cli][config]") {
   for (const std::string &name : problemNames())
     for (const char *learner : {"bc", "ppo", "es"}) {
       const std::string file = findProblem(name).configFile(learner);

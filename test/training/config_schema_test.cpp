@@ -103,11 +103,13 @@ TEST_CASE("config: values out of range are refused before training, naming the k
 
 TEST_CASE("config: shipped config files hold only what differs from the built-in defaults", "[training][config]") {
   const auto configs = test::testData() / "../../configs";
-  const std::vector<std::pair<const char *, ConfigSchema>> files{
-      {"inlining/bc.json", behavioralCloningSchema()}, {"inlining/imitation.json", behavioralCloningSchema()},
-      {"inlining/es.json", esSchema()},                {"inlining/ppo.json", ppoSchema()},
-      {"inlining/ppo-demo.json", ppoSchema()},         {"regalloc/ppo.json", ppoSchema()},
-      {"regalloc/priority-ppo.json", ppoSchema()}};
+  const std::vector<std::pair<const char *, ConfigSchema>> files{{"inlining/bc.json", behavioralCloningSchema()},
+                                                                 {"inlining/imitation.json", behavioralCloningSchema()},
+                                                                 {"inlining/es.json", esSchema()},
+                                                                 {"inlining/ppo.json", ppoSchema()},
+                                                                 {"inlining/ppo-demo.json", ppoSchema()},
+                                                                 {"regalloc/ppo.json", ppoSchema()},
+                                                                 {"regalloc/priority-ppo.json", ppoSchema()}};
   for (const auto &[file, schema] : files) {
     INFO(file);
     const nlohmann::json defaults = schema.defaults();

@@ -100,6 +100,6 @@ TEST_CASE("ppo rewards: a measure or scope the problem does not have is refused 
                     Contains("reward_scope") && Contains("inlining rewards (module)"));
   CHECK_THROWS_WITH(PPORewards(settingsWith({"reward_scope=function"}), findProblem("regalloc")),
                     Contains("needs a reward_metric"));
-  CHECK_NOTHROW(PPORewards(settingsWith({"reward_metric=regalloc_score", "reward_scope=function"}),
-                           findProblem("regalloc")));
+  CHECK_NOTHROW(
+      PPORewards(settingsWith({"reward_metric=regalloc_score", "reward_scope=function"}), findProblem("regalloc")));
 }

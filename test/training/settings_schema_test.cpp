@@ -31,12 +31,16 @@ struct Toy {
 
 SettingsSchema<Toy> toySchema() {
   SettingsSchema<Toy> schema;
-  schema.field("count", &Toy::count, 3, "a count").within(1, 10)
-      .field("rate", &Toy::rate, 0.5, "a rate").withinOpen(0, 1)
+  schema.field("count", &Toy::count, 3, "a count")
+      .within(1, 10)
+      .field("rate", &Toy::rate, 0.5, "a rate")
+      .withinOpen(0, 1)
       .field("flag", &Toy::flag, true, "a flag")
-      .field("mode", &Toy::mode, "fast", "a mode").oneOf({"fast", "slow"})
+      .field("mode", &Toy::mode, "fast", "a mode")
+      .oneOf({"fast", "slow"})
       .choice("colour", &Toy::colour, Colour::Blue, {{"red", Colour::Red}, {"blue", Colour::Blue}}, "a colour")
-      .field("sizes", &Toy::sizes, {4, 2}, "sizes").within(1, 8)
+      .field("sizes", &Toy::sizes, {4, 2}, "sizes")
+      .within(1, 8)
       .field("names", &Toy::names, {}, "names");
   return schema;
 }
@@ -106,16 +110,16 @@ TEST_CASE("settings: the ranges the PPO schema and its old validator disagreed o
           "[training][config][errors]") {
   const ConfigSchema &keys = ppoSettingsSchema().keys();
   // Refused: a run of no iterations, a zero delta, clipping of 1.
-  for (const char *refused : {"num_policy_iterations=0", "num_iterations=0", "reward_delta=0",
-                              "importance_ratio_clipping=1", "moving_average_decay_rate=1.5", "segment_reward=sum",
-                              "activation=sigmoid"}) {
+  for (const char *refused :
+       {"num_policy_iterations=0", "num_iterations=0", "reward_delta=0", "importance_ratio_clipping=1",
+        "moving_average_decay_rate=1.5", "segment_reward=sum", "activation=sigmoid"}) {
     INFO(refused);
     CHECK_THROWS_AS(keys.resolve(std::nullopt, {refused}), UsageError);
   }
   // Accepted: a decay of 1 keeps the default's value as the baseline.
-  const PPOSettings settings = readPPOSettings(
-      keys.resolve(std::nullopt, {"moving_average_decay_rate=1", "importance_ratio_clipping=0.99", "activation=tanh",
-                                  "segment_reward=module_share"}));
+  const PPOSettings settings =
+      readPPOSettings(keys.resolve(std::nullopt, {"moving_average_decay_rate=1", "importance_ratio_clipping=0.99",
+                                                  "activation=tanh", "segment_reward=module_share"}));
   CHECK(settings.decay == 1);
   CHECK(settings.importanceRatioClipping == 0.99);
   CHECK(settings.activation == Activation::Tanh);

@@ -72,16 +72,16 @@ bool isHeldOutModule(const std::string &name, uint64_t seed, double fraction);
 
 /// Decisions of int64 scalars and two actions, preprocessed with the vocab.
 /// The task for the problem's kind of decision.
-std::unique_ptr<CloningTask> makeCloningTask(const BCOptions &options, const BCSettings &settings, const trace::TraceReader &reader,
-                                             const Problem &problem);
-std::unique_ptr<CloningTask> makeScalarCloningTask(const BCOptions &options, const BCSettings &settings, const trace::TraceReader &reader,
-                                                   const Problem &problem);
+std::unique_ptr<CloningTask> makeCloningTask(const BCOptions &options, const BCSettings &settings,
+                                             const trace::TraceReader &reader, const Problem &problem);
+std::unique_ptr<CloningTask> makeScalarCloningTask(const BCOptions &options, const BCSettings &settings,
+                                                   const trace::TraceReader &reader, const Problem &problem);
 /// Decisions among positions (mlgo/policy/position_policy.h); no vocab.
-std::unique_ptr<CloningTask> makePositionCloningTask(const BCOptions &options, const BCSettings &settings, const trace::TraceReader &reader,
-                                                     const Problem &problem);
+std::unique_ptr<CloningTask> makePositionCloningTask(const BCOptions &options, const BCSettings &settings,
+                                                     const trace::TraceReader &reader, const Problem &problem);
 /// Real-valued decisions of scalar features (mlgo/policy/value_policy.h),
 /// regressed in log2(1 + value); no vocab.
-std::unique_ptr<CloningTask> makeValueCloningTask(const BCOptions &options, const BCSettings &settings, const trace::TraceReader &reader,
-                                                  const Problem &problem);
+std::unique_ptr<CloningTask> makeValueCloningTask(const BCOptions &options, const BCSettings &settings,
+                                                  const trace::TraceReader &reader, const Problem &problem);
 
 }  // namespace mlgo

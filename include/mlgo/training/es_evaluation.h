@@ -16,7 +16,7 @@ namespace mlgo {
 struct ESScores {
   std::vector<double> fitness;  ///< per candidate
   size_t modules = 0;
-  ESFitness policy;             ///< the unperturbed policy's (reported, not used by the step)
+  ESFitness policy;  ///< the unperturbed policy's (reported, not used by the step)
   size_t compiles = 0, replayed = 0, failed = 0;
   double seconds = 0;
 };

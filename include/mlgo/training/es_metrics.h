@@ -20,8 +20,8 @@ namespace mlgo {
 /// The metrics record of an iteration (keys in docs/formats.md). `memo` and
 /// `trajectories` are null without the compile memo, `cluster` on one process.
 nlohmann::json esIterationMetrics(int64_t iteration, const ESScores &scores, const std::string &measure,
-                                  double elapsedSeconds, const CompileMemo *memo,
-                                  const TrajectoryMemo *trajectories, const Cluster *cluster);
+                                  double elapsedSeconds, const CompileMemo *memo, const TrajectoryMemo *trajectories,
+                                  const Cluster *cluster);
 
 class ESMetricsLog {
  public:

@@ -26,9 +26,9 @@ struct RunFacts {
   double klBeta = 0;
   double elapsedSeconds = 0;
   unsigned threads = 0;
-  const CompileMemo *memo = nullptr;              ///< cumulative memo statistics, when there is a memo
-  const TrajectoryMemo *trajectories = nullptr;   ///< with the memo
-  const Cluster *cluster = nullptr;               ///< when collection ran across ranks
+  const CompileMemo *memo = nullptr;             ///< cumulative memo statistics, when there is a memo
+  const TrajectoryMemo *trajectories = nullptr;  ///< with the memo
+  const Cluster *cluster = nullptr;              ///< when collection ran across ranks
 };
 
 /// The metrics record of an iteration (keys in docs/formats.md).

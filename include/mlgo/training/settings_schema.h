@@ -27,11 +27,16 @@ namespace settings_detail {
 /// The config type a member of type `Value` is written as.
 template <typename Value>
 constexpr ConfigSchema::Type configTypeOf() {
-  if constexpr (std::is_same_v<Value, bool>) return ConfigSchema::Type::Boolean;
-  else if constexpr (std::is_integral_v<Value>) return ConfigSchema::Type::Integer;
-  else if constexpr (std::is_floating_point_v<Value>) return ConfigSchema::Type::Number;
-  else if constexpr (std::is_same_v<Value, std::string>) return ConfigSchema::Type::String;
-  else if constexpr (std::is_same_v<Value, std::vector<std::string>>) return ConfigSchema::Type::StringList;
+  if constexpr (std::is_same_v<Value, bool>)
+    return ConfigSchema::Type::Boolean;
+  else if constexpr (std::is_integral_v<Value>)
+    return ConfigSchema::Type::Integer;
+  else if constexpr (std::is_floating_point_v<Value>)
+    return ConfigSchema::Type::Number;
+  else if constexpr (std::is_same_v<Value, std::string>)
+    return ConfigSchema::Type::String;
+  else if constexpr (std::is_same_v<Value, std::vector<std::string>>)
+    return ConfigSchema::Type::StringList;
   else {
     static_assert(std::is_same_v<Value, std::vector<int64_t>>, "a setting is a number, flag, string or list");
     return ConfigSchema::Type::IntegerList;
