@@ -11,6 +11,7 @@
 #include "mlgo/builds/build_comparison.h"
 #include "mlgo/policy/policy_directory.h"
 #include "mlgo/problems/problem.h"
+#include "mlgo/support/data_paths.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/tracing/explore.h"
 #include "mlgo/trace/trace_format.h"
@@ -170,7 +171,8 @@ void addTrainingRunFlags(CLI::App &command, TrainingRunFlags &flags, const std::
   command.add_option("--seed", flags.seed, seedHelp)->capture_default_str()->check(wholeNumber());
   command.add_flag("--resume", flags.resume, "Continue the run in --output after an interruption");
   command.add_flag("--force", flags.force, "Start over: remove what an earlier run left in --output");
-  command.add_flag("--print-config", flags.printConfig, "Print the resolved config and exit");
+  command.add_flag("--print-config", flags.printConfig,
+                   "Print each config value, where it came from (default, problem file, --config, --set), and exit");
 }
 
 void checkTrainingRunFlags(const CLI::App &command, const TrainingRunFlags &flags,
@@ -181,9 +183,36 @@ void checkTrainingRunFlags(const CLI::App &command, const TrainingRunFlags &flag
   if (flags.resume && flags.force) throw CLI::ValidationError("--resume and --force", "exclude each other");
 }
 
-nlohmann::json resolveTrainingConfig(const ConfigSchema &schema, const TrainingRunFlags &flags) {
-  return schema.resolve(flags.config.empty() ? std::nullopt : std::optional<std::filesystem::path>(flags.config),
-                        flags.sets);
+ConfigSchema::Resolved resolveTrainingConfig(const ConfigSchema &schema, const Problem *problem,
+                                             const std::string &learner, const std::string &configFile,
+                                             const std::vector<std::string> &sets) {
+  std::vector<ConfigSchema::File> files;
+  if (problem && !problem->configFile(learner).empty())
+    files.push_back({dataPath("configs") / problem->configFile(learner), "problem file"});
+  if (!configFile.empty()) files.push_back({configFile, "--config"});
+  return schema.resolveLayers(files, sets);
+}
+
+std::string describeResolvedConfig(const ConfigSchema &schema, const ConfigSchema::Resolved &resolved) {
+  size_t width = 0;
+  for (const ConfigSchema::Key &key : schema.keys()) width = std::max(width, key.name.size());
+  std::string text;
+  for (const ConfigSchema::Key &key : schema.keys()) {
+    const std::string value = resolved.values.at(key.name).dump();
+    text += key.name + std::string(width - key.name.size(), ' ') + " = " + value + "  # " +
+            resolved.origins.at(key.name) + "\n";
+  }
+  return text;
+}
+
+std::string trainingConfigHelp(const std::string &learner) {
+  std::string files;
+  for (const std::string &name : problemNames()) {
+    const std::string file = findProblem(name).configFile(learner);
+    files += (files.empty() ? "" : ", ") + name + ": " + (file.empty() ? "none" : "configs/" + file);
+  }
+  return "JSON config, over the built-in defaults and the problem's own file (" + files +
+         "); --print-config shows where each value comes from";
 }
 
 std::optional<OutputDirectoryLock> claimTrainingOutput(const TrainingRunFlags &flags, const std::string &command) {

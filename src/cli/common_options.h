@@ -91,8 +91,20 @@ void addTrainingRunFlags(CLI::App &command, TrainingRunFlags &flags, const std::
 /// config is printed) and --resume without --force.
 void checkTrainingRunFlags(const CLI::App &command, const TrainingRunFlags &flags,
                            std::initializer_list<const char *> required);
-/// The config file (if any) and the --set overrides, resolved by `schema`.
-nlohmann::json resolveTrainingConfig(const ConfigSchema &schema, const TrainingRunFlags &flags);
+/// A run's config, each layer over the one before: the learner's built-in
+/// defaults, the file `problem` names for `learner` (none without a problem,
+/// or when it names none), `configFile` (--config, when not empty), then
+/// each --set. Throws InputError naming the file and key, UsageError naming
+/// the key.
+ConfigSchema::Resolved resolveTrainingConfig(const ConfigSchema &schema, const Problem *problem,
+                                             const std::string &learner, const std::string &configFile,
+                                             const std::vector<std::string> &sets);
+/// What --print-config prints: every key in declaration order with its
+/// value and the layer that set it ("default", "problem file F",
+/// "--config F", "--set").
+std::string describeResolvedConfig(const ConfigSchema &schema, const ConfigSchema::Resolved &resolved);
+/// --config's help: what the file is layered over, and each problem's file for `learner`.
+std::string trainingConfigHelp(const std::string &learner);
 /// claimOutput for a run that --resume continues and --force starts over.
 std::optional<OutputDirectoryLock> claimTrainingOutput(const TrainingRunFlags &flags, const std::string &command);
 

@@ -24,18 +24,20 @@ struct TrainESFlags {
 };
 
 int runTrainES(const TrainESFlags &flags) {
-  ESOptions options;
-  options.config = resolveTrainingConfig(esSchema(), flags.run);
+  const Problem &problem = chosenProblem(flags.problem, flags.warmstart);
+  const ConfigSchema schema = esSchema();
+  const ConfigSchema::Resolved config = resolveTrainingConfig(schema, &problem, "es", flags.run.config, flags.run.sets);
   if (flags.run.printConfig) {
-    std::printf("%s\n", options.config.dump(2).c_str());
+    std::printf("%s", describeResolvedConfig(schema, config).c_str());
     return exit_code::kSuccess;
   }
-  ESSettings::fromConfig(options.config);  // a bad fitness_shaping is a usage error before anything is written
+  ESOptions options;
+  options.config = config.values;
   options.corpus = flags.corpus;
   options.warmstart = flags.warmstart;
   options.baselines = flags.baselines;
   options.output = flags.run.output;
-  options.problem = &chosenProblem(flags.problem, flags.warmstart);
+  options.problem = &problem;
   options.seed = flags.run.seed;
   options.resume = flags.run.resume;
   const auto outputLock = claimTrainingOutput(flags.run, "train-es");
@@ -45,7 +47,7 @@ int runTrainES(const TrainESFlags &flags) {
     serveTrainES(options, *options.cluster);
     return exit_code::kSuccess;
   }
-  const int64_t total = options.config["iterations"].get<int64_t>();
+  const int64_t total = readESSettings(options.config).iterations;
   // A new event file per start: TensorBoard reads every file of the directory.
   auto events = std::make_shared<std::optional<EventFileWriter>>();
   options.onMetrics = [events, total, &flags](const nlohmann::json &m) {
@@ -89,8 +91,8 @@ void addTrainESCommand(CLI::App *command, CommandRunner &runner) {
       "--baselines", flags->baselines,
       "Default trace directory or baselines.json with the default's sizes or measures (missing ones are compiled)");
   addProblemOption(*command, flags->problem, "Optimization problem the policy learns");
-  addTrainingRunFlags(*command, flags->run, "JSON config (default: the values of configs/inlining/es.json)",
-                      "iterations=50", "Seed of the directions and the module sampling");
+  addTrainingRunFlags(*command, flags->run, trainingConfigHelp("es"), "iterations=50",
+                      "Seed of the directions and the module sampling");
   addDriverFlags(*command, flags->driver);
   command->callback([flags, command, &runner] {
     checkTrainingRunFlags(*command, flags->run, {"--corpus", "--warmstart", "--baselines", "--output"});

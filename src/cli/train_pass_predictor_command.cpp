@@ -11,6 +11,7 @@
 #include "mlgo/autotune/pass_sweep.h"
 #include "mlgo/support/exit_codes.h"
 #include "mlgo/support/errors.h"
+#include "mlgo/training/pass_predictor_settings.h"
 #include "mlgo/training/pass_predictor_trainer.h"
 #include "training_library_loader.h"
 
@@ -42,13 +43,14 @@ void requireGatedLists(const autotune::SweepTable &table, const autotune::Corese
 int runTrainPredictor(const TrainPredictorFlags &flags) {
   const TrainingLibrary &training = trainingLibrary();
   const ConfigSchema schema = training.passPredictorSchema();
-  PassPredictorOptions options;
-  options.config = schema.resolve(
-      flags.config.empty() ? std::nullopt : std::optional<std::filesystem::path>(flags.config), flags.sets);
+  // Pass lists belong to no problem: the built-in defaults, --config, then --set.
+  const ConfigSchema::Resolved config = resolveTrainingConfig(schema, nullptr, "", flags.config, flags.sets);
   if (flags.printConfig) {
-    std::printf("%s\n", options.config.dump(2).c_str());
+    std::printf("%s", describeResolvedConfig(schema, config).c_str());
     return exit_code::kSuccess;
   }
+  PassPredictorOptions options;
+  options.config = config.values;
   if (flags.sweep.empty() || flags.output.empty())
     throw UsageError("train-pass-predictor needs --sweep and --output");
   const autotune::SweepTable table = autotune::SweepTable::read(flags.sweep);
@@ -59,7 +61,7 @@ int runTrainPredictor(const TrainPredictorFlags &flags) {
   requireGatedLists(table, options.coreset, flags.allowUngated);
   options.allowUngated = flags.allowUngated;
   options.seed = flags.seed;
-  const int64_t epochs = options.config["epochs"].get<int64_t>();
+  const int64_t epochs = readPassPredictorSettings(options.config).epochs;
   options.onMetrics = [epochs](const nlohmann::json &m) {
     // A fold's last epoch at info; the curve at debug (ten folds would flood the log).
     spdlog::log(m["epoch"].get<int64_t>() == epochs ? spdlog::level::info : spdlog::level::debug,
@@ -94,14 +96,15 @@ void addTrainPassPredictorCommand(CLI::App *command, CommandRunner &runner) {
   command->add_option("--coreset", flags->coreset,
                       "Coreset file (default: configs/autotune/coreset.json of mlgo's data directory)");
   command->add_option("--output", flags->output, "Predictor directory to write");
-  command->add_option("--config", flags->config, "JSON config (default: configs/autotune/pass-predictor.json's)");
+  command->add_option("--config", flags->config, "JSON config over the built-in defaults");
   command->add_option("--set", flags->sets, "Override a config key: --set epochs=1000 (repeatable)");
   command->add_option("--seed", flags->seed, "Seed of initialization and the validation split")
       ->capture_default_str()
       ->check(wholeNumber());
   command->add_flag("--allow-ungated", flags->allowUngated, "Learn from lists the sweep did not gate");
   command->add_flag("--force", flags->force, "Replace what an earlier run left in --output");
-  command->add_flag("--print-config", flags->printConfig, "Print the resolved config and exit");
+  command->add_flag("--print-config", flags->printConfig,
+                    "Print each config value, where it came from (default, problem file, --config, --set), and exit");
   command->callback([flags, &runner] { runner = [flags] { return runTrainPredictor(*flags); }; });
 }
 

@@ -12,6 +12,7 @@
 #include "mlgo/driver/compile_result.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/exit_codes.h"
+#include "mlgo/training/ppo_settings.h"
 #include "mlgo/training/ppo_trainer.h"
 #include "progress.h"
 #include "training_library_loader.h"
@@ -65,26 +66,29 @@ void IterationLog::operator()(const nlohmann::json &m) {
 }
 
 /// A problem that measures something of its own (register allocation: LLVM's
-/// regalloc score) is rarely meant to be trained for code size.
-void warnOfSizeRewardForMeasuredProblem(const Problem &problem, const nlohmann::json &config) {
+/// regalloc score) is rarely meant to be trained for code size: its own file
+/// says so, and a size reward came from a layer over it.
+void warnOfSizeRewardForMeasuredProblem(const Problem &problem, const ConfigSchema::Resolved &config) {
   const std::vector<std::string> measures = problem.measureNames();
-  const std::string metric = config["reward_metric"].get<std::string>();
+  const std::string metric = readPPOSettings(config.values).rewardMetric;
   if (measures.empty() || !parseSizeMetric(metric)) return;
-  spdlog::warn("train-ppo rewards {} size (reward_metric={}) for {}; configs/{}/ppo.json rewards {}", metric, metric,
-               problem.name(), problem.name(), measures.front());
+  spdlog::warn("train-ppo rewards {} size (reward_metric={}, from {}) for {}, which measures {}", metric, metric,
+               config.origins.at("reward_metric"), problem.name(), measures.front());
 }
 
 int runTrainPPO(const TrainPPOFlags &flags) {
   const TrainingLibrary &training = trainingLibrary();
   const ConfigSchema schema = training.ppoSchema();
-  PPOOptions options;
-  options.config = resolveTrainingConfig(schema, flags.run);
+  const Problem &problem = chosenProblem(flags.problem, flags.warmstart);
+  const ConfigSchema::Resolved config =
+      resolveTrainingConfig(schema, &problem, "ppo", flags.run.config, flags.run.sets);
   if (flags.run.printConfig) {
-    std::printf("%s\n", options.config.dump(2).c_str());
+    std::printf("%s", describeResolvedConfig(schema, config).c_str());
     return exit_code::kSuccess;
   }
-  const Problem &problem = chosenProblem(flags.problem, flags.warmstart);
-  warnOfSizeRewardForMeasuredProblem(problem, options.config);
+  PPOOptions options;
+  options.config = config.values;
+  warnOfSizeRewardForMeasuredProblem(problem, config);
   options.corpus = flags.corpus;
   options.vocab = flags.vocab;
   if (!flags.warmstart.empty()) options.warmstart = flags.warmstart;
@@ -101,7 +105,7 @@ int runTrainPPO(const TrainPPOFlags &flags) {
     training.serveCollectionForPPO(options, *options.cluster);
     return exit_code::kSuccess;
   }
-  const int64_t total = options.config["num_policy_iterations"].get<int64_t>();
+  const int64_t total = readPPOSettings(options.config).policyIterations;
   options.onMetrics = IterationLog(total);
 
   PPOSummary summary = training.trainPPO(options);
@@ -131,8 +135,8 @@ void addTrainPPOCommand(CLI::App *command, CommandRunner &runner) {
   command->add_option("--baselines", flags->baselines,
                       "Default trace directory or baselines.json with the -Oz sizes (missing ones are compiled)");
   addProblemOption(*command, flags->problem, "Optimization problem the policy learns");
-  addTrainingRunFlags(*command, flags->run, "JSON config (default: ml-compiler-opt's PPO settings)",
-                      "num_policy_iterations=50", "Seed of initialization, module sampling, actions and batches");
+  addTrainingRunFlags(*command, flags->run, trainingConfigHelp("ppo"), "num_policy_iterations=50",
+                      "Seed of initialization, module sampling, actions and batches");
   command->add_flag("--progress", flags->progress, "Show collection progress within each iteration");
   addDriverFlags(*command, flags->driver);
   command->callback([flags, command, &runner] {

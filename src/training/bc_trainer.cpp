@@ -24,32 +24,7 @@ namespace mlgo {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-ConfigSchema behavioralCloningSchema() {
-  using T = ConfigSchema::Type;
-  ConfigSchema schema;
-  schema.add("hidden_layers", T::IntegerList, {40, 40, 20}, "hidden layer sizes of the MLP").within(1, 4096)
-      .add("activation", T::String, "relu", "relu or tanh")
-      .add("dropout", T::Number, 0.2, "dropout after each hidden layer while training").within(0, 0.99)
-      .add("learning_rate", T::Number, 1e-3, "Adam learning rate").positive(1)
-      .add("adam_epsilon", T::Number, 3.125e-4, "Adam epsilon").positive(1)
-      .add("batch_size", T::Integer, 64, "decisions per gradient step").within(1, 1e7)
-      .add("iterations", T::Integer, 100000, "gradient steps").within(0, 1e10)
-      .add("holdout_fraction", T::Number, 0.1, "share of modules held out for evaluation").within(0, 0.9)
-      .add("report_every", T::Integer, 1000, "steps between metrics records").within(1, 1e10)
-      .add("checkpoint_every", T::Integer, 10000, "steps between checkpoints (0: none)").within(0, 1e10)
-      .add("with_sqrt", T::Boolean, false, "add sqrt(x) per feature")
-      .add("with_z_score", T::Boolean, false, "add a z-score term per feature")
-      .add("passthrough_features", T::StringList, json::array(), "features that skip normalization")
-      .add("gain_weight", T::Number, 0.0,
-           "imitation: a module's decisions weigh 1 + gain_weight x (its trace's % .text gain over the default "
-           "heuristic, from baselines.json); 0: every decision weighs the same")
-      .within(0, 1e6)
-      .add("flip_weight", T::Number, 0.0,
-           "imitation: a decision whose action differs from the default heuristic's (what the search changed) "
-           "weighs 1 + flip_weight times more")
-      .within(0, 1e6);
-  return schema;
-}
+ConfigSchema behavioralCloningSchema() { return bcSettingsSchema().keys(); }
 
 torch::Tensor weightedCrossEntropy(const torch::Tensor &logits, const torch::Tensor &labels,
                                    const torch::Tensor &weights) {
@@ -64,12 +39,11 @@ float flipDecisionWeight(const trace::ModuleTrace &module, size_t decision, doub
   return byDefault >= 0 && int64_t(module.actions[decision]) != byDefault ? float(1 + flipWeight) : 1.0f;
 }
 
-void refuseScalarOnlyKeys(const nlohmann::json &config, const std::string &problem) {
-  if (config.at("gain_weight").get<double>() != 0)
+void refuseScalarOnlyKeys(const BCSettings &settings, const std::string &problem) {
+  if (settings.gainWeight != 0)
     throw UsageError("gain_weight weighs modules by their .text gain, which is not what " + problem +
                      " is measured by (flip_weight applies)");
-  if (config.at("with_sqrt").get<bool>() || config.at("with_z_score").get<bool>() ||
-      !config.at("passthrough_features").empty())
+  if (settings.withSqrt || settings.withZScore || !settings.passthroughFeatures.empty())
     throw UsageError("with_sqrt, with_z_score and passthrough_features apply to vocab-bucketized features, not to " +
                      problem + "'s (always signed log1p and z-score)");
 }
@@ -78,12 +52,15 @@ bool isHeldOutModule(const std::string &name, uint64_t seed, double fraction) {
   return uniformFromKey(hashName(name), seed ^ 0x6d6c676f686f6c64ull) < fraction;
 }
 
-std::unique_ptr<CloningTask> makeCloningTask(const BCOptions &options, const trace::TraceReader &reader,
-                                             const Problem &problem) {
+std::unique_ptr<CloningTask> makeCloningTask(const BCOptions &options, const BCSettings &settings,
+                                             const trace::TraceReader &reader, const Problem &problem) {
   switch (problem.decisionSpec().kind()) {
-    case trace::DecisionKind::YesNo: return makeScalarCloningTask(options, reader, problem);
-    case trace::DecisionKind::Position: return makePositionCloningTask(options, reader, problem);
-    case trace::DecisionKind::Continuous: return makeValueCloningTask(options, reader, problem);
+    case trace::DecisionKind::YesNo:
+      return makeScalarCloningTask(options, settings, reader, problem);
+    case trace::DecisionKind::Position:
+      return makePositionCloningTask(options, settings, reader, problem);
+    case trace::DecisionKind::Continuous:
+      return makeValueCloningTask(options, settings, reader, problem);
   }
   throw std::logic_error("unknown decision kind");
 }
@@ -104,20 +81,10 @@ std::pair<double, double> evaluateWithoutDropout(const CloningTask &task, TorchM
 BCSummary trainBehavioralCloning(const BCOptions &options) {
   const auto start = std::chrono::steady_clock::now();
   const json &config = options.config;
-  const auto hidden = config.at("hidden_layers").get<std::vector<int64_t>>();
-  const double dropout = config.at("dropout").get<double>();
-  const int64_t batchSize = config.at("batch_size").get<int64_t>();
-  const int64_t iterations = config.at("iterations").get<int64_t>();
-  const int64_t reportEvery = config.at("report_every").get<int64_t>();
-  const int64_t checkpointEvery = config.at("checkpoint_every").get<int64_t>();
-  const double holdout = config.at("holdout_fraction").get<double>();
-  const Activation activation = parseActivation(config.at("activation").get<std::string>());
-  if (batchSize <= 0 || iterations <= 0 || reportEvery <= 0 || checkpointEvery < 0)
-    throw UsageError("batch_size, iterations and report_every must be positive, checkpoint_every not negative");
-  if (!(dropout >= 0 && dropout < 1)) throw UsageError("dropout must be in [0, 1)");
-  if (!(holdout >= 0 && holdout < 1)) throw UsageError("holdout_fraction must be in [0, 1)");
-  for (int64_t size : hidden)
-    if (size <= 0) throw UsageError("hidden_layers must be positive sizes");
+  const BCSettings settings = readBCSettings(config);
+  const int64_t batchSize = settings.batchSize, iterations = settings.iterations;
+  const int64_t reportEvery = settings.reportEvery, checkpointEvery = settings.checkpointEvery;
+  const Activation activation = settings.activation;
 
   trace::TraceReader reader(options.trace);
   const Problem &problem = findProblem(reader.problem());
@@ -125,14 +92,13 @@ BCSummary trainBehavioralCloning(const BCOptions &options) {
     throw InputError(describeInputProblem(options.trace.string(), "decision_spec",
                                           "the trace's decisions differ from this compiler's " + problem.name() +
                                               " decisions"));
-  const std::unique_ptr<CloningTask> task = makeCloningTask(options, reader, problem);
+  const std::unique_ptr<CloningTask> task = makeCloningTask(options, settings, reader, problem);
 
   startDeterministicTorch(options.seed);
-  TorchMlp network(task->networkInputs(), hidden, activation, dropout, task->networkOutputs());
+  TorchMlp network(task->networkInputs(), settings.hiddenLayers, activation, settings.dropout, task->networkOutputs());
   if (const std::vector<DenseLayer> *start = task->startingLayers()) loadWeights(network, *start);
-  torch::optim::Adam optimizer(
-      network->parameters(),
-      torch::optim::AdamOptions(config.at("learning_rate").get<double>()).eps(config.at("adam_epsilon").get<double>()));
+  torch::optim::Adam optimizer(network->parameters(),
+                               torch::optim::AdamOptions(settings.learningRate).eps(settings.adamEpsilon));
 
   fs::create_directories(options.output);
   writeFileAtomically(options.output / "config.json", config.dump(2) + "\n");

@@ -16,6 +16,9 @@
 #include "mlgo/support/sampling.h"
 #include "mlgo/training/collector.h"
 #include "mlgo/training/distributed_es.h"
+#include "mlgo/training/es_checkpoint.h"
+#include "mlgo/training/es_evaluation.h"
+#include "mlgo/training/es_metrics.h"
 #include "mlgo/training/es_objective.h"
 #include "mlgo/training/metrics_keys.h"
 #include "mlgo/training/reward.h"
@@ -26,38 +29,7 @@ namespace mlgo {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-ConfigSchema esSchema() {
-  using T = ConfigSchema::Type;
-  ConfigSchema schema;
-  schema.add("iterations", T::Integer, 100, "ES steps (each compiles every candidate on the sampled modules)")
-      .within(1, 1e9)
-      .add("perturbations", T::Integer, 8, "antithetic pairs of directions per step").within(1, 10000)
-      .add("modules_per_iteration", T::Integer, 25, "modules sampled per step, the same for every candidate")
-      .within(1, 1e9)
-      .add("sigma", T::Number, 0.02, "standard deviation of the weight perturbations").positive(100)
-      .add("learning_rate", T::Number, 0.005, "Adam step size (gradient ascent on the shaped fitness)").positive(100)
-      .add("adam_beta1", T::Number, 0.9, "Adam's first-moment decay").within(0, 0.9999)
-      .add("adam_beta2", T::Number, 0.999, "Adam's second-moment decay").within(0, 0.999999)
-      .add("adam_epsilon", T::Number, 1e-8, "Adam epsilon").positive(1)
-      .add("fitness_shaping", T::String, "ranks", "ranks (centered ranks in [-0.5, 0.5]) or zscores")
-      .add("checkpoint_every", T::Integer, 50, "steps between checkpoints (0: none)").within(0, 1e9);
-  return schema;
-}
-
-ESSettings ESSettings::fromConfig(const json &config) {
-  ESSettings settings;
-  settings.perturbations = config.at("perturbations").get<size_t>();
-  settings.sigma = config.at("sigma").get<double>();
-  settings.learningRate = config.at("learning_rate").get<double>();
-  settings.adamBeta1 = config.at("adam_beta1").get<double>();
-  settings.adamBeta2 = config.at("adam_beta2").get<double>();
-  settings.adamEpsilon = config.at("adam_epsilon").get<double>();
-  const std::string shaping = config.at("fitness_shaping").get<std::string>();
-  if (shaping == "ranks") settings.shaping = FitnessShaping::CenteredRanks;
-  else if (shaping == "zscores") settings.shaping = FitnessShaping::ZScores;
-  else throw UsageError("fitness_shaping must be ranks or zscores, not \"" + shaping + "\"");
-  return settings;
-}
+ConfigSchema esSchema() { return esSettingsSchema().keys(); }
 
 std::vector<double> shapeFitness(const std::vector<double> &fitness, FitnessShaping shaping) {
   const size_t n = fitness.size();
@@ -163,19 +135,19 @@ void EvolutionStrategy::restore(const json &state) {
 
 namespace {
 
-/// What one iteration measured.
-struct Scores {
-  std::vector<double> fitness;  ///< per candidate
-  size_t modules = 0;
-  ESFitness policy;             ///< the unperturbed policy's (reported, not used by the step)
-  size_t compiles = 0, replayed = 0, failed = 0;
-};
-
+/// An ES run: set up from the options (fresh or resumed), then per iteration
+/// the candidates evaluated (es_evaluation), one step of the strategy, and
+/// the policy, metrics (es_metrics) and resume state (es_checkpoint) written.
 class ESRun {
  public:
   explicit ESRun(const ESOptions &options)
-      : options_(options), problem_(*options.problem), session_(options.corpus, options.driver),
-        corpus_(session_.corpus()), driver_(session_.driver()), settings_(ESSettings::fromConfig(options.config)) {
+      : options_(options),
+        problem_(*options.problem),
+        session_(options.corpus, options.driver),
+        corpus_(session_.corpus()),
+        driver_(session_.driver()),
+        settings_(readESSettings(options.config)),
+        checkpoint_(options, settings_) {
     if (options.driver.memo) trajectories_.emplace(options.driver.memo->options().maxBytes);
     objective_ = makeESObjective(problem_, options.warmstart, corpus_, driver_, options.seed,
                                  trajectories_ ? &*trajectories_ : nullptr);
@@ -187,27 +159,22 @@ class ESRun {
     const int64_t first = prepareOutput();
     sampleable_ = objective_->sampleable();
     if (sampleable_.empty())
-      throw InputError(describeInputProblem(options_.corpus.string(), "",
-                                            "no module the default heuristic leaves room to improve (every " +
-                                                objective_->measureName() + " is 0)"));
-    const int64_t last = options_.config.at("iterations").get<int64_t>();
-    const int64_t checkpointEvery = options_.config.at("checkpoint_every").get<int64_t>();
-    std::ofstream metricsFile(metricsPath(), std::ios::app);
-    if (!metricsFile) throw std::runtime_error("cannot write " + metricsPath().string());
+      throw InputError(describeInputProblem(
+          options_.corpus.string(), "",
+          "no module the default heuristic leaves room to improve (every " + objective_->measureName() + " is 0)"));
     ESSummary summary;
     summary.firstIteration = first;
     summary.lastIteration = first - 1;
-    for (int64_t iteration = first; iteration <= last; ++iteration) {
-      const auto iterationStart = std::chrono::steady_clock::now();
-      const Scores scores = evaluate(iteration);
-      const double collectSeconds = secondsSince(iterationStart);
+    for (int64_t iteration = first; iteration <= settings_.iterations; ++iteration) {
+      const ESScores scores = evaluateCandidates(iteration, *strategy_, *objective_, sampleable_,
+                                                 settings_.modulesPerIteration, options_.seed, options_.cluster);
       strategy_->step(iteration, scores.fitness);
-      savePolicy(iteration, options_.output / "policy");
-      if (checkpointEvery > 0 && iteration % checkpointEvery == 0)
-        savePolicy(iteration, options_.output / "checkpoints" / ("iteration-" + std::to_string(iteration)));
-      json metrics = metricsRecord(iteration, scores, collectSeconds, secondsSince(start));
-      metricsFile << metrics.dump() << "\n" << std::flush;
-      saveState(iteration);
+      checkpoint_.writePolicy(iteration, *strategy_, *objective_);
+      json metrics = esIterationMetrics(iteration, scores, objective_->measureName(), secondsSince(start),
+                                        options_.driver.memo.get(), trajectories_ ? &*trajectories_ : nullptr,
+                                        distributed() ? options_.cluster : nullptr);
+      log_->write(metrics);
+      checkpoint_.save(iteration, *strategy_, *objective_);
       if (options_.onMetrics) options_.onMetrics(metrics);
       summary.lastIteration = iteration;
       summary.lastMetrics = std::move(metrics);
@@ -222,122 +189,20 @@ class ESRun {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   bool distributed() const { return options_.cluster && options_.cluster->distributed(); }
-  fs::path metricsPath() const { return options_.output / "metrics.jsonl"; }
-  fs::path statePath() const { return options_.output / "resume" / "state.json"; }
 
-  /// Starts or resumes the run's files; the first iteration to run.
+  /// Restores a resumed run, or reads a fresh run's baselines; opens the
+  /// metrics. Returns the first iteration to run.
   int64_t prepareOutput() {
     fs::create_directories(options_.output);
-    if (options_.resume && fs::exists(statePath())) {
-      const json saved = readJsonFile(statePath());
-      for (const char *key : {"iteration", "seed", "config", "strategy", "baselines"})
-        if (!saved.contains(key)) throw InputError(describeInputProblem(statePath().string(), key, "missing"));
-      if (saved["seed"].get<uint64_t>() != options_.seed)
-        throw UsageError("--seed " + std::to_string(options_.seed) + " differs from the resumed run's seed " +
-                         saved["seed"].dump());
-      json savedConfig = saved["config"], config = options_.config;
-      savedConfig.erase("iterations");
-      config.erase("iterations");
-      if (savedConfig != config)
-        throw UsageError("the config differs from the resumed run's (" + statePath().string() +
-                         "); only iterations may change on --resume");
-      try {
-        strategy_->restore(saved["strategy"]);
-      } catch (const std::exception &e) {
-        throw InputError(describeInputProblem(statePath().string(), "strategy", jsonErrorText(e)));
-      }
-      objective_->restoreDefaults(saved["baselines"]);
-      // Every iteration takes one step: a state that disagrees was edited.
-      if (!saved["iteration"].is_number_integer() || saved["iteration"].get<int64_t>() != strategy_->steps())
-        throw InputError(describeInputProblem(statePath().string(), "iteration",
-                                              saved["iteration"].dump() + " is not the number of steps taken (" +
-                                                  std::to_string(strategy_->steps()) + ")"));
-      const int64_t done = saved["iteration"].get<int64_t>();
-      truncateMetrics(metricsPath(), done);
+    if (checkpoint_.resumes()) {
+      const int64_t done = checkpoint_.restore(*strategy_, *objective_);
+      log_.emplace(options_.output, options_.config, done);
       return done + 1;
     }
     if (!options_.baselines.empty()) checkBaselinesFit(options_.baselines, problem_, corpus_);
     objective_->readBaselines(options_.baselines);
-    writeFileAtomically(options_.output / "config.json", options_.config.dump(2) + "\n");
-    writeFileAtomically(metricsPath(), "");
+    log_.emplace(options_.output, options_.config, std::nullopt);
     return 1;
-  }
-
-  void saveState(int64_t iteration) const {
-    fs::create_directories(statePath().parent_path());
-    writeFileAtomically(statePath(), json{{"iteration", iteration},
-                                          {"seed", options_.seed},
-                                          {"config", options_.config},
-                                          {"strategy", strategy_->state()},
-                                          {"baselines", objective_->defaultsToJson()}}
-                                         .dump() +
-                                         "\n");
-  }
-
-  void savePolicy(int64_t iteration, const fs::path &directory) const {
-    objective_->savePolicy(strategy_->weights(),
-                           {{"trainer", "evolution-strategies"},
-                            {"corpus", options_.corpus.string()},
-                            {"warmstart", options_.warmstart.string()},
-                            {"seed", options_.seed},
-                            {"iterations", iteration},
-                            {"config", options_.config}},
-                           directory);
-  }
-
-  /// Compiles the iteration's modules (the same for every candidate: common
-  /// random numbers) with every candidate and with the unperturbed policy.
-  Scores evaluate(int64_t iteration) {
-    const size_t count = options_.config.at("modules_per_iteration").get<size_t>();
-    std::vector<size_t> modules;
-    for (size_t k : sampleModules(sampleable_.size(), count, options_.seed, uint64_t(iteration)))
-      modules.push_back(sampleable_[k]);
-    objective_->learnMissingDefaults(modules);
-    Scores scores;
-    scores.modules = modules.size();
-    auto tally = [&](const ESFitness &fitness) {
-      scores.compiles += fitness.compiles;
-      scores.replayed += fitness.replayed;
-      scores.failed += fitness.failed;
-      return fitness;
-    };
-    MeasureRequest request{iteration, modules, {}};
-    for (size_t index = 0; index < strategy_->candidates(); ++index)
-      request.candidates.push_back(strategy_->candidate(iteration, index));
-    request.candidates.push_back(strategy_->weights());  // the unperturbed policy, last
-    const CandidateMeasures measures = measureCandidates(options_.cluster, *objective_, request);
-    for (size_t index = 0; index < strategy_->candidates(); ++index)
-      scores.fitness.push_back(tally(objective_->fitness(modules, measures[index])).meanReward);
-    scores.policy = tally(objective_->fitness(modules, measures.back()));
-    return scores;
-  }
-
-  json metricsRecord(int64_t iteration, const Scores &scores, double collectSeconds, double elapsed) const {
-    const auto [worst, best] = std::minmax_element(scores.fitness.begin(), scores.fitness.end());
-    const double mean =
-        std::accumulate(scores.fitness.begin(), scores.fitness.end(), 0.0) / double(scores.fitness.size());
-    const ESFitness &policy = scores.policy;
-    using namespace metrics_keys;
-    json metrics{{kIteration, iteration},
-                 {"modules", scores.modules},
-                 {"candidates", scores.fitness.size()},
-                 {"fitness", {{"mean", mean}, {"best", *best}, {"worst", *worst}}},
-                 {"policy_reward", policy.meanReward},
-                 {kSize,
-                  {{kSizeMetric, objective_->measureName()},
-                   {kSizePolicy, policy.policyMeasure},
-                   {kSizeDefault, policy.defaultMeasure},
-                   {kSizeChange, policy.defaultMeasure > 0 ? policy.policyMeasure / policy.defaultMeasure - 1 : 0.0}}},
-                 {"compiles", scores.compiles},
-                 {"replayed", scores.replayed},
-                 {"failed", scores.failed},
-                 {kSeconds, {{kCollectSeconds, collectSeconds}, {kElapsedSeconds, elapsed}}}};
-    if (options_.driver.memo) {
-      metrics["memo"] = options_.driver.memo->stats().toJson();
-      metrics["memo"]["trajectory_bytes"] = trajectories_->bytes();
-    }
-    if (distributed()) metrics["ranks"] = {{"count", options_.cluster->size()}};
-    return metrics;
   }
 
   const ESOptions &options_;
@@ -345,10 +210,12 @@ class ESRun {
   const CompileSession session_;
   const Corpus &corpus_;
   const CompilerDriver &driver_;
-  ESSettings settings_;
+  const ESSettings settings_;
+  const ESCheckpoint checkpoint_;
   std::optional<TrajectoryMemo> trajectories_;
   std::unique_ptr<ESObjective> objective_;
   std::optional<EvolutionStrategy> strategy_;
+  std::optional<ESMetricsLog> log_;
   std::vector<size_t> sampleable_;  ///< corpus indices the iterations sample from
 };
 

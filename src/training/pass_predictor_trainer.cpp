@@ -15,6 +15,7 @@
 #include "mlgo/support/errors.h"
 #include "mlgo/support/portable_math.h"
 #include "mlgo/training/deterministic_torch.h"
+#include "mlgo/training/pass_predictor_settings.h"
 #include "mlgo/support/crc32c.h"
 
 namespace mlgo {
@@ -24,26 +25,7 @@ using autotune::Coreset;
 using autotune::PassPredictor;
 using autotune::SweepTable;
 
-ConfigSchema passPredictorSchema() {
-  using T = ConfigSchema::Type;
-  ConfigSchema schema;
-  // A few hundred modules and ~80 features: one hidden layer and a firm L2
-  // penalty generalize best on a planted rule among noise features (an
-  // unregularized 64x64 network memorizes the noise; BENCHMARKS.md).
-  schema.add("hidden_layers", T::IntegerList, {64}, "hidden layer sizes of the MLP (ReLU)").within(1, 4096)
-      .add("learning_rate", T::Number, 3e-3, "Adam learning rate").positive(1)
-      .add("weight_decay", T::Number, 1e-2, "L2 penalty on the weights (Adam's weight_decay)").within(0, 1)
-      .add("epochs", T::Integer, 300, "full-batch gradient steps").within(1, 1e7)
-      .add("temperature", T::Number, 0.01,
-           "softmax temperature of the target over log gains (0.01: a list 1% smaller weighs e times more)")
-      .positive(10)
-      .add("validation_folds", T::Integer, 10,
-           "the projects (a module name's first component) are dealt into this many folds, at most one a project; "
-           "each fold validates a model trained on the others against the coreset's order")
-      .within(2, 1e6)
-      .add("report_every", T::Integer, 50, "epochs between metrics records").within(1, 1e7);
-  return schema;
-}
+ConfigSchema passPredictorSchema() { return passPredictorSettingsSchema().keys(); }
 
 namespace {
 
@@ -194,16 +176,15 @@ PassPredictor untrained(const PassPredictorOptions &options, const std::vector<s
 PassPredictor fit(const PassPredictorOptions &options, const std::vector<std::vector<double>> &gains,
                   const Split &split, const json &fold, double &loss) {
   const SweepTable &table = *options.table;
-  const json &config = options.config;
+  const PassPredictorSettings settings = readPassPredictorSettings(options.config);
   startDeterministicTorch(options.seed);
   PassPredictor predictor = untrained(options, split.train);
   const torch::Tensor inputs = inputTensor(predictor, table, split.train);
-  const auto [target, usable] = targets(gains, split.train, config["temperature"].get<double>());
-  Network network(int64_t(table.featureNames.size()), config["hidden_layers"].get<std::vector<int64_t>>(),
-                  int64_t(options.coreset.lists.size()));
-  torch::optim::Adam optimizer(network.parameters(), torch::optim::AdamOptions(config["learning_rate"].get<double>())
-                                                         .weight_decay(config["weight_decay"].get<double>()));
-  const int64_t epochs = config["epochs"].get<int64_t>(), reportEvery = config["report_every"].get<int64_t>();
+  const auto [target, usable] = targets(gains, split.train, settings.temperature);
+  Network network(int64_t(table.featureNames.size()), settings.hiddenLayers, int64_t(options.coreset.lists.size()));
+  torch::optim::Adam optimizer(network.parameters(),
+                               torch::optim::AdamOptions(settings.learningRate).weight_decay(settings.weightDecay));
+  const int64_t epochs = settings.epochs, reportEvery = settings.reportEvery;
   for (int64_t epoch = 1; epoch <= epochs; ++epoch) {
     optimizer.zero_grad();
     const torch::Tensor scores = network.forward(inputs).masked_fill(usable.logical_not(), -1e9);
@@ -238,13 +219,12 @@ bool modelBeatsOrder(const RankingFigures &model, const RankingFigures &order) {
 PassPredictorResult trainPassPredictor(const PassPredictorOptions &options) {
   const auto start = std::chrono::steady_clock::now();
   const SweepTable &table = *options.table;
-  const json &config = options.config;
+  const PassPredictorSettings settings = readPassPredictorSettings(options.config);
   if (table.featureNames != autotune::moduleFeatureNames())
     throw InputError("the sweep's modules have features other than this mlgo computes; sweep them again");
   const std::vector<std::vector<double>> gains = autotune::coresetGains(table, options.coreset, options.allowUngated);
   size_t projects = 0;
-  const std::vector<Split> splits =
-      splitsByProject(table, config["validation_folds"].get<size_t>(), options.seed, projects);
+  const std::vector<Split> splits = splitsByProject(table, settings.validationFolds, options.seed, projects);
 
   double loss = 0;
   RankingTotals model;  // each module ranked by the model of the fold that never saw its project
@@ -270,7 +250,7 @@ PassPredictorResult trainPassPredictor(const PassPredictorOptions &options) {
   result.train = rankingFigures(result.predictor, table, gains, all.train);
   result.loss = loss;
   result.predictor.training = {{"trainer", "train-pass-predictor"},
-                               {"config", config},
+                               {"config", options.config},
                                {"seed", options.seed},
                                {"train_modules", all.train.size()},
                                {"validation_modules", result.validation.modules},

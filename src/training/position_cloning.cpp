@@ -35,12 +35,13 @@ struct RawPositions {
 
 class PositionCloningTask final : public CloningTask {
  public:
-  PositionCloningTask(const BCOptions &options, const trace::TraceReader &reader, const Problem &problem)
+  PositionCloningTask(const BCOptions &options, const BCSettings &settings, const trace::TraceReader &reader,
+                      const Problem &problem)
       : problem_(problem.name()), spec_(problem.decisionSpec()), layout_(spec_) {
-    refuseScalarOnlyKeys(options.config, problem_);
-    flipWeight_ = options.config.at("flip_weight").get<double>();
-    if (options.warmstart) start_ = loadStartingPositionPolicy(problem, *options.warmstart, options.config);
-    const double holdout = options.config.at("holdout_fraction").get<double>();
+    refuseScalarOnlyKeys(settings, problem_);
+    flipWeight_ = settings.flipWeight;
+    if (options.warmstart) start_ = loadStartingPositionPolicy(problem, *options.warmstart, networkShapeOf(settings));
+    const double holdout = settings.holdoutFraction;
     RawPositions trainRaw, heldoutRaw;
     reader.forEachModule([&](const trace::ModuleTrace &module) {
       RawPositions &target = isHeldOutModule(module.name, options.seed, holdout) ? heldoutRaw : trainRaw;
@@ -179,9 +180,9 @@ class PositionCloningTask final : public CloningTask {
 
 }  // namespace
 
-std::unique_ptr<CloningTask> makePositionCloningTask(const BCOptions &options, const trace::TraceReader &reader,
-                                                     const Problem &problem) {
-  return std::make_unique<PositionCloningTask>(options, reader, problem);
+std::unique_ptr<CloningTask> makePositionCloningTask(const BCOptions &options, const BCSettings &settings,
+                                                     const trace::TraceReader &reader, const Problem &problem) {
+  return std::make_unique<PositionCloningTask>(options, settings, reader, problem);
 }
 
 }  // namespace mlgo

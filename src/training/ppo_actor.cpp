@@ -65,12 +65,12 @@ void scaleLogits(TorchMlp &network, double temperature) {
 
 const std::filesystem::path &requireStatisticsStart(const Problem &problem,
                                                     const std::optional<std::filesystem::path> &startingPolicy,
-                                                    const nlohmann::json &config) {
+                                                    const PPOSettings &settings) {
   if (!startingPolicy)
     throw UsageError("train-ppo for " + problem.name() +
                      " starts from a policy (--warmstart, e.g. train-bc's output): its input statistics are the "
                      "network's preprocessing");
-  if (config.at("with_sqrt").get<bool>() || !config.at("passthrough_features").empty())
+  if (settings.withSqrt || !settings.passthroughFeatures.empty())
     throw UsageError("with_sqrt and passthrough_features apply to vocab-bucketized features, not to " +
                      problem.name() + "'s (the starting policy's signed log1p and z-score)");
   return *startingPolicy;
@@ -78,11 +78,14 @@ const std::filesystem::path &requireStatisticsStart(const Problem &problem,
 
 std::unique_ptr<PPOActor> makePPOActor(const Problem &problem,
                                        const std::optional<std::filesystem::path> &startingPolicy,
-                                       const std::filesystem::path &vocab, const nlohmann::json &config) {
+                                       const std::filesystem::path &vocab, const PPOSettings &settings) {
   switch (problem.decisionSpec().kind()) {
-    case trace::DecisionKind::YesNo: return makeScalarPPOActor(problem, startingPolicy, vocab, config);
-    case trace::DecisionKind::Position: return makePositionPPOActor(problem, startingPolicy, config);
-    case trace::DecisionKind::Continuous: return makeValuePPOActor(problem, startingPolicy, config);
+    case trace::DecisionKind::YesNo:
+      return makeScalarPPOActor(problem, startingPolicy, vocab, settings);
+    case trace::DecisionKind::Position:
+      return makePositionPPOActor(problem, startingPolicy, settings);
+    case trace::DecisionKind::Continuous:
+      return makeValuePPOActor(problem, startingPolicy, settings);
   }
   throw std::logic_error("a decision of no known kind");
 }

@@ -51,11 +51,11 @@ class PositionPPOActor final : public PPOActor {
 
 std::unique_ptr<PPOActor> makePositionPPOActor(const Problem &problem,
                                                const std::optional<std::filesystem::path> &startingPolicy,
-                                               const nlohmann::json &config) {
+                                               const PPOSettings &settings) {
   if (std::string reason = PositionLayout::whyNot(problem.decisionSpec()); !reason.empty())
     throw UsageError("train-ppo cannot learn " + problem.name() + "'s decisions: " + reason);
-  const std::filesystem::path &start = requireStatisticsStart(problem, startingPolicy, config);
-  return std::make_unique<PositionPPOActor>(loadStartingPositionPolicy(problem, start, config));
+  const std::filesystem::path &start = requireStatisticsStart(problem, startingPolicy, settings);
+  return std::make_unique<PositionPPOActor>(loadStartingPositionPolicy(problem, start, networkShapeOf(settings)));
 }
 
 }  // namespace mlgo

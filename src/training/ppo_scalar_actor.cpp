@@ -52,18 +52,18 @@ class ScalarPPOActor final : public PPOActor {
 
 std::unique_ptr<PPOActor> makeScalarPPOActor(const Problem &problem,
                                              const std::optional<std::filesystem::path> &startingPolicy,
-                                             const std::filesystem::path &vocab, const nlohmann::json &config) {
+                                             const std::filesystem::path &vocab, const PPOSettings &settings) {
   requireScalarBinaryDecisions(problem, "train-ppo");
   if (vocab.empty()) throw UsageError("train-ppo for " + problem.name() + " needs --vocab (gen-vocab's output)");
   if (!startingPolicy) {
     // The network's input: the config's preprocessing of the vocab.
     PreprocessingConfig preprocessing;
-    preprocessing.withSqrt = config.at("with_sqrt").get<bool>();
-    preprocessing.passthrough = config.at("passthrough_features").get<std::vector<std::string>>();
+    preprocessing.withSqrt = settings.withSqrt;
+    preprocessing.passthrough = settings.passthroughFeatures;
     return std::make_unique<ScalarPPOActor>(problem, std::nullopt,
                                             preprocessorFromVocab(problem.featureNames(), vocab, preprocessing));
   }
-  PolicyModel start = loadStartingPolicy(problem, *startingPolicy, vocab, config);
+  PolicyModel start = loadStartingPolicy(problem, *startingPolicy, vocab, networkShapeOf(settings));
   FeaturePreprocessor preprocessor = start.preprocessor();
   return std::make_unique<ScalarPPOActor>(problem, std::move(start), std::move(preprocessor));
 }

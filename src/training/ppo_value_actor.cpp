@@ -57,10 +57,11 @@ class ValuePPOActor final : public PPOActor {
 
 std::unique_ptr<PPOActor> makeValuePPOActor(const Problem &problem,
                                             const std::optional<std::filesystem::path> &startingPolicy,
-                                            const nlohmann::json &config) {
-  const std::filesystem::path &start = requireStatisticsStart(problem, startingPolicy, config);
-  const double std = config.at("value_std").get<double>();
-  return std::make_unique<ValuePPOActor>(loadStartingValuePolicy(problem, start, config), std::log(std));
+                                            const PPOSettings &settings) {
+  const std::filesystem::path &start = requireStatisticsStart(problem, startingPolicy, settings);
+  const double std = settings.valueStd;
+  return std::make_unique<ValuePPOActor>(loadStartingValuePolicy(problem, start, networkShapeOf(settings)),
+                                         std::log(std));
 }
 
 }  // namespace mlgo

@@ -76,15 +76,15 @@ std::pair<std::vector<double>, std::vector<double>> featureStatistics(const RawD
 
 class ScalarCloningTask final : public CloningTask {
  public:
-  ScalarCloningTask(const BCOptions &options, const trace::TraceReader &reader, const Problem &problem)
+  ScalarCloningTask(const BCOptions &options, const BCSettings &settings, const trace::TraceReader &reader,
+                    const Problem &problem)
       : problem_(problem.name()) {
-    const nlohmann::json &config = options.config;
-    const bool zScoreFromTrace = choosePreprocessing(options, problem);
+    const bool zScoreFromTrace = choosePreprocessing(options, settings, problem);
 
     RawDecisions trainRaw, heldoutRaw;
-    const double gainWeight = config.at("gain_weight").get<double>();
-    const double flipWeight = config.at("flip_weight").get<double>();
-    const double holdout = config.at("holdout_fraction").get<double>();
+    const double gainWeight = settings.gainWeight;
+    const double flipWeight = settings.flipWeight;
+    const double holdout = settings.holdoutFraction;
     const std::map<std::string, uint64_t> baselines =
         gainWeight > 0 ? reader.baselines() : std::map<std::string, uint64_t>{};
     reader.forEachModule([&](const trace::ModuleTrace &module) {
@@ -143,17 +143,17 @@ class ScalarCloningTask final : public CloningTask {
   /// The network's input: a warm start's preprocessing (what its weights were
   /// trained on), else the config's preprocessing of the vocab. Returns
   /// whether the z-score statistics are still to be measured on the trace.
-  bool choosePreprocessing(const BCOptions &options, const Problem &problem) {
+  bool choosePreprocessing(const BCOptions &options, const BCSettings &settings, const Problem &problem) {
     if (options.warmstart) {
-      start_ = loadStartingPolicy(problem, *options.warmstart, options.vocab, options.config);
+      start_ = loadStartingPolicy(problem, *options.warmstart, options.vocab, networkShapeOf(settings));
       preprocessor_ = start_->preprocessor();
       return false;
     }
     if (options.vocab.empty()) throw UsageError("train-bc for " + problem.name() + " needs --vocab");
     PreprocessingConfig preprocessing;
-    preprocessing.withSqrt = options.config.at("with_sqrt").get<bool>();
-    preprocessing.withZScore = options.config.at("with_z_score").get<bool>();
-    preprocessing.passthrough = options.config.at("passthrough_features").get<std::vector<std::string>>();
+    preprocessing.withSqrt = settings.withSqrt;
+    preprocessing.withZScore = settings.withZScore;
+    preprocessing.passthrough = settings.passthroughFeatures;
     preprocessor_ = preprocessorFromVocab(problem.featureNames(), options.vocab, preprocessing);
     return preprocessing.withZScore;
   }
@@ -166,9 +166,9 @@ class ScalarCloningTask final : public CloningTask {
 
 }  // namespace
 
-std::unique_ptr<CloningTask> makeScalarCloningTask(const BCOptions &options, const trace::TraceReader &reader,
-                                                   const Problem &problem) {
-  return std::make_unique<ScalarCloningTask>(options, reader, problem);
+std::unique_ptr<CloningTask> makeScalarCloningTask(const BCOptions &options, const BCSettings &settings,
+                                                   const trace::TraceReader &reader, const Problem &problem) {
+  return std::make_unique<ScalarCloningTask>(options, settings, reader, problem);
 }
 
 }  // namespace mlgo

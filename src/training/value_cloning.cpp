@@ -53,13 +53,14 @@ torch::Tensor weightedSquaredError(const torch::Tensor &predicted, const torch::
 
 class ValueCloningTask final : public CloningTask {
  public:
-  ValueCloningTask(const BCOptions &options, const trace::TraceReader &reader, const Problem &problem)
+  ValueCloningTask(const BCOptions &options, const BCSettings &settings, const trace::TraceReader &reader,
+                   const Problem &problem)
       : problem_(problem.name()), spec_(problem.decisionSpec()) {
-    refuseScalarOnlyKeys(options.config, problem_);
+    refuseScalarOnlyKeys(settings, problem_);
     if (options.warmstart)
       throw UsageError("train-bc --warmstart does not take " + problem_ + "'s real-valued decisions yet");
-    flipWeight_ = options.config.at("flip_weight").get<double>();
-    const double holdout = options.config.at("holdout_fraction").get<double>();
+    flipWeight_ = settings.flipWeight;
+    const double holdout = settings.holdoutFraction;
     RawValues trainRaw, heldoutRaw;
     reader.forEachModule([&](const trace::ModuleTrace &module) {
       RawValues &target = isHeldOutModule(module.name, options.seed, holdout) ? heldoutRaw : trainRaw;
@@ -157,9 +158,9 @@ class ValueCloningTask final : public CloningTask {
 
 }  // namespace
 
-std::unique_ptr<CloningTask> makeValueCloningTask(const BCOptions &options, const trace::TraceReader &reader,
-                                                  const Problem &problem) {
-  return std::make_unique<ValueCloningTask>(options, reader, problem);
+std::unique_ptr<CloningTask> makeValueCloningTask(const BCOptions &options, const BCSettings &settings,
+                                                  const trace::TraceReader &reader, const Problem &problem) {
+  return std::make_unique<ValueCloningTask>(options, settings, reader, problem);
 }
 
 }  // namespace mlgo

@@ -12,9 +12,9 @@ namespace {
 
 /// Throws UsageError when a starting policy's network differs from the
 /// config's hidden_layers and activation.
-void checkStartingNetwork(const std::vector<size_t> &hidden, Activation activation, const nlohmann::json &config) {
-  const auto expected = config.at("hidden_layers").get<std::vector<size_t>>();
-  const Activation configured = parseActivation(config.at("activation").get<std::string>());
+void checkStartingNetwork(const std::vector<size_t> &hidden, Activation activation, const NetworkShape &shape) {
+  const std::vector<size_t> expected(shape.hiddenLayers.begin(), shape.hiddenLayers.end());
+  const Activation configured = shape.activation;
   if (hidden != expected || activation != configured)
     throw UsageError("the starting policy's network (hidden_layers and activation) differs from the config's: " +
                      nlohmann::json(hidden).dump() + " " + activationName(activation) + " vs " +
@@ -24,24 +24,24 @@ void checkStartingNetwork(const std::vector<size_t> &hidden, Activation activati
 }  // namespace
 
 PolicyModel loadStartingPolicy(const Problem &problem, const std::filesystem::path &directory,
-                               const std::filesystem::path &vocab, const nlohmann::json &config) {
+                               const std::filesystem::path &vocab, const NetworkShape &shape) {
   PolicyModel start = PolicyModel::load(directory, problem.name(), problem.featureNames());
   if (!vocab.empty()) start.checkVocab(vocab);
-  checkStartingNetwork(start.hiddenSizes(), start.activation(), config);
+  checkStartingNetwork(start.hiddenSizes(), start.activation(), shape);
   return start;
 }
 
 PositionPolicy loadStartingPositionPolicy(const Problem &problem, const std::filesystem::path &directory,
-                                          const nlohmann::json &config) {
+                                          const NetworkShape &shape) {
   PositionPolicy start = PositionPolicy::load(directory, problem.name(), problem.decisionSpec());
-  checkStartingNetwork(start.network().hiddenSizes(), start.network().activation(), config);
+  checkStartingNetwork(start.network().hiddenSizes(), start.network().activation(), shape);
   return start;
 }
 
 ValuePolicy loadStartingValuePolicy(const Problem &problem, const std::filesystem::path &directory,
-                                    const nlohmann::json &config) {
+                                    const NetworkShape &shape) {
   ValuePolicy start = ValuePolicy::load(directory, problem.name(), problem.decisionSpec());
-  checkStartingNetwork(start.network().hiddenSizes(), start.network().activation(), config);
+  checkStartingNetwork(start.network().hiddenSizes(), start.network().activation(), shape);
   return start;
 }
 

@@ -2,7 +2,9 @@
 
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
+#include "mlgo/support/text_input.h"
 #include "mlgo/training/bc_trainer.h"
+#include "mlgo/training/es_trainer.h"
 #include "mlgo/training/ppo_trainer.h"
 #include "support/test_environment.h"
 
@@ -97,4 +99,59 @@ TEST_CASE("config: values out of range are refused before training, naming the k
   CHECK_THROWS_AS(schema.resolve(dir / "negative.json", {}), InputError);
   // Every PPO key with a range accepts its default.
   CHECK_NOTHROW(ppoSchema().resolve(std::nullopt, {}));
+}
+
+TEST_CASE("config: shipped config files hold only what differs from the built-in defaults", "[training][config]") {
+  const auto configs = test::testData() / "../../configs";
+  const std::vector<std::pair<const char *, ConfigSchema>> files{{"inlining/bc.json", behavioralCloningSchema()},
+                                                                 {"inlining/imitation.json", behavioralCloningSchema()},
+                                                                 {"inlining/es.json", esSchema()},
+                                                                 {"inlining/ppo.json", ppoSchema()},
+                                                                 {"inlining/ppo-demo.json", ppoSchema()},
+                                                                 {"regalloc/ppo.json", ppoSchema()},
+                                                                 {"regalloc/priority-ppo.json", ppoSchema()}};
+  for (const auto &[file, schema] : files) {
+    INFO(file);
+    const nlohmann::json defaults = schema.defaults();
+    const nlohmann::json held = readJsonFile(configs / file);
+    for (const auto &[key, value] : held.items()) {
+      INFO(key);
+      CHECK(defaults.at(key) != value);
+    }
+  }
+}
+
+TEST_CASE("config: layers apply in order and record where each value came from", "[training][config]") {
+  test::ScratchDirectory dir;
+  writeFileAtomically(dir / "problem.json", R"({"iterations": 5, "dropout": 0.1})");
+  writeFileAtomically(dir / "mine.json", R"({"iterations": 6})");
+  const ConfigSchema::Resolved resolved = behavioralCloningSchema().resolveLayers(
+      {{dir / "problem.json", "problem file"}, {dir / "mine.json", "--config"}}, {"batch_size=3"});
+  CHECK(resolved.values["iterations"] == 6);
+  CHECK(resolved.origins.at("iterations") == "--config " + (dir / "mine.json").string());
+  CHECK(resolved.values["dropout"] == 0.1);
+  CHECK(resolved.origins.at("dropout") == "problem file " + (dir / "problem.json").string());
+  CHECK(resolved.values["batch_size"] == 3);
+  CHECK(resolved.origins.at("batch_size") == "--set");
+  CHECK(resolved.origins.at("learning_rate") == "default");
+  writeFileAtomically(dir / "bad.json", R"({"dropout": 2})");
+  CHECK_THROWS_WITH(behavioralCloningSchema().resolveLayers({{dir / "bad.json", "problem file"}}, {}),
+                    Contains("bad.json") && Contains("dropout") && Contains("must be in [0, 0.99]"));
+}
+
+TEST_CASE("config: a resumed run may change only the keys declared resumable", "[training][config][resume]") {
+  const ConfigSchema ppo = ppoSchema();
+  CHECK(resumableKeys(ppo) == "num_policy_iterations, checkpoint_every, max_failed_share and max_bad_iterations");
+  CHECK(resumableKeys(esSchema()) == "iterations");
+  const nlohmann::json saved = ppo.resolve(std::nullopt, {});
+  CHECK(changedOnResume(ppo, saved, ppo.resolve(std::nullopt, {"num_policy_iterations=9", "checkpoint_every=3"}))
+            .empty());
+  CHECK(changedOnResume(ppo, saved, ppo.resolve(std::nullopt, {"learning_rate=0.5", "num_modules=3"})) ==
+        std::vector<std::string>{"num_modules", "learning_rate"});
+  // A key the saved run did not know yet had its default's effect.
+  nlohmann::json older = saved;
+  older.erase("value_std");
+  CHECK(changedOnResume(ppo, older, saved).empty());
+  CHECK(changedOnResume(ppo, older, ppo.resolve(std::nullopt, {"value_std=0.3"})) ==
+        std::vector<std::string>{"value_std"});
 }

@@ -55,7 +55,7 @@ struct ESCorpus : test::TracedTestCorpus {
 TEST_CASE("train-es: the strategy climbs a toy fitness, deterministically for a seed", "[training][es]") {
   const std::vector<float> target{1.0f, -2.0f, 0.5f, 3.0f, 0.0f, -1.0f, 2.0f, 1.5f};
   for (FitnessShaping shaping : {FitnessShaping::CenteredRanks, FitnessShaping::ZScores}) {
-    ESSettings settings;
+    ESSettings settings = readESSettings(nlohmann::json::object());
     settings.perturbations = 8;
     settings.sigma = 0.1;
     settings.learningRate = 0.05;
@@ -74,7 +74,7 @@ TEST_CASE("train-es: fitness shaping and the antithetic pairs", "[training][es]"
   CHECK(z[0] == Approx(-1.0));
   CHECK(z[1] == Approx(1.0));
   // Candidates 2p and 2p+1 lie on either side of theta.
-  ESSettings settings;
+  ESSettings settings = readESSettings(nlohmann::json::object());
   settings.sigma = 0.5;
   EvolutionStrategy strategy({1.0f, 2.0f, 3.0f}, settings, 9);
   const std::vector<float> plus = strategy.candidate(4, 2), minus = strategy.candidate(4, 3);

@@ -137,7 +137,7 @@ TEST_CASE("train-ppo on regalloc: the actor scores as the policy does, and PPO s
   RegallocPPO run;
   const Problem &problem = findProblem("regalloc");
   const json config = ppoSchema().resolve(std::nullopt, {});
-  const std::unique_ptr<PPOActor> actor = makePPOActor(problem, run.scratch / "bc", "", config);
+  const std::unique_ptr<PPOActor> actor = makePPOActor(problem, run.scratch / "bc", "", readPPOSettings(config));
   const auto start = samplingPolicy(PositionPolicy::load(run.scratch / "bc", "regalloc", problem.decisionSpec()));
   CollectionPlan plan;
   plan.modules = {0, 1};
@@ -213,7 +213,7 @@ TEST_CASE("train-ppo on regalloc: bad starts and settings are refused by name", 
   CHECK_THAT(test::messageOf<UsageError>([&] { trainPPO(inlining); }),
              Contains("reward_scope") && Contains("inlining rewards (module)"));
   CHECK_THAT(test::messageOf<UsageError>([&] { trainPPO(run.options("i", 1, {"segment_reward=sum"})); }),
-             Contains("segment_reward") && Contains("\"sum\""));
+             Contains("segment_reward") && Contains("one of relative, module_share, got sum"));
   for (const char *refused : {"f", "g", "h", "i"}) CHECK_FALSE(fs::exists(run.scratch / refused / "metrics.jsonl"));
   CHECK_THAT(test::messageOf<UsageError>([&] { trainPPO(run.options("d", 1, {"with_sqrt=true"})); }),
              Contains("with_sqrt"));

@@ -98,7 +98,7 @@ TEST_CASE("train-ppo on regalloc-priority: the actor gives the distribution coll
           "[training][rl][regalloc][priority]") {
   PriorityPPO run;
   const json config = ppoSchema().resolve(std::nullopt, {"value_std=0.2"});
-  const std::unique_ptr<PPOActor> actor = makePPOActor(run.problem, run.scratch / "bc", "", config);
+  const std::unique_ptr<PPOActor> actor = makePPOActor(run.problem, run.scratch / "bc", "", readPPOSettings(config));
   const auto start = samplingPolicy(
       ValuePolicy::load(run.scratch / "bc", run.problem.name(), run.problem.decisionSpec()), std::log(0.2f));
   CollectionPlan plan;

@@ -114,6 +114,10 @@ class Problem {
   /// Per-compile hooks taking every decision as fixedChoices()' `choice`
   /// says. Throws UsageError for a choice the problem does not have.
   virtual HookMaker fixedChoiceHooks(const std::string &choice) const;
+  /// The config file this problem trains `learner` ("bc", "ppo", "es") with:
+  /// a path under the data directory's configs/ holding only what differs
+  /// from the learner's built-in defaults. Empty: the defaults as they are.
+  virtual std::string configFile(const std::string &learner) const { return ""; }
 };
 
 /// Throws UsageError unless the problem's decisions are int64 scalars with two

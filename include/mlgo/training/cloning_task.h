@@ -15,8 +15,10 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
+#include "mlgo/training/bc_settings.h"
 #include "mlgo/training/bc_trainer.h"
 #include "mlgo/training/torch_network.h"
+#include "mlgo/training/warm_start.h"
 
 namespace mlgo {
 
@@ -60,23 +62,26 @@ float flipDecisionWeight(const trace::ModuleTrace &module, size_t decision, doub
 /// UsageError for the config keys of the scalar preprocessing and of weighing
 /// modules by their .text gain, which `problem`'s decisions do not have
 /// (decisions among positions, real values).
-void refuseScalarOnlyKeys(const nlohmann::json &config, const std::string &problem);
+void refuseScalarOnlyKeys(const BCSettings &settings, const std::string &problem);
+
+/// The network BC's settings describe, which a warm start must have.
+inline NetworkShape networkShapeOf(const BCSettings &settings) { return {settings.hiddenLayers, settings.activation}; }
 
 /// Whether a module is held out: chosen by a hash of its name and the seed.
 bool isHeldOutModule(const std::string &name, uint64_t seed, double fraction);
 
 /// Decisions of int64 scalars and two actions, preprocessed with the vocab.
 /// The task for the problem's kind of decision.
-std::unique_ptr<CloningTask> makeCloningTask(const BCOptions &options, const trace::TraceReader &reader,
-                                             const Problem &problem);
-std::unique_ptr<CloningTask> makeScalarCloningTask(const BCOptions &options, const trace::TraceReader &reader,
-                                                   const Problem &problem);
+std::unique_ptr<CloningTask> makeCloningTask(const BCOptions &options, const BCSettings &settings,
+                                             const trace::TraceReader &reader, const Problem &problem);
+std::unique_ptr<CloningTask> makeScalarCloningTask(const BCOptions &options, const BCSettings &settings,
+                                                   const trace::TraceReader &reader, const Problem &problem);
 /// Decisions among positions (mlgo/policy/position_policy.h); no vocab.
-std::unique_ptr<CloningTask> makePositionCloningTask(const BCOptions &options, const trace::TraceReader &reader,
-                                                     const Problem &problem);
+std::unique_ptr<CloningTask> makePositionCloningTask(const BCOptions &options, const BCSettings &settings,
+                                                     const trace::TraceReader &reader, const Problem &problem);
 /// Real-valued decisions of scalar features (mlgo/policy/value_policy.h),
 /// regressed in log2(1 + value); no vocab.
-std::unique_ptr<CloningTask> makeValueCloningTask(const BCOptions &options, const trace::TraceReader &reader,
-                                                  const Problem &problem);
+std::unique_ptr<CloningTask> makeValueCloningTask(const BCOptions &options, const BCSettings &settings,
+                                                  const trace::TraceReader &reader, const Problem &problem);
 
 }  // namespace mlgo

@@ -36,22 +36,11 @@
 #include "mlgo/policy/policy_model.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/training/config_schema.h"
+#include "mlgo/training/es_settings.h"
 
 namespace mlgo {
 
 ConfigSchema esSchema();
-
-enum class FitnessShaping { CenteredRanks, ZScores };
-
-struct ESSettings {
-  size_t perturbations = 8;  ///< antithetic pairs per iteration
-  double sigma = 0.02;
-  double learningRate = 0.005;
-  double adamBeta1 = 0.9, adamBeta2 = 0.999, adamEpsilon = 1e-8;
-  FitnessShaping shaping = FitnessShaping::CenteredRanks;
-  /// From a config resolved with esSchema().
-  static ESSettings fromConfig(const nlohmann::json &config);
-};
 
 /// The search distribution and its optimizer, independent of what the
 /// fitness is (tests use toy functions). Deterministic: the directions of an

@@ -19,7 +19,9 @@
 #include "mlgo/policy/sampling_policy.h"
 #include "mlgo/training/collector.h"
 #include "mlgo/training/ppo_loss.h"
+#include "mlgo/training/ppo_settings.h"
 #include "mlgo/training/torch_network.h"
+#include "mlgo/training/warm_start.h"
 
 namespace mlgo {
 
@@ -72,6 +74,9 @@ class PPOActor {
   size_t actions_, inputsPerDecision_;
 };
 
+/// The network PPO's settings describe, which a starting policy must have.
+inline NetworkShape networkShapeOf(const PPOSettings &settings) { return {settings.hiddenLayers, settings.activation}; }
+
 /// Scales the last layer: the logits scale, argmax stays, entropy grows.
 void scaleLogits(TorchMlp &network, double temperature);
 
@@ -80,7 +85,7 @@ void scaleLogits(TorchMlp &network, double temperature);
 /// or when the config asks for vocab preprocessing.
 const std::filesystem::path &requireStatisticsStart(const Problem &problem,
                                                     const std::optional<std::filesystem::path> &startingPolicy,
-                                                    const nlohmann::json &config);
+                                                    const PPOSettings &settings);
 
 /// The actor for `problem`'s decisions. `startingPolicy`: a policy directory
 /// to start from (a warm start, or a resumed run's policy), checked against
@@ -90,17 +95,17 @@ const std::filesystem::path &requireStatisticsStart(const Problem &problem,
 /// input statistics). Throws UsageError and InputError naming the file.
 std::unique_ptr<PPOActor> makePPOActor(const Problem &problem,
                                        const std::optional<std::filesystem::path> &startingPolicy,
-                                       const std::filesystem::path &vocab, const nlohmann::json &config);
+                                       const std::filesystem::path &vocab, const PPOSettings &settings);
 
 /// The three kinds (makePPOActor picks by the problem's decision spec).
 std::unique_ptr<PPOActor> makeScalarPPOActor(const Problem &problem,
                                              const std::optional<std::filesystem::path> &startingPolicy,
-                                             const std::filesystem::path &vocab, const nlohmann::json &config);
+                                             const std::filesystem::path &vocab, const PPOSettings &settings);
 std::unique_ptr<PPOActor> makePositionPPOActor(const Problem &problem,
                                                const std::optional<std::filesystem::path> &startingPolicy,
-                                               const nlohmann::json &config);
+                                               const PPOSettings &settings);
 std::unique_ptr<PPOActor> makeValuePPOActor(const Problem &problem,
                                             const std::optional<std::filesystem::path> &startingPolicy,
-                                            const nlohmann::json &config);
+                                            const PPOSettings &settings);
 
 }  // namespace mlgo

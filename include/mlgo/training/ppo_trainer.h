@@ -29,7 +29,7 @@
 
 namespace mlgo {
 
-/// ml-compiler-opt's ppo_nn_agent.gin defaults (configs/inlining/ppo.json).
+/// The keys of PPOSettings (ppo_settings.h): ml-compiler-opt's ppo_nn_agent.gin defaults.
 ConfigSchema ppoSchema();
 
 struct PPOOptions {

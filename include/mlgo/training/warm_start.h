@@ -14,20 +14,26 @@ namespace mlgo {
 
 class Problem;
 
+/// The network a trainer's settings describe (hidden_layers, activation).
+struct NetworkShape {
+  std::vector<int64_t> hiddenLayers;
+  Activation activation = Activation::Relu;
+};
+
 /// The yes/no policy in `directory`. Throws InputError (naming the file) when
 /// it is not `problem`'s or was preprocessed with another vocab than `vocab`
 /// (checked when `vocab` is not empty), UsageError when its network differs
-/// from the config's hidden_layers and activation.
+/// from `shape`.
 PolicyModel loadStartingPolicy(const Problem &problem, const std::filesystem::path &directory,
-                               const std::filesystem::path &vocab, const nlohmann::json &config);
+                               const std::filesystem::path &vocab, const NetworkShape &shape);
 
 /// The position policy in `directory`, checked as loadStartingPolicy does
 /// (position policies carry their input statistics, no vocab).
 PositionPolicy loadStartingPositionPolicy(const Problem &problem, const std::filesystem::path &directory,
-                                          const nlohmann::json &config);
+                                          const NetworkShape &shape);
 
 /// The value policy in `directory`, checked as loadStartingPositionPolicy does.
 ValuePolicy loadStartingValuePolicy(const Problem &problem, const std::filesystem::path &directory,
-                                    const nlohmann::json &config);
+                                    const NetworkShape &shape);
 
 }  // namespace mlgo

@@ -52,6 +52,10 @@ class SteeredPolicy final : public Policy {
 class InliningProblem final : public Problem {
  public:
   std::string name() const override { return "inlining"; }
+  std::string configFile(const std::string &learner) const override {
+    if (learner == "bc" || learner == "ppo" || learner == "es") return "inlining/" + learner + ".json";
+    return "";
+  }
   void installProcessWide() const override { installInliningAdvisor(); }
   std::vector<std::string> processWideBackendFlags() const override { return {advisorSizeFlag()}; }
   const trace::DecisionSpec &decisionSpec() const override {

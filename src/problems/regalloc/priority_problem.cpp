@@ -100,6 +100,9 @@ class PriorityProblem final : public Problem {
     return scoreMeasures<PriorityHook>(hook);
   }
   std::vector<std::string> measureNames() const override { return {kScoreMeasure}; }
+  std::string configFile(const std::string &learner) const override {
+    return learner == "ppo" ? "regalloc/priority-ppo.json" : "";
+  }
   std::string segmentName() const override { return "function"; }
   SegmentMeasures segmentMeasures(const PipelineHook &hook) const override {
     return functionScoreMeasures<PriorityHook>(hook);

@@ -94,6 +94,9 @@ class RegallocProblem final : public Problem {
     return scoreMeasures<EvictionHook>(hook);
   }
   std::vector<std::string> measureNames() const override { return {kScoreMeasure}; }
+  std::string configFile(const std::string &learner) const override {
+    return learner == "ppo" ? "regalloc/ppo.json" : "";
+  }
   std::string segmentName() const override { return "function"; }
   SegmentMeasures segmentMeasures(const PipelineHook &hook) const override {
     return functionScoreMeasures<EvictionHook>(hook);
