@@ -17,7 +17,7 @@
 #include "mlgo/training/collector.h"
 #include "mlgo/training/distributed_es.h"
 #include "mlgo/training/es_objective.h"
-#include "mlgo/training/metrics_keys.h"
+#include "mlgo/metrics/metrics_keys.h"
 #include "mlgo/training/reward.h"
 #include "mlgo/training/trajectory_memo.h"
 
