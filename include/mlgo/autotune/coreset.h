@@ -66,8 +66,18 @@ std::vector<size_t> selectCoreset(const std::vector<std::vector<double>> &gains,
 /// (SweepTable::usable), -infinity elsewhere.
 std::vector<std::vector<double>> gainMatrix(const SweepTable &table, SizeMetric metric, bool allowUngated);
 
-/// Selects a coreset of at most `size` lists from a sweep.
-Coreset buildCoreset(const SweepTable &table, SizeMetric metric, size_t size, bool allowUngated);
+/// After selectCoreset's `order`: the other lists that gain on some module
+/// (gains as gainMatrix), by their gain summed over the modules (each
+/// module's gain counted from 0, -Oz; ties go to the lower index), until
+/// `size` lists in all. Candidates for a wider sweep: lists the greedy choice
+/// left out because, on these modules, others covered what they gain.
+std::vector<size_t> fillByTotalGain(const std::vector<std::vector<double>> &gains, std::vector<size_t> order,
+                                    size_t size);
+
+/// Selects a coreset of at most `size` lists from a sweep. With `fill`, the
+/// greedy choice is followed by fillByTotalGain (the added lists add nothing
+/// to the coverage, so the oracle figures are the greedy choice's).
+Coreset buildCoreset(const SweepTable &table, SizeMetric metric, size_t size, bool allowUngated, bool fill = false);
 
 /// gains[m][k]: what coreset list k gains on swept module m (as gainMatrix),
 /// the lists found in the sweep by pipeline. Throws InputError naming the
