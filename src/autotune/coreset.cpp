@@ -161,6 +161,11 @@ Coreset Coreset::fromJson(const json &document, const std::string &file, const S
       CoresetList list;
       list.passes = entry.at("passes").get<std::vector<std::string>>();
       list.pipeline = entry.at("pipeline").get<std::string>();
+      if (std::any_of(list.passes.begin(), list.passes.end(),
+                      [&](const std::string &element) { return space.excludes(element); })) {
+        coreset.excludedLists.push_back(list.pipeline);
+        continue;
+      }
       const auto languages = entry.at("languages").get<std::vector<std::string>>();
       list.cOnly = languages == std::vector<std::string>{"c"};
       if (!list.cOnly && languages != std::vector<std::string>{"c", "c++"})
@@ -172,11 +177,17 @@ Coreset Coreset::fromJson(const json &document, const std::string &file, const S
         throw InputError(describeInputProblem(file, "lists[" + std::to_string(i) + "]", "an empty list"));
       list.pipeline = space.checkedPipeline(list.passes, list.pipeline, file, "lists[" + std::to_string(i) + "]");
       coreset.lists.push_back(std::move(list));
+      coreset.fileIndices.push_back(i);
     }
   } catch (const json::exception &e) {
     throw InputError(describeInputProblem(file, "", "malformed coreset: " + jsonErrorText(e)));
   }
-  if (coreset.lists.empty()) throw InputError(describeInputProblem(file, "lists", "holds no list"));
+  if (coreset.lists.empty())
+    throw InputError(describeInputProblem(
+        file, "lists",
+        coreset.excludedLists.empty()
+            ? "holds no list"
+            : "holds no list the search space allows (each uses an element it excludes): select it again"));
   return coreset;
 }
 

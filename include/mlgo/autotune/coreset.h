@@ -45,12 +45,24 @@ struct Coreset {
   /// The same with every list of the sweep: what selection gave up.
   double poolGeomeanChange = 0;
 
+  /// Read from a file: the pipelines of its lists that use an element the
+  /// search space excludes (one excluded after the coreset was chosen, say
+  /// for miscompiling), left out. The oracle figures above still count them.
+  std::vector<std::string> excludedLists;
+  /// Read from a file: each list's index among the file's lists (they differ
+  /// once a list was left out).
+  std::vector<size_t> fileIndices;
+
   nlohmann::json toJson() const;
   /// Writes the file atomically.
   void write(const std::filesystem::path &file) const;
   /// Throws InputError naming the file and what is wrong (another format or
   /// version, a malformed list).
-  /// Every list's passes must be passes of `space` (SearchSpace::checkedPipeline).
+  /// Every list's passes must be passes of `space` (SearchSpace::checkedPipeline),
+  /// except that a list using an element the space excludes is left out
+  /// (excludedLists): the other lists keep their order, and a file need not
+  /// be rewritten when the space excludes a pass. Names the space does not
+  /// know are refused.
   static Coreset fromJson(const nlohmann::json &document, const std::string &file, const SearchSpace &space);
   static Coreset read(const std::filesystem::path &file, const SearchSpace &space);
 };
