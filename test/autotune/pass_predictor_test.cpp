@@ -64,7 +64,7 @@ TEST_CASE("pass predictor: lists the search space excludes are left out with the
   test::ScratchDirectory scratch;
   const PassPredictor predictor = handMade();
   predictor.save(scratch / "p");
-  const SearchSpace space = spaceExcluding(scratch, {"mem2reg"});
+  const SearchSpace space = spaceExcluding(scratch.path(), {"mem2reg"});
   CHECK(space.excludes("mem2reg"));
   CHECK_FALSE(space.excludes("sroa"));          // included
   CHECK_FALSE(space.excludes("no-such-pass"));  // unknown: refused, never left out
