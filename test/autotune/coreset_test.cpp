@@ -150,13 +150,19 @@ TEST_CASE("coreset: bad files are named with what is wrong", "[autotune][coreset
   CHECK_THROWS_WITH(Coreset::read(scratch / "lang.json", searchSpace()), Catch::Contains("lists[0].languages"));
   writeFileAtomically(scratch / "other.json", R"({"format": "mlgo-autotune"})");
   CHECK_THROWS_AS(Coreset::read(scratch / "other.json", searchSpace()), InputError);
-  // Passes outside the search space, or a pipeline other than its passes'
-  // (a list is data: mlgo renders what runs), are refused by name.
+  // Names the search space does not know, or a pipeline other than its
+  // passes' (a list is data: mlgo renders what runs), are refused by name.
   document = buildCoreset(table, SizeMetric::Text, 1, false).toJson();
-  document["lists"][0]["passes"] = {"view-cfg"};
+  document["lists"][0]["passes"] = {"no-such-pass"};
   writeFileAtomically(scratch / "unknown.json", document.dump());
   CHECK_THROWS_WITH(Coreset::read(scratch / "unknown.json", searchSpace()),
-                    Catch::Contains("unknown.json: lists[0]") && Catch::Contains("'view-cfg' is not a pass"));
+                    Catch::Contains("unknown.json: lists[0]") && Catch::Contains("'no-such-pass' is not a pass"));
+  // A list using an element the space excludes (view-cfg writes files) is
+  // left out, never run; with nothing else, nothing is left.
+  document["lists"][0]["passes"] = {"view-cfg"};
+  writeFileAtomically(scratch / "excluded.json", document.dump());
+  CHECK_THROWS_WITH(Coreset::read(scratch / "excluded.json", searchSpace()),
+                    Catch::Contains("excluded.json: lists") && Catch::Contains("holds no list the search space allows"));
   document = buildCoreset(table, SizeMetric::Text, 1, false).toJson();
   document["lists"][0]["pipeline"] = "module(load=/tmp/x.so)";
   writeFileAtomically(scratch / "pipeline.json", document.dump());
