@@ -7,6 +7,7 @@
 
 #include "mlgo/autotune/module_features.h"
 #include "mlgo/autotune/pass_pool.h"
+#include "mlgo/builds/build_store.h"
 #include "mlgo/distributed/rank_share.h"
 #include "mlgo/driver/module_journal.h"
 #include "mlgo/support/atomic_file.h"
@@ -130,9 +131,29 @@ std::vector<PoolList> poolFromHarvest(const fs::path &directory, const SearchSpa
   return lists;
 }
 
+/// A project store's gated lists (builds/build_store.h): what the project's
+/// builds found, winners first.
+std::vector<PoolList> poolFromStore(const fs::path &file, const SearchSpace &space) {
+  const std::unique_ptr<builds::BuildStore> store = builds::BuildStore::openExisting(file);
+  if (!(store->storedIdentity() == builds::storeIdentityOf(space)))
+    throw InputError(describeInputProblem(file.string(), "", "a store of another LLVM or search space"));
+  std::vector<PoolList> lists;
+  for (const std::string &pipeline : store->gatedPipelines()) {
+    const std::string entry = "list " + std::to_string(lists.size() + 1);
+    std::vector<std::string> passes;
+    for (int index : space.listOfPipeline(pipeline, file.string(), entry)) passes.push_back(space.passes()[index].element);
+    lists.push_back(poolListOf(passes, space, file.string(), entry));
+  }
+  return lists;
+}
+
+/// SQLite's file header: a project store.
+bool isSqliteFile(const std::string &text) { return text.rfind(std::string("SQLite format 3") + '\0', 0) == 0; }
+
 std::vector<PoolList> listsOfFile(const fs::path &file, const SearchSpace &space) {
   if (fs::is_directory(file)) return poolFromHarvest(file, space);
   const std::string text = readFile(file);
+  if (isSqliteFile(text)) return poolFromStore(file, space);
   const size_t first = text.find_first_not_of(" \t\r\n");
   return first != std::string::npos && text[first] == '{' ? poolFromJson(readJsonFile(file), space, file.string())
                                                           : poolFromText(text, space, file.string());

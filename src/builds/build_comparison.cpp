@@ -58,8 +58,9 @@ std::string testsText(const BuildOutcome &outcome) {
 }  // namespace
 
 std::vector<std::string> compareBuildsEntries() {
-  return {"clang-19", "mlgo-cc",  "policy",   "never-larger",    "pass-lists",
-          "predicted", "choices", "building", "comparison.json", "choices.json"};
+  return {"clang-19", "mlgo-cc",  "policy",   "never-larger",    "pass-lists",   "predicted", "store-*",
+          "choices",  "building", "units.db", "units.db-wal",    "units.db-shm", "units.db.gate-programs",
+          "comparison.json", "choices.json"};
 }
 
 void countLauncherLog(BuiltVariant &built) {

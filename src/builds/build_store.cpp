@@ -36,7 +36,7 @@ CREATE TABLE IF NOT EXISTS units(
 CREATE TABLE IF NOT EXISTS trials(
   unit TEXT NOT NULL REFERENCES units(unit), pipeline TEXT NOT NULL, compiled INTEGER NOT NULL,
   text INTEGER NOT NULL, rodata INTEGER NOT NULL, data INTEGER NOT NULL, bss INTEGER NOT NULL,
-  ir_instructions INTEGER NOT NULL, PRIMARY KEY(unit, pipeline)) WITHOUT ROWID;
+  ir_instructions INTEGER NOT NULL, work INTEGER NOT NULL, PRIMARY KEY(unit, pipeline)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS verdicts(
   pipeline TEXT PRIMARY KEY, passed INTEGER NOT NULL, cxx_link_only INTEGER NOT NULL,
   failure TEXT NOT NULL) WITHOUT ROWID;
@@ -132,6 +132,7 @@ StoredTrial trialOfRow(const Statement &row, int first) {
   trial.sizes.data = uint64_t(row.integer(first + 4));
   trial.sizes.bss = uint64_t(row.integer(first + 5));
   trial.irInstructions = uint64_t(row.integer(first + 6));
+  trial.work = uint64_t(row.integer(first + 7));
   return trial;
 }
 
@@ -145,12 +146,8 @@ StoreIdentity storeIdentityOf(const autotune::SearchSpace &space) {
   return {LLVM_VERSION_STRING, autotune::searchSpaceHash(space)};
 }
 
-std::string unitKey(const fs::path &bitcode, const std::vector<std::string> &commandLine) {
-  CorpusModule module;
-  module.bitcodePath = bitcode;
-  const std::string content = autotune::modulePoolHash(module);
-  if (content.empty()) return "";
-  return CompileMemo::hash(content + '\n' + formatRecordedCommandLine(commandLine));
+std::string unitKey(std::string_view bitcode, const std::vector<std::string> &commandLine) {
+  return CompileMemo::hash(CompileMemo::hash(bitcode) + '\n' + formatRecordedCommandLine(commandLine));
 }
 
 std::optional<std::string> chooseTrial(const StoredUnit &unit, const std::map<std::string, StoredVerdict> &verdicts) {
@@ -161,8 +158,9 @@ std::optional<std::string> chooseTrial(const StoredUnit &unit, const std::map<st
     return std::make_tuple(trial.sizes.textPlusData(), !trial.pipeline.empty(), trial.pipeline.size(), trial.pipeline);
   };
   const StoredTrial *best = &recorded->second;
+  const double maxWork = kMaxWorkRatio * double(recorded->second.work);
   for (const auto &[pipeline, trial] : unit.trials) {
-    if (!trial.compiled || pipeline.empty()) continue;
+    if (!trial.compiled || pipeline.empty() || double(trial.work) > maxWork) continue;
     auto verdict = verdicts.find(pipeline);
     if (verdict == verdicts.end() || !verdict->second.acceptsFor(unit.cxx)) continue;
     if (rank(trial) < rank(*best)) best = &trial;
@@ -285,7 +283,7 @@ std::optional<StoredUnit> BuildStore::unit(const std::string &key) const {
   StoredUnit unit{key, row.text(0), row.integer(1) != 0, {}, std::nullopt};
   if (!row.isNull(2)) unit.choice = row.text(2);
   Statement trials(db_,
-                   "SELECT pipeline, compiled, text, rodata, data, bss, ir_instructions FROM trials WHERE unit = ?",
+                   "SELECT pipeline, compiled, text, rodata, data, bss, ir_instructions, work FROM trials WHERE unit = ?",
                    path_);
   trials.bind(1, key);
   while (trials.step()) {
@@ -324,14 +322,14 @@ void BuildStore::recordTrials(const std::string &key, const std::string &module,
                     path_);
   unitRow.bind(1, key).bind(2, module).bind(3, int64_t(cxx)).run();
   Statement trialRow(db_,
-                     "INSERT OR IGNORE INTO trials(unit, pipeline, compiled, text, rodata, data, bss, ir_instructions) "
-                     "VALUES(?, ?, ?, ?, ?, ?, ?, ?)",
+                     "INSERT OR IGNORE INTO trials(unit, pipeline, compiled, text, rodata, data, bss, ir_instructions, "
+                     "work) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
                      path_);
   for (const StoredTrial &trial : trials) {
     trialRow.bind(1, key).bind(2, trial.pipeline).bind(3, int64_t(trial.compiled));
     trialRow.bind(4, int64_t(trial.sizes.text)).bind(5, int64_t(trial.sizes.rodata));
     trialRow.bind(6, int64_t(trial.sizes.data)).bind(7, int64_t(trial.sizes.bss));
-    trialRow.bind(8, int64_t(trial.irInstructions)).run();
+    trialRow.bind(8, int64_t(trial.irInstructions)).bind(9, int64_t(trial.work)).run();
   }
   refreshChoices({key});
   transaction.commit();
@@ -366,6 +364,21 @@ std::vector<std::string> BuildStore::winningPipelines() const {
                      path_);
        row.step();)
     pipelines.push_back(row.text(0));
+  return pipelines;
+}
+
+std::vector<std::string> BuildStore::gatedPipelines() const {
+  std::vector<std::string> pipelines = winningPipelines();
+  const std::set<std::string> winners(pipelines.begin(), pipelines.end());
+  for (Statement row(db_,
+                     "SELECT t.pipeline FROM trials t JOIN trials r ON r.unit = t.unit AND r.pipeline = '' "
+                     "JOIN verdicts v ON v.pipeline = t.pipeline "
+                     "WHERE t.pipeline != '' AND t.compiled AND v.passed "
+                     "AND t.text + t.rodata + t.data < r.text + r.rodata + r.data "
+                     "GROUP BY t.pipeline ORDER BY count(*) DESC, t.pipeline",
+                     path_);
+       row.step();)
+    if (!winners.count(row.text(0))) pipelines.push_back(row.text(0));
   return pipelines;
 }
 

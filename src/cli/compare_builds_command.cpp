@@ -38,8 +38,14 @@ struct CompareBuildsFlags {
   std::string bench;
   unsigned benchRuns = 5;
   bool neverLarger = false;
+  size_t storeBuilds = 0;
+  size_t explore = 5;
   bool force = false;
 };
+
+/// The store the --store-builds ways share: every build of them learns from
+/// the ones before.
+fs::path storeOf(const CompareBuildsFlags &flags) { return fs::absolute(fs::path(flags.output) / "units.db"); }
 
 std::vector<builds::BuildVariant> variantsOf(const CompareBuildsFlags &flags) {
   std::vector<builds::BuildVariant> variants{{"clang-19", false, {}}, {"mlgo-cc", true, {}}};
@@ -51,6 +57,11 @@ std::vector<builds::BuildVariant> variantsOf(const CompareBuildsFlags &flags) {
   if (!flags.passLists.empty())
     variants.push_back({"pass-lists", true, {"MLGO_CC_PASS_LISTS=" + fs::absolute(flags.passLists).string()}});
   if (flags.predict) variants.push_back({"predicted", true, {"MLGO_CC_PREDICT=1"}});
+  for (size_t build = 1; build <= flags.storeBuilds; ++build)
+    variants.push_back({"store-" + std::to_string(build),
+                        true,
+                        {"MLGO_CC_STORE=" + storeOf(flags).string(), "MLGO_CC_EXPLORE=" + std::to_string(flags.explore),
+                         "MLGO_CC_PREDICT=1"}});
   return variants;
 }
 
@@ -197,6 +208,14 @@ void addCompareBuildsCommand(CLI::App *command, CommandRunner &runner) {
                       "A benchmark command run in each built tree after its tests (through sh), --bench-runs times; "
                       "the table reports its median wall time");
   command->add_option("--bench-runs", flags->benchRuns, "How often --bench runs per build")
+      ->capture_default_str()
+      ->check(wholeNumber(1, 1000));
+  command->add_option("--store-builds", flags->storeBuilds,
+                      "Also build N times in a row with one store (mlgo cc --store OUTPUT/units.db --explore K "
+                      "--predict): the ways store-1 .. store-N show what each build learned")
+      ->capture_default_str()
+      ->check(wholeNumber(0, 1000));
+  command->add_option("--explore", flags->explore, "New lists each unit tries per --store-builds build")
       ->capture_default_str()
       ->check(wholeNumber(1, 1000));
   command->add_flag("--force", flags->force, "Replace the builds an earlier run left in --output");

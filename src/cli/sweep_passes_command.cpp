@@ -76,8 +76,8 @@ void addSweepPassesCommand(CLI::App *command, CommandRunner &runner) {
   command->add_option("--corpus", flags->corpus, "Corpus directory")->required();
   command
       ->add_option("--lists", flags->lists,
-                   "The pool: a harvested pool's directory, autotune's best.json, a coreset file, or a text file of "
-                   "one list per line (search-space elements separated by spaces); repeatable: each list once, in "
+                   "The pool: a harvested pool's directory, autotune's best.json, a coreset file, a project's store "
+                   "(mlgo cc --store: the lists its builds found), or a text file of one list per line (search-space elements separated by spaces); repeatable: each list once, in "
                    "order")
       ->required();
   command->add_option("--output", flags->output, "Directory for sweep.json")->required();

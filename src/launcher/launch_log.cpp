@@ -69,6 +69,7 @@ nlohmann::json logRecord(const CompilePlan &plan, const Application &application
     if (!outcome.storeUse.empty()) {
       record["store"] = outcome.storeUse;
       record["new_trials"] = outcome.candidates;
+      if (outcome.recordedTextData) record["recorded_text_data"] = *outcome.recordedTextData;
     }
   } else {
     record["fallback"] = outcome.fallback;

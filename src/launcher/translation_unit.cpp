@@ -16,6 +16,7 @@
 #include "mlgo/corpus/corpus.h"
 #include "mlgo/driver/compiler_driver.h"
 #include "mlgo/driver/object_capture.h"
+#include "mlgo/driver/optimization_work.h"
 #include "mlgo/launcher/frontend.h"
 #include "mlgo/launcher/unit_exploration.h"
 #include "mlgo/launcher/unit_recording.h"
@@ -112,10 +113,11 @@ struct Candidate {
 };
 
 Candidate compileCandidate(const CompilerDriver &driver, const CorpusModule &module, const Way &way,
-                           const Application &application) {
+                           const Application &application, std::shared_ptr<PipelineHook> extra = nullptr) {
   auto capture = std::make_shared<ObjectCapture>();
   CompileRequest request{&module, way.pipeline, {}};
   if (way.withPolicy) request.hooks.push_back(application.policyHooks());
+  if (extra) request.hooks.push_back(std::move(extra));
   request.hooks.push_back(capture);
   Candidate candidate{driver.compile(request), capture->object()};
   if (candidate.result.ok() && candidate.object.empty()) {
@@ -142,16 +144,18 @@ std::vector<std::string> rankedForStore(const Application &application, const Co
 /// unit's next compile, as autotune's gate fallbacks wait their turn.
 constexpr size_t kGateChecksPerCompile = 3;
 
-/// Gates the unit's compiled lists that are smaller than its choice and not
-/// judged yet, smallest first, until one is accepted.
+/// Gates the unit's compiled lists that are smaller than its choice, within
+/// its work limit and not judged yet, smallest first, until one is accepted.
 void gateCandidates(builds::BuildStore &store, const std::string &key, const Application &application) {
   const std::optional<builds::StoredUnit> unit = store.unit(key);
   if (!unit || !unit->choice) return;
   const std::map<std::string, builds::StoredVerdict> verdicts = store.verdicts();
   const uint64_t chosenSize = unit->trials.at(*unit->choice).sizes.textPlusData();
+  const double maxWork = builds::kMaxWorkRatio * double(unit->trials.at("").work);
   std::vector<const builds::StoredTrial *> waiting;
   for (const auto &[pipeline, trial] : unit->trials)
-    if (!pipeline.empty() && trial.compiled && trial.sizes.textPlusData() < chosenSize && !verdicts.count(pipeline))
+    if (!pipeline.empty() && trial.compiled && trial.sizes.textPlusData() < chosenSize &&
+        double(trial.work) <= maxWork && !verdicts.count(pipeline))
       waiting.push_back(&trial);
   std::sort(waiting.begin(), waiting.end(), [](const builds::StoredTrial *a, const builds::StoredTrial *b) {
     return std::make_tuple(a->sizes.textPlusData(), a->pipeline.size(), a->pipeline) <
@@ -168,21 +172,20 @@ void gateCandidates(builds::BuildStore &store, const std::string &key, const App
 /// its choice; otherwise the unit's new lists are compiled (its recorded
 /// level and, with --predict, the first ranked lists; with --explore N, its
 /// next N lists), recorded, gated, and the choice is compiled.
-Candidate compileWithStore(const CompilerDriver &driver, const CorpusModule &module, const Application &application,
-                           TranslationUnitOutcome &outcome) {
+Candidate compileWithStore(const CompilerDriver &driver, const CorpusModule &module, const std::string &bitcode,
+                           const Application &application, TranslationUnitOutcome &outcome) {
   builds::BuildStore &store = *application.store;
-  const std::string key = builds::unitKey(module.bitcodePath, module.commandLine);
+  const std::string key = builds::unitKey(bitcode, module.commandLine);
   std::map<std::string, Candidate> compiled;
   auto compile = [&](const std::string &pipeline) {
-    Candidate candidate = compileCandidate(driver, module, {pipeline, false}, application);
-    const CompileResult result = candidate.result;
+    auto work = std::make_shared<OptimizationWork>();
+    Candidate candidate = compileCandidate(driver, module, {pipeline, false}, application, work);
+    const builds::StoredTrial trial = trialOf(pipeline, candidate.result, work->instructionsVisited());
     compiled[pipeline] = std::move(candidate);
-    return result;
+    return trial;
   };
-  std::optional<builds::StoredUnit> unit = key.empty() ? std::nullopt : store.unit(key);
-  if (key.empty()) {
-    outcome.storeUse = "unreadable";
-  } else if (unit && unit->choice && application.explore == 0) {
+  std::optional<builds::StoredUnit> unit = store.unit(key);
+  if (unit && unit->choice && application.explore == 0) {
     outcome.storeUse = "hit";
   } else {
     const std::map<std::string, builds::StoredTrial> known = unit ? unit->trials : decltype(unit->trials){};
@@ -199,7 +202,7 @@ Candidate compileWithStore(const CompilerDriver &driver, const CorpusModule &mod
       std::vector<std::string> pipelines{""};
       pipelines.insert(pipelines.end(), ranked.begin(), ranked.begin() + std::min(count, ranked.size()));
       for (const std::string &pipeline : pipelines)
-        if (!known.count(pipeline)) fresh.push_back(trialOf(pipeline, compile(pipeline)));
+        if (!known.count(pipeline)) fresh.push_back(compile(pipeline));
     }
     outcome.storeUse = unit ? (fresh.empty() ? "decided" : "explored") : "new";
     outcome.candidates = fresh.size();
@@ -209,6 +212,8 @@ Candidate compileWithStore(const CompilerDriver &driver, const CorpusModule &mod
   }
   const std::string pipeline = unit && unit->choice ? *unit->choice : "";
   outcome.passList = pipeline;
+  if (unit && unit->trials.count("") && unit->trials.at("").compiled)
+    outcome.recordedTextData = unit->trials.at("").sizes.textPlusData();
   auto done = compiled.find(pipeline);
   return done != compiled.end() ? std::move(done->second)
                                 : compileCandidate(driver, module, {pipeline, false}, application);
@@ -284,7 +289,7 @@ TranslationUnitOutcome compileTranslationUnit(const CompilePlan &plan, const App
   const CompilerDriver driver(options);
   Candidate best;
   try {
-    best = application.store ? compileWithStore(driver, module, application, outcome)
+    best = application.store ? compileWithStore(driver, module, frontend.bitcode, application, outcome)
                              : compileWays(driver, module, application, outcome);
   } catch (const std::exception &e) {
     return finish(firstLine(e.what()));

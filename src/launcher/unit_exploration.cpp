@@ -18,8 +18,9 @@ size_t broadcastReserve(size_t budget) { return std::min<size_t>(10, budget / 10
 
 }  // namespace
 
-builds::StoredTrial trialOf(const std::string &pipeline, const CompileResult &result) {
-  return {pipeline, result.ok(), result.ok() ? result.sizes : SectionSizes{}, result.ok() ? result.irInstructions : 0};
+builds::StoredTrial trialOf(const std::string &pipeline, const CompileResult &result, uint64_t work) {
+  if (!result.ok()) return {pipeline, false, {}, 0, 0};
+  return {pipeline, true, result.sizes, result.irInstructions, work};
 }
 
 CompileResult resultOf(const builds::StoredTrial &trial) {
@@ -43,10 +44,9 @@ std::vector<builds::StoredTrial> exploreUnit(const CorpusModule &module,
   auto answer = [&](const std::string &pipeline) {
     if (auto found = seen.find(pipeline); found != seen.end()) return resultOf(found->second);
     if (fresh.size() >= settings.newCompiles) throw ExplorationPaused{};
-    const CompileResult result = compile(pipeline);
-    fresh.push_back(trialOf(pipeline, result));
+    fresh.push_back(compile(pipeline));
     seen.emplace(pipeline, fresh.back());
-    return result;
+    return resultOf(fresh.back());
   };
   try {
     if (!answer("").ok()) return fresh;

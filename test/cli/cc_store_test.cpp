@@ -316,6 +316,16 @@ TEST_CASE("mlgo cc --store: a store hit's object has the sizes mlgo eval --pass-
     CHECK(module["candidate"]["text"] == hit["text"]);
     CHECK(module["candidate"]["text+data"] == hit["text_data"]);
   }
+
+  // The store is a pool: sweep-passes takes its gated lists, winners first.
+  const std::vector<std::string> gated = builds::BuildStore::openExisting(store)->gatedPipelines();
+  REQUIRE(gated.size() >= 2);
+  const test::CommandOutcome swept =
+      test::runMlgo({"sweep-passes", "--corpus", (scratch / "corpus").string(), "--lists", store.string(), "--output",
+                     (scratch / "sweep").string(), "--gate-programs", gatePrograms(), "--threads", "2"});
+  INFO(swept.err);
+  REQUIRE(swept.exitCode == 0);
+  CHECK_THAT(swept.out, Contains("swept " + std::to_string(gated.size()) + " lists over 8 of 8 modules"));
 }
 
 TEST_CASE("mlgo store-merge: two builds' stores joined equal one store both builds wrote",

@@ -192,3 +192,36 @@ TEST_CASE("compare-builds: outputs around or inside the project, paths that spli
     CHECK(comparison["variants"][0]["measured"] == true);
   }
 }
+
+TEST_CASE("compare-builds --store-builds: each build learns from the ones before, its tests pass, and the store "
+          "holds what they tried",
+          "[cli][builds][store][clang]") {
+  test::ScratchDirectory scratch;
+  const test::CommandOutcome compared = test::runMlgoWithEnvironment(
+      {"MLGO_CC_GATE_PROGRAMS=" + (test::testData() / "gate").string()},
+      {"compare-builds", "--project", (test::testData() / "launcher" / "cmake").string(), "--output",
+       (scratch / "builds").string(), "--store-builds", "3", "--explore", "2", "--jobs", "2"});
+  INFO(compared.err);
+  REQUIRE(compared.exitCode == 0);
+  const json comparison = readJsonFile(scratch / "builds" / "comparison.json");
+  std::vector<std::string> names;
+  for (const json &variant : comparison["variants"]) {
+    names.push_back(variant["name"]);
+    CAPTURE(variant["name"]);
+    CHECK(variant["tests"] == "passed");
+  }
+  CHECK(names == std::vector<std::string>{"clang-19", "mlgo-cc", "store-1", "store-2", "store-3", "choices"});
+  for (size_t build = 1; build <= 3; ++build) {
+    const json &variant = comparison["variants"][1 + build];
+    CHECK(variant["units"] == 3);
+    CHECK(variant["fallbacks"] == 0);
+  }
+  CHECK_THAT(compared.out, Contains("store-3"));
+  const test::CommandOutcome info =
+      test::runMlgo({"store-info", "--store", (scratch / "builds" / "units.db").string(), "--json"});
+  REQUIRE(info.exitCode == 0);
+  const json store = json::parse(info.out);
+  CHECK(store["units"] == 3);
+  // Each build compiled each unit's recorded level once (the first) and 2 new lists.
+  CHECK(store["trials"] == 3 * (1 + 3 * 2));
+}

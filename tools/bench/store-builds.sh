@@ -11,6 +11,8 @@
 # Prints one JSON line per build and a summary: the hit builds' median wall
 # time against clang-19's.
 # Usage: tools/bench/store-builds.sh MLGO WORKDIR SOURCE BUILDS EXPLORE [RUNS] [JOBS] [-- CMAKE_ARGS...]
+#   BUILDS 0: no explore build; time the plain and store-hit builds again with
+#   the store an earlier run left in WORKDIR.
 #   SOURCE: the project's CMake source directory (tools/demo/build-corpus.sh's
 #   NAME/src); CMAKE_ARGS: its configure arguments (-Oz is set here).
 set -euo pipefail
@@ -30,15 +32,13 @@ configure() {  # configure BUILD_DIR [launcher]
   cmake -S "$source" -B "$1" "${cmake_args[@]}" "${launcher[@]}" > "$1.configure.log"
 }
 
-timed_build() {  # timed_build BUILD_DIR [VAR=VALUE...]: prints the wall seconds
+timed_build() {  # timed_build BUILD_DIR [VAR=VALUE...]: prints "WALL CPU" seconds (CPU: user + system)
   local dir=$1
   shift
   ninja -C "$dir" clean > /dev/null
-  local start end
-  start=$(date +%s.%N)
-  env "$@" ninja -C "$dir" -j "$jobs" > "$dir.build.log"
-  end=$(date +%s.%N)
-  python3 -c "print(round($end - $start, 3))"
+  env "$@" /usr/bin/time -f "%e %U %S" -o "$dir.time" ninja -C "$dir" -j "$jobs" > "$dir.build.log"
+  read -r wall user system < "$dir.time"
+  python3 -c "print($wall, round($user + $system, 2))"
 }
 
 linked_sizes() {  # linked_sizes BUILD_DIR: {"file": text+data} of every linked ELF file
@@ -63,41 +63,52 @@ PY
 }
 
 configure "$work/plain"
-plain_times=()
-for run in $(seq "$runs"); do plain_times+=("$(timed_build "$work/plain")"); done
+plain_times=() plain_cpu=()
+for run in $(seq "$runs"); do
+  read -r wall cpu < <(timed_build "$work/plain")
+  plain_times+=("$wall") plain_cpu+=("$cpu")
+done
 plain_linked=$(linked_sizes "$work/plain")
 python3 -c 'import json, sys; print(json.dumps({"build": "plain", "seconds": [float(s) for s in sys.argv[1].split()],
-                 "linked": json.loads(sys.argv[2])}))' "${plain_times[*]}" "$plain_linked"
+                 "cpu_seconds": [float(s) for s in sys.argv[2].split()], "linked": json.loads(sys.argv[3])}))' \
+  "${plain_times[*]}" "${plain_cpu[*]}" "$plain_linked"
 
 configure "$work/store" launcher
-rm -f "$store" "$store-wal" "$store-shm"
+# BUILDS 0: time the plain and store-hit builds of the store a run left.
+((builds > 0)) && rm -f "$store" "$store-wal" "$store-shm"
 for build in $(seq "$builds"); do
-  seconds=$(timed_build "$work/store" MLGO_CC_STORE="$store" MLGO_CC_EXPLORE="$explore" MLGO_CC_PREDICT=1 \
-    MLGO_CC_LOG="$work/explore-$build.jsonl")
+  read -r seconds cpu < <(timed_build "$work/store" MLGO_CC_STORE="$store" MLGO_CC_EXPLORE="$explore" \
+    MLGO_CC_PREDICT=1 MLGO_CC_LOG="$work/explore-$build.jsonl")
   info=$("$mlgo" store-info --store "$store" --json)
   linked=$(linked_sizes "$work/store")
-  python3 - "$build" "$seconds" "$info" "$linked" "$plain_linked" <<'PY'
+  python3 - "$build" "$seconds" "$cpu" "$info" "$linked" "$plain_linked" <<'PY'
 import json, sys
-build, seconds, info, linked, plain = sys.argv[1], float(sys.argv[2]), *map(json.loads, sys.argv[3:])
+build, seconds, cpu = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+info, linked, plain = map(json.loads, sys.argv[4:])
 larger = sorted(f for f in plain if linked.get(f, 0) > plain[f])
 total = sum(linked.get(f, 0) for f in plain) / max(1, sum(plain.values())) - 1
-print(json.dumps({"build": int(build), "seconds": seconds, "units": info["units"], "trials": info["trials"],
+print(json.dumps({"build": int(build), "seconds": seconds, "cpu_seconds": cpu, "units": info["units"], "trials": info["trials"],
                   "store_geomean": round(info["geomean_change"], 5), "store_total": round(info["total_change"], 5),
                   "linked_total": round(total, 5), "linked_larger": larger}))
 PY
 done
 
-hit_times=()
+hit_times=() hit_cpu=()
 for run in $(seq "$runs"); do
-  hit_times+=("$(timed_build "$work/store" MLGO_CC_STORE="$store" MLGO_CC_LOG="$work/hit-$run.jsonl")")
+  read -r wall cpu < <(timed_build "$work/store" MLGO_CC_STORE="$store" MLGO_CC_LOG="$work/hit-$run.jsonl")
+  hit_times+=("$wall") hit_cpu+=("$cpu")
 done
-python3 - "${plain_times[*]}" "${hit_times[*]}" "$work/hit-$runs.jsonl" <<'PY'
+python3 - "${plain_times[*]}" "${hit_times[*]}" "$work/hit-$runs.jsonl" "${plain_cpu[*]}" "${hit_cpu[*]}" <<'PY'
 import json, statistics, sys
 plain = statistics.median(map(float, sys.argv[1].split()))
 hit = statistics.median(map(float, sys.argv[2].split()))
+plain_cpu = statistics.median(map(float, sys.argv[4].split()))
+hit_cpu = statistics.median(map(float, sys.argv[5].split()))
 uses = {}
 for line in open(sys.argv[3]):
     use = json.loads(line).get("store", "none")
     uses[use] = uses.get(use, 0) + 1
-print(json.dumps({"plain_median": plain, "hit_median": hit, "hit_vs_plain": round(hit / plain, 3), "last_hit_build": uses}))
+print(json.dumps({"plain_median": plain, "hit_median": hit, "hit_vs_plain": round(hit / plain, 3),
+                  "plain_cpu_median": plain_cpu, "hit_cpu_median": hit_cpu,
+                  "hit_cpu_vs_plain": round(hit_cpu / plain_cpu, 3), "last_hit_build": uses}))
 PY

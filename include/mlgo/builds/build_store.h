@@ -1,9 +1,8 @@
 #pragma once
 // A project's store of what its builds tried (`mlgo cc --store FILE`): an
 // SQLite database that every compile of a `-j` build reads and writes at
-// once. For each translation unit, keyed by its content (the bitcode with
-// the build directory's names cleared, as the pool keys modules, and its
-// cc1 command line), it holds every pass list compiled for it with its
+// once. For each translation unit, keyed by its content (its frontend
+// bitcode and cc1 command line), it holds every pass list compiled for it with its
 // sizes and IR instruction count, and the unit's current choice: the
 // smallest compile whose list passed the correctness gate (verdicts are
 // kept per list, for every unit). The store as a whole belongs to one LLVM
@@ -18,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mlgo/driver/compile_result.h"
@@ -50,6 +50,9 @@ struct StoredTrial {
   bool compiled = false;  ///< false: the compile failed (not tried again)
   SectionSizes sizes;
   uint64_t irInstructions = 0;
+  /// The optimization pipeline's work (mlgo/driver/optimization_work.h):
+  /// what a rebuild with this list pays, against the recorded level's.
+  uint64_t work = 0;
 };
 
 /// The correctness gate's verdict on a list (autotune::GateVerdict's fields).
@@ -84,15 +87,23 @@ struct StoreSummary {
   std::vector<std::string> foreignWriters;  ///< identities of compiles that found the store not theirs
 };
 
-/// The key of a unit: a hash of its bitcode (names of the build directory
-/// cleared, as autotune::modulePoolHash) and of its command line. "" when
-/// the bitcode cannot be read.
-std::string unitKey(const std::filesystem::path &bitcode, const std::vector<std::string> &commandLine);
+/// The key of a unit: a hash of its frontend bitcode and of its command
+/// line. Both name the build's directories (the source's path, -I and
+/// -fdebug-compilation-dir), so a unit is the same unit where it is built in
+/// the same directory.
+std::string unitKey(std::string_view bitcode, const std::vector<std::string> &commandLine);
+
+/// A list is chosen only when its optimization does at most this much of the
+/// recorded level's work: a rebuild from the store costs about what a plain
+/// build does (optimization is a part of a compile; the frontend and code
+/// generation stay).
+inline constexpr double kMaxWorkRatio = 1.25;
 
 /// The choice among `unit`'s trials: the smallest compiled .text+.data whose
 /// list the gate accepts for the unit's language (the recorded level needs
-/// no verdict); ties go to the recorded level, then the shorter pipeline,
-/// then the first in text order. Unset when the recorded level never compiled.
+/// no verdict) and whose work is within kMaxWorkRatio of the recorded
+/// level's; ties go to the recorded level, then the shorter pipeline, then
+/// the first in text order. Unset when the recorded level never compiled.
 std::optional<std::string> chooseTrial(const StoredUnit &unit, const std::map<std::string, StoredVerdict> &verdicts);
 
 class BuildStore {
@@ -129,6 +140,11 @@ class BuildStore {
   /// (ties in text order), the recorded level left out: what won on a
   /// project's units, which its new units try first.
   std::vector<std::string> winningPipelines() const;
+  /// Every list the gate accepted that beat some unit's recorded level: the
+  /// winning pipelines first (as above), then the others, those smaller
+  /// than the recorded level on most units first (ties in text order). What
+  /// the store gives sweep-passes as a pool.
+  std::vector<std::string> gatedPipelines() const;
 
   std::vector<StoredUnit> units() const;
   StoreSummary summarize() const;

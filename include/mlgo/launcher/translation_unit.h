@@ -5,7 +5,9 @@
 // exactly (the frontend fails, a recorded flag cannot be reproduced, LLVM
 // crashes or times out) comes back as a fallback reason: the caller then
 // runs the real compiler, so the build gets clang's own object.
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "mlgo/driver/compile_result.h"
@@ -23,8 +25,10 @@ struct TranslationUnitOutcome {
   bool keptBackup = false;
   /// With --store: "hit" (a decided unit, compiled once with its choice),
   /// "new" (first seen), "explored" (new lists compiled), "decided" (its
-  /// search has spent its budget), "unreadable" (no key: compiled plainly).
+  /// search has spent its budget).
   std::string storeUse;
+  /// With --store: .text+.data of the unit at its recorded level, when known.
+  std::optional<uint64_t> recordedTextData;
   bool compiled = false;    ///< mlgo wrote the object
   std::string fallback;     ///< why not (the caller runs the real compiler)
   std::string diagnostics;  ///< clang's warnings, to print as clang would

@@ -30,8 +30,8 @@ struct ExplorationSettings {
   std::vector<std::string> ranked;
 };
 
-/// Compiles `pipeline` for the module ("" its recorded level).
-using PipelineCompile = std::function<CompileResult(const std::string &pipeline)>;
+/// Compiles `pipeline` for the module ("" its recorded level): its trial.
+using PipelineCompile = std::function<builds::StoredTrial(const std::string &pipeline)>;
 
 /// The unit's next lists, compiled: up to settings.newCompiles pipelines
 /// that `known` (the store's trials of the unit) lacks, in the order above.
@@ -43,8 +43,9 @@ std::vector<builds::StoredTrial> exploreUnit(const CorpusModule &module,
                                              const autotune::SearchSpace &space, const ExplorationSettings &settings,
                                              const PipelineCompile &compile);
 
-/// A compile's result as the store keeps it, and back.
-builds::StoredTrial trialOf(const std::string &pipeline, const CompileResult &result);
+/// A compile's result as the store keeps it (with its optimization work),
+/// and back.
+builds::StoredTrial trialOf(const std::string &pipeline, const CompileResult &result, uint64_t work);
 CompileResult resultOf(const builds::StoredTrial &trial);
 
 }  // namespace mlgo::launcher

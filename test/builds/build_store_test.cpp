@@ -1,0 +1,91 @@
+#include <catch2/catch.hpp>
+
+#include "mlgo/builds/build_store.h"
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/errors.h"
+#include "support/test_environment.h"
+
+using namespace mlgo;
+using namespace mlgo::builds;
+using Catch::Matchers::Contains;
+
+namespace {
+
+StoredTrial trial(const std::string &pipeline, uint64_t text, uint64_t work, bool compiled = true) {
+  StoredTrial made{pipeline, compiled, {}, 0, work};
+  made.sizes.text = text;
+  return made;
+}
+
+StoredUnit unitOf(bool cxx, std::vector<StoredTrial> trials) {
+  StoredUnit unit{"key", "a.o", cxx, {}, std::nullopt};
+  for (StoredTrial &made : trials) unit.trials.emplace(made.pipeline, made);
+  return unit;
+}
+
+const StoreIdentity kIdentity{"19.1.7", "space"};
+
+}  // namespace
+
+TEST_CASE("build store: a unit's choice is its smallest gated list within the work limit", "[store]") {
+  const StoredUnit unit = unitOf(false, {trial("", 100, 1000), trial("small", 80, 1200), trial("smaller", 70, 5000),
+                                         trial("broken", 10, 100, false), trial("ungated", 60, 100)});
+  std::map<std::string, StoredVerdict> verdicts{{"small", {true, false, ""}}, {"smaller", {true, false, ""}},
+                                                {"broken", {true, false, ""}}};
+  // "smaller" costs a rebuild 5x the recorded level's work; "ungated" has no
+  // verdict; "broken" did not compile.
+  CHECK(chooseTrial(unit, verdicts) == std::optional<std::string>("small"));
+  verdicts["small"] = {false, false, "prog: wrong answer"};
+  CHECK(chooseTrial(unit, verdicts) == std::optional<std::string>(""));
+  // A list that only breaks C++ programs' links is usable for C, not C++.
+  verdicts["small"] = {false, true, "prog: link failed"};
+  CHECK(chooseTrial(unit, verdicts) == std::optional<std::string>("small"));
+  StoredUnit cxx = unit;
+  cxx.cxx = true;
+  CHECK(chooseTrial(cxx, verdicts) == std::optional<std::string>(""));
+  // Ties go to the recorded level, then the shorter pipeline.
+  const StoredUnit ties = unitOf(false, {trial("", 100, 1000), trial("aaaa", 100, 900), trial("bb", 90, 900),
+                                         trial("cccc", 90, 900)});
+  const std::map<std::string, StoredVerdict> passed{
+      {"aaaa", {true, false, ""}}, {"bb", {true, false, ""}}, {"cccc", {true, false, ""}}};
+  CHECK(chooseTrial(ties, passed) == std::optional<std::string>("bb"));
+  CHECK(chooseTrial(unitOf(false, {trial("", 100, 1000), trial("aaaa", 100, 900)}), passed) ==
+        std::optional<std::string>(""));
+  // No recorded level, no choice.
+  CHECK_FALSE(chooseTrial(unitOf(false, {trial("", 0, 0, false), trial("bb", 90, 900)}), passed));
+}
+
+TEST_CASE("build store: trials and verdicts persist, choices follow, and another identity is told once", "[store]") {
+  test::ScratchDirectory scratch;
+  const auto file = scratch / "units.db";
+  {
+    BuildStore store(file, kIdentity);
+    CHECK(store.usable());
+    store.recordTrials("k1", "b.o", false, {trial("", 100, 1000), trial("list", 90, 1000)});
+    CHECK(store.unit("k1")->choice == std::optional<std::string>(""));  // not gated yet
+    store.recordVerdict("list", {true, false, ""});
+    CHECK(store.unit("k1")->choice == std::optional<std::string>("list"));
+    // A second result for a stored list is not taken: the first stands.
+    store.recordTrials("k1", "a.o", false, {trial("list", 50, 1000)});
+    CHECK(store.unit("k1")->trials.at("list").sizes.text == 90);
+    CHECK(store.unit("k1")->module == "a.o");  // the smallest name seen
+    CHECK(store.winningPipelines() == std::vector<std::string>{"list"});
+  }
+  BuildStore reopened(file, kIdentity);
+  CHECK(reopened.unit("k1")->choice == std::optional<std::string>("list"));
+  CHECK(reopened.integrity() == "ok");
+  BuildStore other(file, {"19.1.7", "another space"});
+  CHECK_FALSE(other.usable());
+  CHECK(other.noteForeignWriter());
+  CHECK_FALSE(other.noteForeignWriter());
+  CHECK(reopened.summarize().foreignWriters.size() == 1);
+}
+
+TEST_CASE("build store: a file that is not a store is refused, naming it", "[store]") {
+  test::ScratchDirectory scratch;
+  writeFileAtomically(scratch / "notes.txt", "not a database at all, just some text that is long enough\n");
+  CHECK_THROWS_WITH(BuildStore(scratch / "notes.txt", kIdentity), Contains("notes.txt"));
+  CHECK_THROWS_WITH(BuildStore(scratch.path(), kIdentity), Contains("is a directory"));
+  CHECK_THROWS_WITH(BuildStore(scratch / "missing" / "units.db", kIdentity), Contains("directory does not exist"));
+  CHECK_THROWS_WITH(BuildStore::openExisting(scratch / "none.db"), Contains("no store there"));
+}
