@@ -1,5 +1,6 @@
 #include "mlgo/autotune/coreset.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -39,6 +40,25 @@ std::vector<size_t> selectCoreset(const std::vector<std::vector<double>> &gains,
   return order;
 }
 
+std::vector<size_t> fillByTotalGain(const std::vector<std::vector<double>> &gains, std::vector<size_t> order,
+                                    size_t size) {
+  const size_t listCount = gains.empty() ? 0 : gains.front().size();
+  std::vector<double> total(listCount, 0.0);
+  for (const std::vector<double> &module : gains)
+    for (size_t l = 0; l < listCount; ++l) total[l] += std::max(0.0, module[l]);
+  std::vector<bool> chosen(listCount, false);
+  for (size_t l : order) chosen[l] = true;
+  std::vector<size_t> rest;
+  for (size_t l = 0; l < listCount; ++l)
+    if (!chosen[l] && total[l] > 0) rest.push_back(l);
+  std::stable_sort(rest.begin(), rest.end(), [&](size_t a, size_t b) { return total[a] > total[b]; });
+  for (size_t l : rest) {
+    if (order.size() >= size) break;
+    order.push_back(l);
+  }
+  return order;
+}
+
 std::vector<std::vector<double>> gainMatrix(const SweepTable &table, SizeMetric metric, bool allowUngated) {
   std::vector<std::vector<double>> gains(table.modules.size());
   for (size_t m = 0; m < table.modules.size(); ++m) {
@@ -71,10 +91,11 @@ double oracleChange(const std::vector<std::vector<double>> &gains, const std::ve
 
 }  // namespace
 
-Coreset buildCoreset(const SweepTable &table, SizeMetric metric, size_t size, bool allowUngated) {
+Coreset buildCoreset(const SweepTable &table, SizeMetric metric, size_t size, bool allowUngated, bool fill) {
   if (size == 0) throw UsageError("a coreset needs at least one list");
   const std::vector<std::vector<double>> gains = gainMatrix(table, metric, allowUngated);
-  const std::vector<size_t> order = selectCoreset(gains, size);
+  std::vector<size_t> order = selectCoreset(gains, size);
+  if (fill) order = fillByTotalGain(gains, std::move(order), size);
   Coreset coreset;
   coreset.metric = metric;
   coreset.trainingModules = table.modules.size();
@@ -140,6 +161,11 @@ Coreset Coreset::fromJson(const json &document, const std::string &file, const S
       CoresetList list;
       list.passes = entry.at("passes").get<std::vector<std::string>>();
       list.pipeline = entry.at("pipeline").get<std::string>();
+      if (std::any_of(list.passes.begin(), list.passes.end(),
+                      [&](const std::string &element) { return space.excludes(element); })) {
+        coreset.excludedLists.push_back(list.pipeline);
+        continue;
+      }
       const auto languages = entry.at("languages").get<std::vector<std::string>>();
       list.cOnly = languages == std::vector<std::string>{"c"};
       if (!list.cOnly && languages != std::vector<std::string>{"c", "c++"})
@@ -151,11 +177,17 @@ Coreset Coreset::fromJson(const json &document, const std::string &file, const S
         throw InputError(describeInputProblem(file, "lists[" + std::to_string(i) + "]", "an empty list"));
       list.pipeline = space.checkedPipeline(list.passes, list.pipeline, file, "lists[" + std::to_string(i) + "]");
       coreset.lists.push_back(std::move(list));
+      coreset.fileIndices.push_back(i);
     }
   } catch (const json::exception &e) {
     throw InputError(describeInputProblem(file, "", "malformed coreset: " + jsonErrorText(e)));
   }
-  if (coreset.lists.empty()) throw InputError(describeInputProblem(file, "lists", "holds no list"));
+  if (coreset.lists.empty())
+    throw InputError(describeInputProblem(
+        file, "lists",
+        coreset.excludedLists.empty()
+            ? "holds no list"
+            : "holds no list the search space allows (each uses an element it excludes): select it again"));
   return coreset;
 }
 

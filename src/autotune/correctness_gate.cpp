@@ -65,7 +65,7 @@ std::string toolVersion(const std::string &tool, const fs::path &scratch) {
 
 }  // namespace
 
-fs::path defaultGatePrograms() { return dataPath(fs::path("passlisteval") / "programs"); }
+fs::path defaultGatePrograms() { return dataPath(fs::path("configs") / "autotune" / "gate-programs"); }
 
 CorrectnessGate::CorrectnessGate(GateOptions options) : options_(std::move(options)) {
   if (!fs::is_directory(options_.programs))

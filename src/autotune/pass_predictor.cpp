@@ -166,9 +166,21 @@ PassPredictor PassPredictor::load(const fs::path &requested, const SearchSpace &
       throw InputError(describeInputProblem(weightsFile.string(), "layers", "layer sizes do not chain"));
     width = layer.outputs;
   }
-  if (layers.empty() || width != coreset.lists.size())
+  if (layers.empty() || width != coreset.lists.size() + coreset.excludedLists.size())
     throw InputError(describeInputProblem(weightsFile.string(), "layers",
                                           "the last layer does not give one score per coreset list"));
+  // Lists the search space now excludes are left out with their scores: one
+  // output each, so the others rank as they did.
+  if (!coreset.excludedLists.empty()) {
+    DenseLayer &last = layers.back();
+    DenseLayer kept{last.inputs, coreset.fileIndices.size(), {}, {}};
+    for (size_t k : coreset.fileIndices) {
+      kept.weights.insert(kept.weights.end(), last.weights.begin() + k * last.inputs,
+                          last.weights.begin() + (k + 1) * last.inputs);
+      kept.bias.push_back(last.bias[k]);
+    }
+    last = std::move(kept);
+  }
   PassPredictor predictor(std::move(coreset), std::move(names), std::move(mean), std::move(deviation),
                           std::move(layers));
   predictor.training = metadata.value("training", json::object());

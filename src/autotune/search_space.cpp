@@ -68,6 +68,11 @@ int SearchSpace::find(const std::string &element) const {
   return -1;
 }
 
+bool SearchSpace::excludes(const std::string &element) const {
+  return find(element) < 0 &&
+         std::any_of(all_.begin(), all_.end(), [&](const PassElement &pass) { return pass.element == element; });
+}
+
 std::string SearchSpace::pipeline(const std::vector<int> &list) const {
   std::string text;
   for (int pass : list) text += (text.empty() ? "" : ",") + passes_.at(pass).pipelineText();

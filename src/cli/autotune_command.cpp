@@ -72,6 +72,10 @@ int runAutotune(const AutotuneFlags &flags) {
     const std::filesystem::path directory =
         flags.predictor.empty() ? autotune::defaultPredictorDirectory() : std::filesystem::path(flags.predictor);
     predictor = autotune::PassPredictor::load(directory, space);
+    if (!predictor->coreset().excludedLists.empty())
+      spdlog::warn("{}: {} of its lists use passes the search space excludes and are left out ({}, ...)",
+                   directory.string(), predictor->coreset().excludedLists.size(),
+                   predictor->coreset().excludedLists.front());
     options.search.predictor = &*predictor;
     options.search.predictorLists =
         autotune::predictedLists(*predictor, space, (directory / autotune::PassPredictor::kMetadataFile).string());

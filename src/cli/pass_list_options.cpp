@@ -18,8 +18,8 @@ void addPassListFlags(CLI::App &command, PassListFlags &flags) {
       ->capture_default_str();
   command.add_flag("--no-gate", flags.noGate, "Skip the correctness gate (lists are not checked)");
   command.add_option("--gate-programs", flags.gatePrograms,
-                     "Directory of self-checking C/C++ programs (default: passlisteval/programs of mlgo's data "
-                     "directory)");
+                     "Directory of self-checking C/C++ programs (default: configs/autotune/gate-programs of mlgo's "
+                     "data directory)");
 }
 
 autotune::SearchSpace loadSearchSpace(const PassListFlags &flags) {

@@ -31,6 +31,10 @@ int runPredict(const PredictFlags &flags) {
       flags.predictor.empty() ? autotune::defaultPredictorDirectory() : std::filesystem::path(flags.predictor);
   const autotune::PassPredictor predictor =
       autotune::PassPredictor::load(directory, autotune::SearchSpace::load(autotune::defaultSearchSpaceFile()));
+  if (!predictor.coreset().excludedLists.empty())
+    spdlog::warn("{}: {} of its lists use passes the search space excludes and are left out ({}, ...)",
+                 directory.string(), predictor.coreset().excludedLists.size(),
+                 predictor.coreset().excludedLists.front());
   // On stderr: stdout is the rankings.
   spdlog::info("predictor {}: its {} lists ranked by the {}", directory.string(), predictor.coreset().lists.size(),
                autotune::rankingName(predictor.ranking));

@@ -17,12 +17,13 @@ struct CoresetFlags {
   size_t size = 50;
   std::string metric = "text+data";
   bool allowUngated = false;
+  bool fill = false;
 };
 
 int runSelectCoreset(const CoresetFlags &flags) {
   const autotune::SweepTable table = autotune::SweepTable::read(flags.sweep);
   const autotune::Coreset coreset =
-      autotune::buildCoreset(table, *parseSizeMetric(flags.metric), flags.size, flags.allowUngated);
+      autotune::buildCoreset(table, *parseSizeMetric(flags.metric), flags.size, flags.allowUngated, flags.fill);
   if (coreset.lists.empty())
     throw InputError(describeInputProblem(
         table.file, "",
@@ -53,6 +54,10 @@ void addSelectCoresetCommand(CLI::App *command, CommandRunner &runner) {
       ->capture_default_str();
   command->add_flag("--allow-ungated", flags->allowUngated,
                     "Use lists the sweep did not gate (swept with --no-gate); never for a coreset that ships");
+  command->add_flag("--fill", flags->fill,
+                    "When no list adds coverage before --size, go on with the lists that gain on some module, by "
+                    "their summed gain: candidates for a wider sweep (sweep-passes --lists reads the file), not a "
+                    "coreset to ship");
   command->callback([flags, &runner] { runner = [flags] { return runSelectCoreset(*flags); }; });
 }
 

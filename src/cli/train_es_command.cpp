@@ -7,8 +7,8 @@
 
 #include "commands.h"
 #include "common_options.h"
+#include "mlgo/metrics/event_file_writer.h"
 #include "mlgo/problems/problem.h"
-#include "mlgo/report/event_file_writer.h"
 #include "mlgo/support/exit_codes.h"
 #include "mlgo/training/es_trainer.h"
 

@@ -55,9 +55,13 @@ int runTrainPredictor(const TrainPredictorFlags &flags) {
     throw UsageError("train-pass-predictor needs --sweep and --output");
   const autotune::SweepTable table = autotune::SweepTable::read(flags.sweep);
   options.table = &table;
-  options.coreset = autotune::Coreset::read(
-      flags.coreset.empty() ? autotune::defaultCoresetFile() : std::filesystem::path(flags.coreset),
-      autotune::SearchSpace::load(autotune::defaultSearchSpaceFile()));
+  const std::filesystem::path coresetFile =
+      flags.coreset.empty() ? autotune::defaultCoresetFile() : std::filesystem::path(flags.coreset);
+  options.coreset =
+      autotune::Coreset::read(coresetFile, autotune::SearchSpace::load(autotune::defaultSearchSpaceFile()));
+  if (!options.coreset.excludedLists.empty())
+    spdlog::warn("{}: {} of its lists use passes the search space excludes and are left out ({}, ...)",
+                 coresetFile.string(), options.coreset.excludedLists.size(), options.coreset.excludedLists.front());
   requireGatedLists(table, options.coreset, flags.allowUngated);
   options.allowUngated = flags.allowUngated;
   options.seed = flags.seed;

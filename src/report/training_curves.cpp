@@ -8,10 +8,10 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/fmt/fmt.h>
 
+#include "mlgo/metrics/metrics_keys.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/text_input.h"
-#include "mlgo/training/metrics_keys.h"
 
 namespace mlgo {
 

@@ -11,7 +11,7 @@
 
 #include "mlgo/policy/policy_model.h"
 #include "mlgo/problems/problem.h"
-#include "mlgo/report/event_file_writer.h"
+#include "mlgo/metrics/event_file_writer.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/sampling.h"

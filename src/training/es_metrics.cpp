@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "mlgo/support/atomic_file.h"
-#include "mlgo/training/metrics_keys.h"
+#include "mlgo/metrics/metrics_keys.h"
 #include "mlgo/training/reward.h"
 
 namespace mlgo {

@@ -20,7 +20,7 @@
 #include "mlgo/training/es_evaluation.h"
 #include "mlgo/training/es_metrics.h"
 #include "mlgo/training/es_objective.h"
-#include "mlgo/training/metrics_keys.h"
+#include "mlgo/metrics/metrics_keys.h"
 #include "mlgo/training/reward.h"
 #include "mlgo/training/trajectory_memo.h"
 

@@ -6,7 +6,7 @@
 #include "mlgo/support/sampling.h"
 #include "mlgo/training/adam_state.h"
 #include "mlgo/training/deterministic_torch.h"
-#include "mlgo/training/metrics_keys.h"
+#include "mlgo/metrics/metrics_keys.h"
 
 namespace mlgo {
 

@@ -15,7 +15,7 @@
 #include "mlgo/support/errors.h"
 #include "mlgo/support/text_input.h"
 #include "mlgo/trace/trace_format.h"
-#include "mlgo/training/metrics_keys.h"
+#include "mlgo/metrics/metrics_keys.h"
 #include "mlgo/vocab/quantiles.h"
 
 namespace mlgo {

@@ -66,6 +66,35 @@ TEST_CASE("coreset: greedy selection covers the most gain first and stops when n
   CHECK(selectCoreset({}, 3).empty());
 }
 
+TEST_CASE("coreset: --fill goes on after the greedy choice with the lists by their summed gain",
+          "[autotune][coreset]") {
+  // Greedy takes 1 and 2 and stops; then 4 (0.12 in all), 0 (0.08), never 3
+  // (it gains nowhere) nor 5 (unusable everywhere).
+  const std::vector<std::vector<double>> gains{
+      {0.02, 0.10, 0.00, -0.5, 0.06, kNever},
+      {0.02, 0.10, 0.00, -0.5, 0.06, kNever},
+      {0.02, 0.00, 0.10, kNever, 0.00, kNever},
+      {0.02, 0.00, 0.10, -0.1, 0.00, kNever},
+  };
+  CHECK(fillByTotalGain(gains, selectCoreset(gains, 10), 10) == std::vector<size_t>{1, 2, 4, 0});
+  CHECK(fillByTotalGain(gains, selectCoreset(gains, 3), 3) == std::vector<size_t>{1, 2, 4});
+  CHECK(fillByTotalGain(gains, selectCoreset(gains, 1), 1) == std::vector<size_t>{1});
+  // Ties in summed gain go to the lower index.
+  CHECK(fillByTotalGain({{0.1, 0.05, 0.05}}, {0}, 3) == std::vector<size_t>{0, 1, 2});
+
+  // From a sweep: the filled lists add nothing, so the oracle figures are the greedy choice's.
+  const SweepTable table = tableOf({{90, 95, 100}, {90, 99, 100}});
+  const Coreset greedy = buildCoreset(table, SizeMetric::Text, 3, false);
+  const Coreset filled = buildCoreset(table, SizeMetric::Text, 3, false, true);
+  REQUIRE(greedy.lists.size() == 1);
+  REQUIRE(filled.lists.size() == 2);  // list 2 never gains
+  CHECK(filled.lists[1].pipeline == listPipeline(1));
+  CHECK(filled.lists[1].addedGain == 0);
+  CHECK(filled.lists[1].modulesBest == 0);
+  CHECK(filled.oracleGeomeanChange == greedy.oracleGeomeanChange);
+  CHECK(filled.poolGeomeanChange == greedy.poolGeomeanChange);
+}
+
 TEST_CASE("coreset: built from a sweep, gate verdicts and failed compiles respected, file round trip",
           "[autotune][coreset]") {
   // Module 2 is C++; list 1 fails to link C++ programs, list 2 miscompiles.
@@ -121,13 +150,19 @@ TEST_CASE("coreset: bad files are named with what is wrong", "[autotune][coreset
   CHECK_THROWS_WITH(Coreset::read(scratch / "lang.json", searchSpace()), Catch::Contains("lists[0].languages"));
   writeFileAtomically(scratch / "other.json", R"({"format": "mlgo-autotune"})");
   CHECK_THROWS_AS(Coreset::read(scratch / "other.json", searchSpace()), InputError);
-  // Passes outside the search space, or a pipeline other than its passes'
-  // (a list is data: mlgo renders what runs), are refused by name.
+  // Names the search space does not know, or a pipeline other than its
+  // passes' (a list is data: mlgo renders what runs), are refused by name.
   document = buildCoreset(table, SizeMetric::Text, 1, false).toJson();
-  document["lists"][0]["passes"] = {"view-cfg"};
+  document["lists"][0]["passes"] = {"no-such-pass"};
   writeFileAtomically(scratch / "unknown.json", document.dump());
   CHECK_THROWS_WITH(Coreset::read(scratch / "unknown.json", searchSpace()),
-                    Catch::Contains("unknown.json: lists[0]") && Catch::Contains("'view-cfg' is not a pass"));
+                    Catch::Contains("unknown.json: lists[0]") && Catch::Contains("'no-such-pass' is not a pass"));
+  // A list using an element the space excludes (view-cfg writes files) is
+  // left out, never run; with nothing else, nothing is left.
+  document["lists"][0]["passes"] = {"view-cfg"};
+  writeFileAtomically(scratch / "excluded.json", document.dump());
+  CHECK_THROWS_WITH(Coreset::read(scratch / "excluded.json", searchSpace()),
+                    Catch::Contains("excluded.json: lists") && Catch::Contains("holds no list the search space allows"));
   document = buildCoreset(table, SizeMetric::Text, 1, false).toJson();
   document["lists"][0]["pipeline"] = "module(load=/tmp/x.so)";
   writeFileAtomically(scratch / "pipeline.json", document.dump());

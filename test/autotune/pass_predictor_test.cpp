@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <sstream>
 
 #include "mlgo/autotune/module_features.h"
 #include "mlgo/autotune/pass_predictor.h"
@@ -40,7 +41,57 @@ PassPredictor handMade() {
                        std::vector<float>(width, 2.0f), {layer});
 }
 
+/// mlgo's search space, written to `directory` with `elements` excluded, as
+/// when a pass is found to miscompile after a predictor was trained.
+SearchSpace spaceExcluding(const fs::path &directory, const std::vector<std::string> &elements) {
+  std::istringstream lines(readFile(defaultSearchSpaceFile()));
+  std::string text;
+  for (std::string line; std::getline(lines, line);) {
+    for (const std::string &element : elements)
+      if (line.rfind("include\t", 0) == 0 && line.find("\t" + element + "\t") != std::string::npos)
+        line = "exclude" + line.substr(line.find('\t'), line.rfind('\t') - line.find('\t')) +
+               "\tmiscompiles ordinary code in LLVM 19: found by a test";
+    text += line + "\n";
+  }
+  writeFileAtomically(directory / "passes.txt", text);
+  return SearchSpace::load(directory / "passes.txt");
+}
+
 }  // namespace
+
+TEST_CASE("pass predictor: lists the search space excludes are left out with their scores, the rest ranks as before",
+          "[autotune][predictor]") {
+  test::ScratchDirectory scratch;
+  const PassPredictor predictor = handMade();
+  predictor.save(scratch / "p");
+  const SearchSpace space = spaceExcluding(scratch.path(), {"mem2reg"});
+  CHECK(space.excludes("mem2reg"));
+  CHECK_FALSE(space.excludes("sroa"));          // included
+  CHECK_FALSE(space.excludes("no-such-pass"));  // unknown: refused, never left out
+  const PassPredictor loaded = PassPredictor::load(scratch / "p", space);
+  REQUIRE(loaded.coreset().lists.size() == 2);
+  CHECK(loaded.coreset().lists[0].pipeline == "default<O1>");
+  CHECK(loaded.coreset().lists[1].pipeline == "default<Oz>,mergefunc");
+  CHECK(loaded.coreset().excludedLists == std::vector<std::string>{"function(mem2reg)"});
+  CHECK(loaded.coreset().fileIndices == std::vector<size_t>{0, 2});
+  for (double switches : {0.0, 3.0, 1000.0}) {
+    std::vector<double> features(moduleFeatureNames().size(), 1.0);
+    features[featureIndex("op.switch")] = switches;
+    const std::vector<float> all = predictor.scores(features), kept = loaded.scores(features);
+    CHECK(kept == std::vector<float>{all[0], all[2]});
+  }
+  CHECK(predictedLists(loaded, space, "p").size() == 2);
+  // The coreset file alone reads the same way; saved, the predictor holds only what it kept.
+  writeFileAtomically(scratch / "coreset.json", predictor.coreset().toJson().dump());
+  CHECK(Coreset::read(scratch / "coreset.json", space).excludedLists.size() == 1);
+  loaded.save(scratch / "kept");
+  CHECK(PassPredictor::load(scratch / "kept", space).coreset().excludedLists.empty());
+  // With every list excluded nothing is left to rank.
+  fs::create_directories(scratch / "none");
+  CHECK_THROWS_WITH(PassPredictor::load(scratch / "p", spaceExcluding(scratch / "none", {"mem2reg", "default<O1>",
+                                                                                         "mergefunc"})),
+                    Catch::Contains("holds no list the search space allows"));
+}
 
 TEST_CASE("pass predictor: scores from standardized log counts, ranking by language", "[autotune][predictor]") {
   const PassPredictor predictor = handMade();

@@ -43,6 +43,18 @@ TEST_CASE("cli pass prediction: sweep, coreset, train, predict, eval --pass-list
   REQUIRE(selected.exitCode == exit_code::kSuccess);
   const nlohmann::json coresetJson = readJsonFile(coreset);
   REQUIRE_FALSE(coresetJson["lists"].empty());
+  // --fill: the same lists first, then those the greedy choice left out that gain somewhere.
+  const std::string candidates = (scratch / "candidates.json").string();
+  const test::CommandOutcome filled = test::runProgram(
+      test::mlgoBinary(),
+      {"select-coreset", "--sweep", (scratch / "sweep").string(), "--output", candidates, "--size", "4", "--fill"});
+  INFO(filled.err);
+  REQUIRE(filled.exitCode == exit_code::kSuccess);
+  const nlohmann::json candidatesJson = readJsonFile(candidates);
+  REQUIRE(candidatesJson["lists"].size() >= coresetJson["lists"].size());
+  for (size_t k = 0; k < coresetJson["lists"].size(); ++k)
+    CHECK(candidatesJson["lists"][k]["pipeline"] == coresetJson["lists"][k]["pipeline"]);
+  CHECK(candidatesJson["oracle_geomean_change"] == coresetJson["oracle_geomean_change"]);
 
   const std::string predictor = (scratch / "predictor").string();
   const test::CommandOutcome trained = test::runProgram(

@@ -57,7 +57,7 @@ check_installed() {
   # The shipped vocab, configs and gate programs are there.
   [ -f "$data/vocab/inlining/callee_basic_block_count.buckets" ] || fail "$name: no vocab in $data"
   [ -f "$data/configs/inlining/ppo.json" ] || fail "$name: no configs in $data"
-  ls "$data/passlisteval/programs/"*.c >/dev/null 2>&1 || fail "$name: no gate programs in $data"
+  ls "$data/configs/autotune/gate-programs/"*.c >/dev/null 2>&1 || fail "$name: no gate programs in $data"
 
   # An eval of the test corpus, extracted by the installed mlgo too.
   "$mlgo" extract-ir --input "$compile_commands" --output-dir "$out/corpus" >"$out/extract" 2>&1 ||

@@ -54,5 +54,5 @@ TEST_CASE("data paths: the build tree's data is the source tree's", "[support]")
   CHECK(fs::is_regular_file(dataPath("vocab/inlining/callee_basic_block_count.buckets")));
   CHECK(fs::equivalent(autotune::defaultSearchSpaceFile(),
                        test::testData() / "../../configs/autotune/passes.txt"));
-  CHECK(fs::equivalent(autotune::defaultGatePrograms(), test::testData() / "../../tools/passlisteval/programs"));
+  CHECK(fs::equivalent(autotune::defaultGatePrograms(), test::testData() / "../../configs/autotune/gate-programs"));
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Register allocation measured on running code. Every PassListEval program
-# (tools/passlisteval/programs: 50 self-checking C and C++ programs, never in
+# (configs/autotune/gate-programs: 50 self-checking C and C++ programs, never in
 # a training corpus) is built at -O2 twice by a stock clang-19: with LLVM's
 # default advisors, and with a register-allocation policy (eviction or
 # priority: the problem the policy directory records): one that `mlgo
@@ -33,7 +33,7 @@ MLGO="$BUILD/mlgo"
 BUILD_WITH=${BUILD_WITH:-serve}
 [[ $BUILD_WITH == serve || $BUILD_WITH == cc ]] || { echo "BUILD_WITH is serve or cc, not $BUILD_WITH" >&2; exit 2; }
 HERE=$(cd "$(dirname "$0")/../.." && pwd)
-PROGRAMS="$HERE/tools/passlisteval/programs"
+PROGRAMS="$HERE/configs/autotune/gate-programs"
 CC=clang-19
 CXX=clang++-19
 command -v "$CC" >/dev/null || CC=/usr/lib/llvm-19/bin/clang

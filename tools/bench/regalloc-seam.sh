@@ -8,7 +8,7 @@
 # Corpora: the demo's -O2 and -O3 corpora (tools/demo/build-corpus.sh
 # --opt-level O2|O3, both splits combined with mlgo combine-corpus) where
 # DEMO_WORKDIR has them, and the correctness gate's C/C++
-# programs (tools/passlisteval/programs) at -O2 and -O3, built here with
+# programs (configs/autotune/gate-programs) at -O2 and -O3, built here with
 # embedded bitcode and extracted with mlgo extract-ir.
 #   tools/bench/regalloc-seam.sh BUILD_DIR [DEMO_WORKDIR] [THREADS] [SEAMS]
 # SEAMS: "eviction priority" (the default), or one of them.
@@ -26,7 +26,7 @@ trap 'rm -rf "$work"' EXIT
 programs_corpus() {  # programs_corpus LEVEL: the gate programs as a corpus
   local level=$1 dir="$work/programs-$1" entries="" source name
   mkdir -p "$dir/objects"
-  for source in "$root"/tools/passlisteval/programs/*.c "$root"/tools/passlisteval/programs/*.cpp; do
+  for source in "$root"/configs/autotune/gate-programs/*.c "$root"/configs/autotune/gate-programs/*.cpp; do
     name="$(basename "$source").o"
     clang-19 "-$level" -Xclang -fembed-bitcode=all -c "$source" -o "$dir/objects/$name"
     entries+="${entries:+,}{\"directory\": \"$dir/objects\", \"arguments\": [\"clang-19\", \"-$level\", \"-Xclang\", \"-fembed-bitcode=all\", \"-c\", \"$source\", \"-o\", \"$name\"], \"file\": \"$source\"}"

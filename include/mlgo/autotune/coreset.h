@@ -45,12 +45,24 @@ struct Coreset {
   /// The same with every list of the sweep: what selection gave up.
   double poolGeomeanChange = 0;
 
+  /// Read from a file: the pipelines of its lists that use an element the
+  /// search space excludes (one excluded after the coreset was chosen, say
+  /// for miscompiling), left out. The oracle figures above still count them.
+  std::vector<std::string> excludedLists;
+  /// Read from a file: each list's index among the file's lists (they differ
+  /// once a list was left out).
+  std::vector<size_t> fileIndices;
+
   nlohmann::json toJson() const;
   /// Writes the file atomically.
   void write(const std::filesystem::path &file) const;
   /// Throws InputError naming the file and what is wrong (another format or
   /// version, a malformed list).
-  /// Every list's passes must be passes of `space` (SearchSpace::checkedPipeline).
+  /// Every list's passes must be passes of `space` (SearchSpace::checkedPipeline),
+  /// except that a list using an element the space excludes is left out
+  /// (excludedLists): the other lists keep their order, and a file need not
+  /// be rewritten when the space excludes a pass. Names the space does not
+  /// know are refused.
   static Coreset fromJson(const nlohmann::json &document, const std::string &file, const SearchSpace &space);
   static Coreset read(const std::filesystem::path &file, const SearchSpace &space);
 };
@@ -66,8 +78,18 @@ std::vector<size_t> selectCoreset(const std::vector<std::vector<double>> &gains,
 /// (SweepTable::usable), -infinity elsewhere.
 std::vector<std::vector<double>> gainMatrix(const SweepTable &table, SizeMetric metric, bool allowUngated);
 
-/// Selects a coreset of at most `size` lists from a sweep.
-Coreset buildCoreset(const SweepTable &table, SizeMetric metric, size_t size, bool allowUngated);
+/// After selectCoreset's `order`: the other lists that gain on some module
+/// (gains as gainMatrix), by their gain summed over the modules (each
+/// module's gain counted from 0, -Oz; ties go to the lower index), until
+/// `size` lists in all. Candidates for a wider sweep: lists the greedy choice
+/// left out because, on these modules, others covered what they gain.
+std::vector<size_t> fillByTotalGain(const std::vector<std::vector<double>> &gains, std::vector<size_t> order,
+                                    size_t size);
+
+/// Selects a coreset of at most `size` lists from a sweep. With `fill`, the
+/// greedy choice is followed by fillByTotalGain (the added lists add nothing
+/// to the coverage, so the oracle figures are the greedy choice's).
+Coreset buildCoreset(const SweepTable &table, SizeMetric metric, size_t size, bool allowUngated, bool fill = false);
 
 /// gains[m][k]: what coreset list k gains on swept module m (as gainMatrix),
 /// the lists found in the sweep by pipeline. Throws InputError naming the

@@ -1,7 +1,7 @@
 #pragma once
 // The correctness gate (LLM Compiler's PassListEval, rebuilt): a candidate pass
 // list is applied to each self-checking program of the suite
-// (tools/passlisteval/programs, made once into a corpus of unoptimized
+// (configs/autotune/gate-programs, made once into a corpus of unoptimized
 // bitcode, as extract-ir makes one) by mlgo's driver, which also generates
 // the object, as it compiles the modules being tuned; only linking and
 // running the programs are subprocesses. A compiler crash or error, a
@@ -141,8 +141,9 @@ class CorrectnessGate final : public PassListGate {
   mutable std::atomic<size_t> programRuns_{0};
 };
 
-/// passlisteval/programs of mlgo's data directory (mlgo/support/data_paths.h):
-/// tools/passlisteval/programs of the source tree, installed to share/mlgo.
+/// configs/autotune/gate-programs of mlgo's data directory
+/// (mlgo/support/data_paths.h): the source tree's, installed to
+/// share/mlgo/configs/autotune/gate-programs.
 std::filesystem::path defaultGatePrograms();
 
 }  // namespace mlgo::autotune

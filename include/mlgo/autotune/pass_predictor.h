@@ -74,7 +74,9 @@ class PassPredictor {
   /// Loads a predictor directory. Throws InputError naming the file and what
   /// is wrong: another format or version, features other than this mlgo
   /// computes, layers that do not fit.
-  /// Its coreset's lists must be passes of `space` (SearchSpace::checkedPipeline).
+  /// Its coreset's lists must be passes of `space` (SearchSpace::checkedPipeline);
+  /// a list using an element the space excludes is left out with its output
+  /// (coreset().excludedLists), which leaves the ranking of the others as it was.
   static PassPredictor load(const std::filesystem::path &directory, const SearchSpace &space);
 
  private:

@@ -28,6 +28,10 @@ class SearchSpace {
   const std::vector<PassElement> &passes() const { return passes_; }
   /// Index of an included element by its text ("default<Oz>"); -1 if none.
   int find(const std::string &element) const;
+  /// Whether the space lists `element` but does not include it at any level
+  /// (excluded with a reason, e.g. found to miscompile), as against a name
+  /// it does not know at all.
+  bool excludes(const std::string &element) const;
 
   /// The opt pipeline of a list of pass indices ("" for an empty list).
   std::string pipeline(const std::vector<int> &list) const;

@@ -15,7 +15,7 @@ inline constexpr const char *kDataDirectoryVariable = "MLGO_DATA_DIR";
 /// std::runtime_error when the dynamic loader cannot say.
 std::filesystem::path coreLibraryDirectory();
 
-/// mlgo's data directory (configs/, vocab/, passlisteval/programs/): see
+/// mlgo's data directory (configs/, vocab/): see
 /// findDataDirectory, with $MLGO_DATA_DIR and coreLibraryDirectory().
 std::filesystem::path dataDirectory();
 

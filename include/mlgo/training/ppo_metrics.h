@@ -12,7 +12,7 @@
 
 #include "mlgo/distributed/cluster.h"
 #include "mlgo/driver/compile_memo.h"
-#include "mlgo/report/event_file_writer.h"
+#include "mlgo/metrics/event_file_writer.h"
 #include "mlgo/training/ppo_collection.h"
 #include "mlgo/training/ppo_rewards.h"
 #include "mlgo/training/ppo_update.h"

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Check the PassListEval program suite: every program must compile without
+# Check the correctness gate's programs (PassListEval, runtime data in
+# configs/autotune/gate-programs): every program must compile without
 # warnings and run successfully (exit 0, no output) in every build mode.
 #
-#   tools/passlisteval/check-programs.sh [--modes LIST] [--passes PIPELINE]
-#                                        [--jobs N] [--workdir DIR] [--keep]
-#                                        [PROGRAM...]
+#   tools/autotune/check-gate-programs.sh [--modes LIST] [--passes PIPELINE]
+#                                         [--jobs N] [--workdir DIR] [--keep]
+#                                         [PROGRAM...]
 #
 #   --modes LIST   comma-separated subset of: O0,O2,Oz,O3,gate,san
 #                  (default: O0,O2,Oz,O3,gate)
@@ -25,8 +26,8 @@
 #   --workdir DIR  scratch directory (default: a fresh mktemp -d, deleted at
 #                  the end unless --keep)
 #   --keep         keep the scratch directory (binaries, logs)
-#   PROGRAM...     program files or names (default: all of programs/*.c,
-#                  programs/*.cpp)
+#   PROGRAM...     program files or names (default: all of
+#                  configs/autotune/gate-programs/*.c and *.cpp)
 #
 # Compilers come from $LLVM_BIN (default /usr/lib/llvm-19/bin if it exists,
 # otherwise clang-19, clang++-19 and opt-19 on PATH). Warnings are checked with
@@ -39,7 +40,7 @@
 set -euo pipefail
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-PROGRAM_DIR="$SCRIPT_DIR/programs"
+PROGRAM_DIR="$SCRIPT_DIR/../../configs/autotune/gate-programs"
 
 if [[ -n "${LLVM_BIN:-}" ]]; then
   CC="$LLVM_BIN/clang"; CXX="$LLVM_BIN/clang++"; OPT="$LLVM_BIN/opt"
@@ -84,7 +85,7 @@ int main(int argc, char **argv) {
 '
 
 # --- one (program, mode) job -----------------------------------------------
-# Invoked as: check-programs.sh --one WORKDIR MODE SOURCE
+# Invoked as: check-gate-programs.sh --one WORKDIR MODE SOURCE
 # Writes WORKDIR/results/FILE.MODE with "PASS <run-ns>" or "FAIL <reason>",
 # and the details to WORKDIR/logs/FILE.MODE.log (FILE includes the extension,
 # so x.c and x.cpp do not collide).

@@ -1,4 +1,4 @@
-#include "mlgo/report/event_file_writer.h"
+#include "mlgo/metrics/event_file_writer.h"
 
 #include <algorithm>
 #include <atomic>

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mlgo/report/event_file_writer.h"
+#include "mlgo/metrics/event_file_writer.h"
 #include "support/test_environment.h"
 
 using namespace mlgo;
