@@ -150,6 +150,11 @@ std::string unitKey(std::string_view bitcode, const std::vector<std::string> &co
   return CompileMemo::hash(CompileMemo::hash(bitcode) + '\n' + formatRecordedCommandLine(commandLine));
 }
 
+bool withinWorkLimit(const StoredUnit &unit, const StoredTrial &trial) {
+  auto recorded = unit.trials.find("");
+  return recorded != unit.trials.end() && double(trial.work) <= kMaxWorkRatio * double(recorded->second.work);
+}
+
 std::optional<std::string> chooseTrial(const StoredUnit &unit, const std::map<std::string, StoredVerdict> &verdicts) {
   auto recorded = unit.trials.find("");
   if (recorded == unit.trials.end() || !recorded->second.compiled) return std::nullopt;
@@ -158,9 +163,8 @@ std::optional<std::string> chooseTrial(const StoredUnit &unit, const std::map<st
     return std::make_tuple(trial.sizes.textPlusData(), !trial.pipeline.empty(), trial.pipeline.size(), trial.pipeline);
   };
   const StoredTrial *best = &recorded->second;
-  const double maxWork = kMaxWorkRatio * double(recorded->second.work);
   for (const auto &[pipeline, trial] : unit.trials) {
-    if (!trial.compiled || pipeline.empty() || double(trial.work) > maxWork) continue;
+    if (!trial.compiled || pipeline.empty() || !withinWorkLimit(unit, trial)) continue;
     auto verdict = verdicts.find(pipeline);
     if (verdict == verdicts.end() || !verdict->second.acceptsFor(unit.cxx)) continue;
     if (rank(trial) < rank(*best)) best = &trial;
@@ -293,20 +297,24 @@ std::optional<StoredUnit> BuildStore::unit(const std::string &key) const {
   return unit;
 }
 
-void BuildStore::refreshChoices(const std::vector<std::string> &keys) {
+std::map<std::string, StoredVerdict> BuildStore::verdictsFor(const StoredUnit &unit) const {
   Statement verdictOf(db_, "SELECT passed, cxx_link_only, failure FROM verdicts WHERE pipeline = ?", path_);
+  std::map<std::string, StoredVerdict> verdicts;
+  for (const auto &[pipeline, trial] : unit.trials) {
+    if (pipeline.empty()) continue;
+    verdictOf.bind(1, pipeline);
+    if (verdictOf.step()) verdicts[pipeline] = verdictOfRow(verdictOf, 0);
+    verdictOf.run();
+  }
+  return verdicts;
+}
+
+void BuildStore::refreshChoices(const std::vector<std::string> &keys) {
   Statement update(db_, "UPDATE units SET choice = ? WHERE unit = ?", path_);
   for (const std::string &key : keys) {
     const std::optional<StoredUnit> stored = unit(key);
     if (!stored) continue;
-    std::map<std::string, StoredVerdict> verdicts;
-    for (const auto &[pipeline, trial] : stored->trials) {
-      if (pipeline.empty()) continue;
-      verdictOf.bind(1, pipeline);
-      if (verdictOf.step()) verdicts[pipeline] = verdictOfRow(verdictOf, 0);
-      verdictOf.run();
-    }
-    const std::optional<std::string> choice = chooseTrial(*stored, verdicts);
+    const std::optional<std::string> choice = chooseTrial(*stored, verdictsFor(*stored));
     if (choice) update.bind(1, *choice);
     else update.bindNull(1);
     update.bind(2, key).run();
@@ -316,6 +324,13 @@ void BuildStore::refreshChoices(const std::vector<std::string> &keys) {
 void BuildStore::recordTrials(const std::string &key, const std::string &module, bool cxx,
                               const std::vector<StoredTrial> &trials) {
   WriteTransaction transaction(db_, path_);
+  insertTrials(key, module, cxx, trials);
+  refreshChoices({key});
+  transaction.commit();
+}
+
+void BuildStore::insertTrials(const std::string &key, const std::string &module, bool cxx,
+                              const std::vector<StoredTrial> &trials) {
   Statement unitRow(db_,
                     "INSERT INTO units(unit, module, cxx, choice) VALUES(?, ?, ?, NULL) ON CONFLICT(unit) "
                     "DO UPDATE SET module = min(module, excluded.module)",
@@ -331,8 +346,13 @@ void BuildStore::recordTrials(const std::string &key, const std::string &module,
     trialRow.bind(6, int64_t(trial.sizes.data)).bind(7, int64_t(trial.sizes.bss));
     trialRow.bind(8, int64_t(trial.irInstructions)).bind(9, int64_t(trial.work)).run();
   }
-  refreshChoices({key});
-  transaction.commit();
+}
+
+void BuildStore::insertVerdict(const std::string &pipeline, const StoredVerdict &verdict) {
+  Statement insert(db_, "INSERT OR IGNORE INTO verdicts(pipeline, passed, cxx_link_only, failure) VALUES(?, ?, ?, ?)",
+                   path_);
+  insert.bind(1, pipeline).bind(2, int64_t(verdict.passed)).bind(3, int64_t(verdict.cxxLinkOnly));
+  insert.bind(4, verdict.failure).run();
 }
 
 std::map<std::string, StoredVerdict> BuildStore::verdicts() const {
@@ -344,10 +364,7 @@ std::map<std::string, StoredVerdict> BuildStore::verdicts() const {
 
 void BuildStore::recordVerdict(const std::string &pipeline, const StoredVerdict &verdict) {
   WriteTransaction transaction(db_, path_);
-  Statement insert(db_, "INSERT OR IGNORE INTO verdicts(pipeline, passed, cxx_link_only, failure) VALUES(?, ?, ?, ?)",
-                   path_);
-  insert.bind(1, pipeline).bind(2, int64_t(verdict.passed)).bind(3, int64_t(verdict.cxxLinkOnly));
-  insert.bind(4, verdict.failure).run();
+  insertVerdict(pipeline, verdict);
   std::vector<std::string> keys;
   Statement users(db_, "SELECT unit FROM trials WHERE pipeline = ? ORDER BY unit", path_);
   users.bind(1, pipeline);
@@ -437,26 +454,20 @@ void BuildStore::merge(const BuildStore &other) {
                                               ": their sizes cannot be compared"));
   const std::vector<StoredUnit> units = other.units();
   const std::map<std::string, StoredVerdict> verdicts = other.verdicts();
+  // One transaction: the merge lands whole or not at all. The choices are
+  // made again for every unit, since either store's verdicts may judge the
+  // other's trials.
   WriteTransaction transaction(db_, path_);
-  Statement insert(db_, "INSERT OR IGNORE INTO verdicts(pipeline, passed, cxx_link_only, failure) VALUES(?, ?, ?, ?)",
-                   path_);
-  for (const auto &[pipeline, verdict] : verdicts) {
-    insert.bind(1, pipeline).bind(2, int64_t(verdict.passed)).bind(3, int64_t(verdict.cxxLinkOnly));
-    insert.bind(4, verdict.failure).run();
-  }
-  transaction.commit();
+  for (const auto &[pipeline, verdict] : verdicts) insertVerdict(pipeline, verdict);
   for (const StoredUnit &stored : units) {
     std::vector<StoredTrial> trials;
     for (const auto &[pipeline, trial] : stored.trials) trials.push_back(trial);
-    recordTrials(stored.key, stored.module, stored.cxx, trials);
+    insertTrials(stored.key, stored.module, stored.cxx, trials);
   }
-  // Verdicts this store had may now judge the other's trials, and the
-  // other's verdicts this store's trials.
-  WriteTransaction refresh(db_, path_);
   std::vector<std::string> keys;
   for (Statement row(db_, "SELECT unit FROM units ORDER BY unit", path_); row.step();) keys.push_back(row.text(0));
   refreshChoices(keys);
-  refresh.commit();
+  transaction.commit();
 }
 
 }  // namespace mlgo::builds

@@ -149,13 +149,13 @@ constexpr size_t kGateChecksPerCompile = 3;
 void gateCandidates(builds::BuildStore &store, const std::string &key, const Application &application) {
   const std::optional<builds::StoredUnit> unit = store.unit(key);
   if (!unit || !unit->choice) return;
-  const std::map<std::string, builds::StoredVerdict> verdicts = store.verdicts();
+  // Only the verdicts on this unit's lists: the store's others are no concern here.
+  const std::map<std::string, builds::StoredVerdict> verdicts = store.verdictsFor(*unit);
   const uint64_t chosenSize = unit->trials.at(*unit->choice).sizes.textPlusData();
-  const double maxWork = builds::kMaxWorkRatio * double(unit->trials.at("").work);
   std::vector<const builds::StoredTrial *> waiting;
   for (const auto &[pipeline, trial] : unit->trials)
     if (!pipeline.empty() && trial.compiled && trial.sizes.textPlusData() < chosenSize &&
-        double(trial.work) <= maxWork && !verdicts.count(pipeline))
+        builds::withinWorkLimit(*unit, trial) && !verdicts.count(pipeline))
       waiting.push_back(&trial);
   std::sort(waiting.begin(), waiting.end(), [](const builds::StoredTrial *a, const builds::StoredTrial *b) {
     return std::make_tuple(a->sizes.textPlusData(), a->pipeline.size(), a->pipeline) <

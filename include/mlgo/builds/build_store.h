@@ -99,6 +99,11 @@ std::string unitKey(std::string_view bitcode, const std::vector<std::string> &co
 /// generation stay).
 inline constexpr double kMaxWorkRatio = 1.25;
 
+/// Whether `trial`'s optimization work is within kMaxWorkRatio of the
+/// unit's recorded level's (a unit without a recorded level has no limit to
+/// be within).
+bool withinWorkLimit(const StoredUnit &unit, const StoredTrial &trial);
+
 /// The choice among `unit`'s trials: the smallest compiled .text+.data whose
 /// list the gate accepts for the unit's language (the recorded level needs
 /// no verdict) and whose work is within kMaxWorkRatio of the recorded
@@ -133,6 +138,8 @@ class BuildStore {
   void recordTrials(const std::string &key, const std::string &module, bool cxx,
                     const std::vector<StoredTrial> &trials);
   std::map<std::string, StoredVerdict> verdicts() const;
+  /// The verdicts on the lists `unit` tried.
+  std::map<std::string, StoredVerdict> verdictsFor(const StoredUnit &unit) const;
   /// Records the verdict on `pipeline` and updates the choice of every unit
   /// that compiled it, in one transaction.
   void recordVerdict(const std::string &pipeline, const StoredVerdict &verdict);
@@ -167,6 +174,11 @@ class BuildStore {
   /// An mlgo store, or a database with nothing in it yet.
   bool isStoreOrEmpty() const;
   void refreshChoices(const std::vector<std::string> &keys);
+  /// Within a write transaction: the unit's row and its new trials; the
+  /// verdict on a list.
+  void insertTrials(const std::string &key, const std::string &module, bool cxx,
+                    const std::vector<StoredTrial> &trials);
+  void insertVerdict(const std::string &pipeline, const StoredVerdict &verdict);
   std::filesystem::path path_;
   StoreIdentity identity_, stored_;
   sqlite3 *db_ = nullptr;
