@@ -14,6 +14,7 @@
 #include "mlgo/autotune/pass_pool.h"
 #include "mlgo/corpus/corpus.h"
 #include "mlgo/driver/compile_memo.h"
+#include "mlgo/driver/optimization_work.h"
 #include "mlgo/support/errors.h"
 
 namespace mlgo::builds {
@@ -42,10 +43,6 @@ CREATE TABLE IF NOT EXISTS verdicts(
   failure TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS foreign_writers(identity TEXT PRIMARY KEY) WITHOUT ROWID;
 )sql";
-
-std::string describeIdentity(const StoreIdentity &identity) {
-  return "LLVM " + identity.llvm + ", search space " + identity.searchSpace.substr(0, 12);
-}
 
 /// Another connection holds a lock SQLite's busy handler does not wait for
 /// (a journal-mode change while another compile creates the store).
@@ -142,8 +139,13 @@ StoredVerdict verdictOfRow(const Statement &row, int first) {
 
 }  // namespace
 
+std::string describeIdentity(const StoreIdentity &identity) {
+  return "LLVM " + identity.llvm + ", search space " + identity.searchSpace.substr(0, 12) + ", cost model " +
+         identity.costModel;
+}
+
 StoreIdentity storeIdentityOf(const autotune::SearchSpace &space) {
-  return {LLVM_VERSION_STRING, autotune::searchSpaceHash(space)};
+  return {LLVM_VERSION_STRING, autotune::searchSpaceHash(space), kCostModelVersion};
 }
 
 std::string unitKey(std::string_view bitcode, const std::vector<std::string> &commandLine) {
@@ -214,11 +216,17 @@ void BuildStore::setUp() {
     WriteTransaction transaction(db_, path_);
     exec(kSchema);
     exec(("PRAGMA application_id=" + std::to_string(kApplicationId)).c_str());
-    Statement insert(db_, "INSERT OR IGNORE INTO meta(key, value) VALUES(?, ?)", path_);
-    for (const auto &[key, value] : std::vector<std::pair<std::string, std::string>>{
-             {"format", kStoreFormat}, {"llvm", identity_.llvm}, {"search_space", identity_.searchSpace}}) {
-      insert.bind(1, key).bind(2, value);
-      insert.run();
+    // A new store takes this mlgo's identity; one that exists keeps its own.
+    if (metaRows() == 0) {
+      Statement insert(db_, "INSERT INTO meta(key, value) VALUES(?, ?)", path_);
+      for (const auto &[key, value] : std::vector<std::pair<std::string, std::string>>{
+               {"format", kStoreFormat},
+               {"llvm", identity_.llvm},
+               {"search_space", identity_.searchSpace},
+               {"cost_model", identity_.costModel}}) {
+        insert.bind(1, key).bind(2, value);
+        insert.run();
+      }
     }
     transaction.commit();
   }
@@ -227,7 +235,13 @@ void BuildStore::setUp() {
   if (meta["format"] != kStoreFormat)
     throw InputError(describeInputProblem(path_.string(), "meta.format",
                                           "is \"" + meta["format"] + "\"; this mlgo reads format " + kStoreFormat));
-  stored_ = {meta["llvm"], meta["search_space"]};
+  // A store from before the cost model was named has none: it is model 1's.
+  stored_ = {meta["llvm"], meta["search_space"], meta.count("cost_model") ? meta["cost_model"] : "1"};
+}
+
+int64_t BuildStore::metaRows() const {
+  Statement rows(db_, "SELECT count(*) FROM meta", path_);
+  return rows.step() ? rows.integer(0) : 0;
 }
 
 bool BuildStore::isStoreOrEmpty() const {

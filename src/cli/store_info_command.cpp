@@ -67,6 +67,7 @@ int runStoreInfo(const StoreInfoFlags &flags) {
                        {"version", 1},
                        {"llvm", summary.identity.llvm},
                        {"search_space", summary.identity.searchSpace},
+                       {"cost_model", summary.identity.costModel},
                        {"usable", usable},
                        {"units", summary.units},
                        {"trials", summary.trials},
@@ -89,8 +90,9 @@ int runStoreInfo(const StoreInfoFlags &flags) {
               "%+.2f%% geomean per unit\n",
               100 * total, (unsigned long long)summary.recordedTextData, (unsigned long long)summary.chosenTextData,
               100 * (summary.geomeanRatio - 1.0));
-  std::printf("LLVM %s, search space %s%s; %.1f KB on disk; integrity: %s\n", summary.identity.llvm.c_str(),
-              summary.identity.searchSpace.substr(0, 12).c_str(),
+  std::printf("LLVM %s, search space %s, cost model %s%s; %.1f KB on disk; integrity: %s\n",
+              summary.identity.llvm.c_str(), summary.identity.searchSpace.substr(0, 12).c_str(),
+              summary.identity.costModel.c_str(),
               usable ? "" : " (not this mlgo's: its builds ignore the store)", double(summary.bytesOnDisk) / 1024,
               integrity.c_str());
   for (const std::string &writer : summary.foreignWriters)

@@ -1,40 +1,68 @@
 #include "mlgo/driver/optimization_work.h"
 
+#include <algorithm>
+
+#include <llvm/ADT/Any.h>
+#include <llvm/ADT/StringMap.h>
 #include <llvm/Analysis/LazyCallGraph.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassInstrumentation.h>
 #include <llvm/Passes/PassBuilder.h>
-#include <llvm/ADT/Any.h>
 
 namespace mlgo {
 
 namespace {
 
-/// The IR outliner's time grows much faster than the IR it runs on (it
-/// looks for similar instruction sequences across the whole module): on
-/// pcre2_match.c a list running it twice took 46 s of CPU, the same list
-/// without it 4.7 s, -Oz 3.75 s. Its instructions count this many times, so
-/// that its work says what it costs.
-constexpr uint64_t kOutlinerWeight = 100;
+struct PassCost {
+  const char *pass;
+  double nsPerInstruction;
+  double nsPerSquaredInstruction;
+};
 
-uint64_t instructionsOf(const llvm::Function &function) { return function.getInstructionCount(); }
+#include "pass_costs.inc"
 
-/// The instructions of the IR unit a pass runs on (the kinds the new pass
-/// manager hands its instrumentation).
-uint64_t instructionsOf(const llvm::Any &unit) {
-  if (const auto *function = llvm::any_cast<const llvm::Function *>(&unit)) return instructionsOf(**function);
-  if (const auto *module = llvm::any_cast<const llvm::Module *>(&unit)) return (*module)->getInstructionCount();
+/// Passes the calibration did not time alone (parts of the -O pipelines
+/// that the search space does not list) cost what a typical pass does.
+constexpr PassCost kUncalibrated{"", 300.0, 0.0};
+
+const PassCost &costOf(llvm::StringRef pass) {
+  static const llvm::StringMap<const PassCost *> table = [] {
+    llvm::StringMap<const PassCost *> byName;
+    for (const PassCost &cost : kPassCosts) byName[cost.pass] = &cost;
+    return byName;
+  }();
+  auto found = table.find(pass);
+  return found == table.end() ? kUncalibrated : *found->second;
+}
+
+/// The cost of a pass on a unit of `instructions`. Past the largest function
+/// the calibration timed, the quadratic term grows by one more power: GVN
+/// hoisting on pcre2's 42,587-instruction match() takes 5.1 s, 2.5 times
+/// what its quadratic fit to functions of up to 10,000 instructions says.
+/// A function that large is rare, and a list that might be slow on it is
+/// better left unchosen.
+double costOn(const PassCost &cost, uint64_t instructions) {
+  const double n = double(instructions);
+  const double beyond = std::max(1.0, n / kLargestCalibratedFunction);
+  return cost.nsPerInstruction * n + cost.nsPerSquaredInstruction * n * n * beyond;
+}
+
+double costOn(const PassCost &cost, const llvm::Any &unit) {
+  if (const auto *function = llvm::any_cast<const llvm::Function *>(&unit))
+    return costOn(cost, (*function)->getInstructionCount());
+  if (const auto *module = llvm::any_cast<const llvm::Module *>(&unit))
+    return costOn(cost, (*module)->getInstructionCount());
   if (const auto *scc = llvm::any_cast<const llvm::LazyCallGraph::SCC *>(&unit)) {
-    uint64_t count = 0;
-    for (const llvm::LazyCallGraph::Node &node : **scc) count += instructionsOf(node.getFunction());
-    return count;
+    double total = 0;
+    for (const llvm::LazyCallGraph::Node &node : **scc) total += costOn(cost, node.getFunction().getInstructionCount());
+    return total;
   }
   if (const auto *loop = llvm::any_cast<const llvm::Loop *>(&unit)) {
     uint64_t count = 0;
     for (const llvm::BasicBlock *block : (*loop)->blocks()) count += block->size();
-    return count;
+    return costOn(cost, count);
   }
   return 0;
 }
@@ -48,8 +76,12 @@ void OptimizationWork::registerCallbacks(llvm::PassBuilder &builder) {
     // Pass managers and adaptors hand each pass its unit in turn: count the
     // passes that do work, not the wrappers around them.
     if (pass.contains("PassManager") || pass.contains("PassAdaptor")) return;
-    visited_ += instructionsOf(unit) * (pass == "IROutlinerPass" ? kOutlinerWeight : 1);
+    nanoseconds_ += uint64_t(costOn(costOf(pass), unit));
   });
+}
+
+uint64_t estimatedCodeGenerationNanoseconds(uint64_t instructions) {
+  return uint64_t(kCodeGenerationNsPerInstruction * double(instructions));
 }
 
 }  // namespace mlgo

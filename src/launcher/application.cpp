@@ -80,8 +80,8 @@ class LazyGate {
   std::unique_ptr<autotune::CorrectnessGate> gate_;
 };
 
-/// The project's store, or null when it belongs to another LLVM or search
-/// space: then the first compile that finds it so says so.
+/// The project's store, or null when it belongs to another LLVM, search
+/// space or cost model: then the first compile that finds it so says so.
 std::shared_ptr<builds::BuildStore> openStore(const std::filesystem::path &file, const autotune::SearchSpace &space) {
   const builds::StoreIdentity identity = builds::storeIdentityOf(space);
   std::shared_ptr<builds::BuildStore> store;
@@ -95,10 +95,8 @@ std::shared_ptr<builds::BuildStore> openStore(const std::filesystem::path &file,
   }
   if (store->usable()) return store;
   if (store->noteForeignWriter())
-    spdlog::warn("{}: written by LLVM {} with search space {}; this mlgo has LLVM {} and search space {}: the store "
-                 "is ignored (give another --store)",
-                 file.string(), store->storedIdentity().llvm, store->storedIdentity().searchSpace.substr(0, 12),
-                 identity.llvm, identity.searchSpace.substr(0, 12));
+    spdlog::warn("{}: written under {}; this mlgo has {}: the store is ignored (give another --store)", file.string(),
+                 builds::describeIdentity(store->storedIdentity()), builds::describeIdentity(identity));
   return nullptr;
 }
 

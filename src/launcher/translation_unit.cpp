@@ -180,7 +180,9 @@ Candidate compileWithStore(const CompilerDriver &driver, const CorpusModule &mod
   auto compile = [&](const std::string &pipeline) {
     auto work = std::make_shared<OptimizationWork>();
     Candidate candidate = compileCandidate(driver, module, {pipeline, false}, application, work);
-    const builds::StoredTrial trial = trialOf(pipeline, candidate.result, work->instructionsVisited());
+    const uint64_t cost =
+        work->estimatedNanoseconds() + estimatedCodeGenerationNanoseconds(candidate.result.irInstructions);
+    const builds::StoredTrial trial = trialOf(pipeline, candidate.result, cost);
     compiled[pipeline] = std::move(candidate);
     return trial;
   };

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <sqlite3.h>
+
 #include "mlgo/builds/build_store.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
@@ -23,16 +25,16 @@ StoredUnit unitOf(bool cxx, std::vector<StoredTrial> trials) {
   return unit;
 }
 
-const StoreIdentity kIdentity{"19.1.7", "space"};
+const StoreIdentity kIdentity{"19.1.7", "space", "2"};
 
 }  // namespace
 
 TEST_CASE("build store: a unit's choice is its smallest gated list within the work limit", "[store]") {
-  const StoredUnit unit = unitOf(false, {trial("", 100, 1000), trial("small", 80, 1200), trial("smaller", 70, 5000),
+  const StoredUnit unit = unitOf(false, {trial("", 100, 1000), trial("small", 80, 950), trial("smaller", 70, 5000),
                                          trial("broken", 10, 100, false), trial("ungated", 60, 100)});
   std::map<std::string, StoredVerdict> verdicts{{"small", {true, false, ""}}, {"smaller", {true, false, ""}},
                                                 {"broken", {true, false, ""}}};
-  // "smaller" costs a rebuild 5x the recorded level's work; "ungated" has no
+  // "smaller" costs a rebuild 5x the recorded level's compile; "ungated" has no
   // verdict; "broken" did not compile.
   CHECK(chooseTrial(unit, verdicts) == std::optional<std::string>("small"));
   verdicts["small"] = {false, false, "prog: wrong answer"};
@@ -74,11 +76,31 @@ TEST_CASE("build store: trials and verdicts persist, choices follow, and another
   BuildStore reopened(file, kIdentity);
   CHECK(reopened.unit("k1")->choice == std::optional<std::string>("list"));
   CHECK(reopened.integrity() == "ok");
-  BuildStore other(file, {"19.1.7", "another space"});
+  BuildStore other(file, {"19.1.7", "another space", "2"});
   CHECK_FALSE(other.usable());
   CHECK(other.noteForeignWriter());
   CHECK_FALSE(other.noteForeignWriter());
   CHECK(reopened.summarize().foreignWriters.size() == 1);
+}
+
+TEST_CASE("build store: a store whose work came from another cost model is not this mlgo's", "[store]") {
+  test::ScratchDirectory scratch;
+  const auto file = scratch / "units.db";
+  { BuildStore(file, {"19.1.7", "space", "1"}); }
+  BuildStore newer(file, kIdentity);
+  CHECK_FALSE(newer.usable());
+  CHECK(newer.storedIdentity().costModel == "1");  // opening it did not relabel it
+  // A store from before the cost model was named has no such key: model 1's.
+  {
+    sqlite3 *db = nullptr;
+    REQUIRE(sqlite3_open(file.c_str(), &db) == SQLITE_OK);
+    CHECK(sqlite3_exec(db, "DELETE FROM meta WHERE key = 'cost_model'", nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(db);
+  }
+  BuildStore older(file, kIdentity);
+  CHECK_FALSE(older.usable());
+  CHECK(older.storedIdentity().costModel == "1");
+  CHECK(describeIdentity(older.storedIdentity()) == "LLVM 19.1.7, search space space, cost model 1");
 }
 
 TEST_CASE("build store: a file that is not a store is refused, naming it", "[store]") {

@@ -10,6 +10,7 @@
 #include "mlgo/autotune/search_space.h"
 #include "mlgo/builds/build_store.h"
 #include "mlgo/corpus/corpus.h"
+#include "mlgo/driver/optimization_work.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/text_input.h"
 #include "support/test_environment.h"
@@ -220,7 +221,7 @@ TEST_CASE("mlgo cc --store: a store of another search space is ignored, and one 
   clean(project);
   const fs::path store = scratch / "units.db";
   const autotune::SearchSpace space = autotune::SearchSpace::load(autotune::defaultSearchSpaceFile());
-  builds::BuildStore(store, {builds::storeIdentityOf(space).llvm, "another search space"});
+  builds::BuildStore(store, {builds::storeIdentityOf(space).llvm, "another search space", kCostModelVersion});
 
   const test::CommandOutcome built = make(project, storeOptions(store, scratch / "log", 2), 1);
   INFO(built.err);
@@ -351,7 +352,7 @@ TEST_CASE("mlgo store-merge: two builds' stores joined equal one store both buil
   CHECK(storeInfo(scratch / "merged.db")["integrity"] == "ok");
 
   // A store of another search space is not merged into it.
-  builds::BuildStore(scratch / "other.db", {"19.1.7", "another search space"});
+  builds::BuildStore(scratch / "other.db", {"19.1.7", "another search space", kCostModelVersion});
   const test::CommandOutcome refused = test::runMlgo(
       {"store-merge", "--output", (scratch / "merged.db").string(), (scratch / "other.db").string()});
   CHECK(refused.exitCode == 3);

@@ -12,7 +12,7 @@ uint64_t workOf(const CompilerDriver &driver, const CorpusModule &module, const 
   auto work = std::make_shared<OptimizationWork>();
   const CompileResult result = driver.compile({&module, pipeline, {work}});
   REQUIRE(result.ok());
-  return work->instructionsVisited();
+  return work->estimatedNanoseconds();
 }
 
 }  // namespace
@@ -31,6 +31,7 @@ TEST_CASE("optimization work: the same on every compile, and larger for a longer
   CHECK(twice > once);
   CHECK(short_ < once);
   CHECK(short_ > 0);
-  // The IR outliner counts its module 100 times over.
-  CHECK(workOf(driver, module, "iroutliner") > 50 * workOf(driver, module, "function(instcombine)"));
+  // The calibration found the IR outliner tens of times as costly per
+  // instruction as instcombine.
+  CHECK(workOf(driver, module, "iroutliner") > 10 * workOf(driver, module, "function(instcombine)"));
 }

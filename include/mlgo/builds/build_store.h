@@ -36,10 +36,15 @@ namespace mlgo::builds {
 struct StoreIdentity {
   std::string llvm;
   std::string searchSpace;
+  /// The compile-cost model its work figures come from (kCostModelVersion).
+  std::string costModel;
   bool operator==(const StoreIdentity &other) const {
-    return llvm == other.llvm && searchSpace == other.searchSpace;
+    return llvm == other.llvm && searchSpace == other.searchSpace && costModel == other.costModel;
   }
 };
+
+/// "LLVM 19.1.7, search space 0123456789ab, cost model 2".
+std::string describeIdentity(const StoreIdentity &identity);
 
 /// This mlgo's identity for lists of `space`.
 StoreIdentity storeIdentityOf(const autotune::SearchSpace &space);
@@ -50,8 +55,9 @@ struct StoredTrial {
   bool compiled = false;  ///< false: the compile failed (not tried again)
   SectionSizes sizes;
   uint64_t irInstructions = 0;
-  /// The optimization pipeline's work (mlgo/driver/optimization_work.h):
-  /// what a rebuild with this list pays, against the recorded level's.
+  /// The compile's estimated nanoseconds, optimization and code generation
+  /// (mlgo/driver/optimization_work.h): what a rebuild with this list pays,
+  /// against the recorded level's.
   uint64_t work = 0;
 };
 
@@ -93,13 +99,12 @@ struct StoreSummary {
 /// the same directory.
 std::string unitKey(std::string_view bitcode, const std::vector<std::string> &commandLine);
 
-/// A list is chosen only when its optimization does at most this much of the
-/// recorded level's work: a rebuild from the store costs about what a plain
-/// build does (optimization is a part of a compile; the frontend and code
-/// generation stay).
-inline constexpr double kMaxWorkRatio = 1.25;
+/// A list is chosen only when its compile is estimated to cost at most this
+/// much of the recorded level's: a rebuild from the store then costs what a
+/// plain build does, with the store's own lookup on top.
+inline constexpr double kMaxWorkRatio = 1.0;
 
-/// Whether `trial`'s optimization work is within kMaxWorkRatio of the
+/// Whether `trial`'s estimated compile cost is within kMaxWorkRatio of the
 /// unit's recorded level's (a unit without a recorded level has no limit to
 /// be within).
 bool withinWorkLimit(const StoredUnit &unit, const StoredTrial &trial);
@@ -173,6 +178,7 @@ class BuildStore {
   void setUp();
   /// An mlgo store, or a database with nothing in it yet.
   bool isStoreOrEmpty() const;
+  int64_t metaRows() const;
   void refreshChoices(const std::vector<std::string> &keys);
   /// Within a write transaction: the unit's row and its new trials; the
   /// verdict on a list.

@@ -1,27 +1,38 @@
 #pragma once
-// A hook that measures how much work a compile's optimization pipeline did:
-// the IR instructions of every unit each pass ran on (a function pass on a
-// function counts that function's instructions; a module pass the module's;
-// a CGSCC pass its functions'; a loop pass its loop's; the IR outliner, whose
-// time grows much faster than the module, 100 times its module's). Unlike seconds, the
-// count is the same on every run and machine, so a choice that weighs it
-// stays deterministic; it grows with the pipeline's length and the code it
-// works on, as optimization time does.
+// A hook that estimates the CPU time a compile's optimization pipeline
+// takes, from what each pass ran on: every pass invocation costs
+// a * n + q * n^2 nanoseconds, n the IR instructions of its unit (a function
+// pass's function, a CGSCC pass's functions, a loop pass's loop, a module
+// pass's module), with (a, q) calibrated per pass class on the demo's
+// training corpus (tools/autotune/calibrate-pass-costs.py, generating
+// src/driver/pass_costs.inc). The quadratic term counts passes whose time
+// grows faster than the code, such as GVN hoisting on one huge function.
+// Unlike seconds, the estimate is the same on every run and machine, so a
+// choice that weighs it stays deterministic.
 #include <cstdint>
 
 #include "mlgo/driver/pipeline_hook.h"
 
 namespace mlgo {
 
+/// Names the cost model: stores that weighed work with another one are not
+/// this mlgo's (their work figures mean something else).
+inline constexpr const char *kCostModelVersion = "2";
+
 class OptimizationWork final : public PipelineHook {
  public:
   void registerCallbacks(llvm::PassBuilder &builder) override;
   /// Its compiles always run (the memo would skip the passes it counts).
   bool affectsOptimization() const override { return true; }
-  uint64_t instructionsVisited() const { return visited_; }
+  /// Estimated nanoseconds of optimization.
+  uint64_t estimatedNanoseconds() const { return nanoseconds_; }
 
  private:
-  uint64_t visited_ = 0;
+  uint64_t nanoseconds_ = 0;
 };
+
+/// Estimated nanoseconds of code generation for a module of
+/// `instructions` optimized IR instructions.
+uint64_t estimatedCodeGenerationNanoseconds(uint64_t instructions);
 
 }  // namespace mlgo
