@@ -42,7 +42,16 @@ CREATE TABLE IF NOT EXISTS verdicts(
   pipeline TEXT PRIMARY KEY, passed INTEGER NOT NULL, cxx_link_only INTEGER NOT NULL,
   failure TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS foreign_writers(identity TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS kept(
+  unit TEXT NOT NULL, pipeline TEXT NOT NULL, text INTEGER NOT NULL, data INTEGER NOT NULL,
+  bss INTEGER NOT NULL, PRIMARY KEY(unit, pipeline), FOREIGN KEY(unit, pipeline) REFERENCES trials(unit, pipeline))
+  WITHOUT ROWID;
 )sql";
+
+/// A unit's trials with what the linker kept of each, where known.
+constexpr const char *kTrialsOfUnit =
+    "SELECT t.pipeline, t.compiled, t.text, t.rodata, t.data, t.bss, t.ir_instructions, t.work, k.text, k.data, "
+    "k.bss FROM trials t LEFT JOIN kept k ON k.unit = t.unit AND k.pipeline = t.pipeline WHERE t.unit = ?";
 
 /// Another connection holds a lock SQLite's busy handler does not wait for
 /// (a journal-mode change while another compile creates the store).
@@ -130,7 +139,15 @@ StoredTrial trialOfRow(const Statement &row, int first) {
   trial.sizes.bss = uint64_t(row.integer(first + 5));
   trial.irInstructions = uint64_t(row.integer(first + 6));
   trial.work = uint64_t(row.integer(first + 7));
+  if (!row.isNull(first + 8))
+    trial.kept = SectionSizes{uint64_t(row.integer(first + 8)), 0, uint64_t(row.integer(first + 9)),
+                              uint64_t(row.integer(first + 10))};
   return trial;
+}
+
+Statement &bindKept(Statement &row, const std::string &unit, const std::string &pipeline, const SectionSizes &kept) {
+  return row.bind(1, unit).bind(2, pipeline).bind(3, int64_t(kept.text)).bind(4, int64_t(kept.data)).bind(
+      5, int64_t(kept.bss));
 }
 
 StoredVerdict verdictOfRow(const Statement &row, int first) {
@@ -157,12 +174,22 @@ bool withinWorkLimit(const StoredUnit &unit, const StoredTrial &trial) {
   return recorded != unit.trials.end() && double(trial.work) <= kMaxWorkRatio * double(recorded->second.work);
 }
 
+int64_t shippedBytes(const StoredUnit &unit, const StoredTrial &trial) {
+  if (trial.kept) return int64_t(trial.kept->textPlusData());
+  auto recorded = unit.trials.find("");
+  const int64_t dropped = recorded != unit.trials.end() && recorded->second.kept
+                              ? int64_t(recorded->second.sizes.textPlusData()) -
+                                    int64_t(recorded->second.kept->textPlusData())
+                              : 0;
+  return int64_t(trial.sizes.textPlusData()) - dropped;
+}
+
 std::optional<std::string> chooseTrial(const StoredUnit &unit, const std::map<std::string, StoredVerdict> &verdicts) {
   auto recorded = unit.trials.find("");
   if (recorded == unit.trials.end() || !recorded->second.compiled) return std::nullopt;
-  // (size, not the recorded level, pipeline length, pipeline): the smallest wins.
-  auto rank = [](const StoredTrial &trial) {
-    return std::make_tuple(trial.sizes.textPlusData(), !trial.pipeline.empty(), trial.pipeline.size(), trial.pipeline);
+  // (shipped size, not the recorded level, pipeline length, pipeline): the smallest wins.
+  auto rank = [&unit](const StoredTrial &trial) {
+    return std::make_tuple(shippedBytes(unit, trial), !trial.pipeline.empty(), trial.pipeline.size(), trial.pipeline);
   };
   const StoredTrial *best = &recorded->second;
   for (const auto &[pipeline, trial] : unit.trials) {
@@ -300,9 +327,7 @@ std::optional<StoredUnit> BuildStore::unit(const std::string &key) const {
   if (!row.step()) return std::nullopt;
   StoredUnit unit{key, row.text(0), row.integer(1) != 0, {}, std::nullopt};
   if (!row.isNull(2)) unit.choice = row.text(2);
-  Statement trials(db_,
-                   "SELECT pipeline, compiled, text, rodata, data, bss, ir_instructions, work FROM trials WHERE unit = ?",
-                   path_);
+  Statement trials(db_, kTrialsOfUnit, path_);
   trials.bind(1, key);
   while (trials.step()) {
     StoredTrial trial = trialOfRow(trials, 0);
@@ -360,6 +385,28 @@ void BuildStore::insertTrials(const std::string &key, const std::string &module,
     trialRow.bind(6, int64_t(trial.sizes.data)).bind(7, int64_t(trial.sizes.bss));
     trialRow.bind(8, int64_t(trial.irInstructions)).bind(9, int64_t(trial.work)).run();
   }
+  Statement keptRow(db_, "INSERT OR IGNORE INTO kept(unit, pipeline, text, data, bss) VALUES(?, ?, ?, ?, ?)", path_);
+  for (const StoredTrial &trial : trials)
+    if (trial.kept) bindKept(keptRow, key, trial.pipeline, *trial.kept).run();
+}
+
+void BuildStore::recordKept(const std::vector<KeptByLinker> &kept) {
+  WriteTransaction transaction(db_, path_);
+  // The latest build's attribution replaces an earlier one: what the linker
+  // keeps of a unit depends on the other units it was linked with.
+  Statement keptRow(db_,
+                    "INSERT OR REPLACE INTO kept(unit, pipeline, text, data, bss) SELECT ?, ?, ?, ?, ? WHERE EXISTS "
+                    "(SELECT 1 FROM trials WHERE unit = ?1 AND pipeline = ?2 AND compiled)",
+                    path_);
+  std::vector<std::string> keys;
+  for (const KeptByLinker &entry : kept) {
+    bindKept(keptRow, entry.unit, entry.pipeline, entry.sizes).run();
+    keys.push_back(entry.unit);
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  refreshChoices(keys);
+  transaction.commit();
 }
 
 void BuildStore::insertVerdict(const std::string &pipeline, const StoredVerdict &verdict) {
@@ -430,6 +477,7 @@ StoreSummary BuildStore::summarize() const {
   for (const StoredUnit &stored : units()) {
     ++summary.units;
     summary.trials += stored.trials.size();
+    for (const auto &[pipeline, trial] : stored.trials) summary.keptTrials += trial.kept.has_value();
     auto recorded = stored.trials.find("");
     if (!stored.choice || recorded == stored.trials.end()) continue;
     const uint64_t before = recorded->second.sizes.textPlusData();

@@ -53,9 +53,26 @@ std::map<std::string, LoggedUnit> loggedUnits(const BuiltVariant &built, const f
     const fs::path object = fs::path(record["directory"].get<std::string>()) / record["object"].get<std::string>();
     const fs::path relative = object.lexically_normal().lexically_relative(buildRoot.lexically_normal());
     if (relative.empty() || *relative.begin() == "..") return;
-    units[relative.generic_string()] = {record["module"].get<std::string>(), wayOfRecord(record)};
+    units[relative.generic_string()] = {record["module"].get<std::string>(), wayOfRecord(record),
+                                        record.value("store_unit", std::string())};
   });
   return units;
+}
+
+std::vector<KeptByLinker> keptForStore(const BuiltVariant &storeWay, const BuiltVariant &plain,
+                                       const fs::path &buildRoot) {
+  std::vector<KeptByLinker> kept;
+  if (!storeWay.outcome.built || !plain.outcome.built) return kept;
+  const std::map<std::string, SectionSizes> applied = storeWay.kept.byUnit(), recorded = plain.kept.byUnit();
+  for (const auto &[object, logged] : loggedUnits(storeWay, buildRoot)) {
+    if (logged.storeUnit.empty()) continue;
+    // A unit the linker kept nothing of (an object no link took) ships nothing either way.
+    if (auto found = applied.find(object); found != applied.end())
+      kept.push_back({logged.storeUnit, logged.way.pipeline, found->second});
+    if (auto found = recorded.find(object); found != recorded.end())
+      kept.push_back({logged.storeUnit, "", found->second});
+  }
+  return kept;
 }
 
 launcher::UnitChoices chooseUnits(const std::vector<BuiltVariant> &variants, const fs::path &buildRoot,

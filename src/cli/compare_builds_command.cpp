@@ -10,7 +10,9 @@
 
 #include "commands.h"
 #include "common_options.h"
+#include "mlgo/autotune/search_space.h"
 #include "mlgo/builds/build_comparison.h"
+#include "mlgo/builds/build_store.h"
 #include "mlgo/builds/linked_choices.h"
 #include "mlgo/builds/project_build.h"
 #include "mlgo/launcher/application.h"
@@ -63,6 +65,21 @@ std::vector<builds::BuildVariant> variantsOf(const CompareBuildsFlags &flags) {
                         {"MLGO_CC_STORE=" + storeOf(flags).string(), "MLGO_CC_EXPLORE=" + std::to_string(flags.explore),
                          "MLGO_CC_PREDICT=1"}});
   return variants;
+}
+
+bool isStoreWay(const builds::BuildVariant &variant) { return variant.name.rfind("store-", 0) == 0; }
+
+/// What the linker kept of a store way's units goes into the store, so that
+/// the next build chooses by what ships rather than by object sizes.
+void teachStore(const CompareBuildsFlags &flags, const builds::BuiltVariant &storeWay,
+                const builds::BuiltVariant &plain, const fs::path &buildRoot) {
+  const std::vector<builds::KeptByLinker> kept = builds::keptForStore(storeWay, plain, buildRoot);
+  if (kept.empty()) return;
+  const autotune::SearchSpace space = autotune::SearchSpace::load(autotune::defaultSearchSpaceFile());
+  builds::BuildStore store(storeOf(flags), builds::storeIdentityOf(space));
+  if (!store.usable()) return;
+  store.recordKept(kept);
+  spdlog::info("{}: what the linker kept of {} units went into the store", storeWay.variant.name, kept.size() / 2);
 }
 
 bool isWithin(const fs::path &inner, const fs::path &outer) {
@@ -163,7 +180,10 @@ int runCompareBuilds(const CompareBuildsFlags &flags) {
   settings.benchRuns = flags.benchRuns;
   settings.buildTree = fs::absolute(fs::path(flags.output) / "building");
   std::vector<builds::BuiltVariant> built;
-  for (const builds::BuildVariant &variant : variantsOf(flags)) built.push_back(buildVariant(flags, settings, variant));
+  for (const builds::BuildVariant &variant : variantsOf(flags)) {
+    built.push_back(buildVariant(flags, settings, variant));
+    if (isStoreWay(variant)) teachStore(flags, built.back(), built.front(), settings.buildTree);
+  }
   size_t rounds = 0;
   const bool somethingApplied = built.size() > 2;
   if (somethingApplied && built.front().outcome.built) built.push_back(buildChoices(flags, settings, built, rounds));

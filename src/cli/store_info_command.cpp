@@ -34,6 +34,8 @@ nlohmann::json unitsToJson(const std::vector<builds::StoredUnit> &units) {
       row["choice"] = *unit.choice;
       row["recorded_text_data"] = recorded->second.sizes.textPlusData();
       row["chosen_text_data"] = unit.trials.at(*unit.choice).sizes.textPlusData();
+      if (recorded->second.kept) row["recorded_kept_text_data"] = recorded->second.kept->textPlusData();
+      if (const auto &kept = unit.trials.at(*unit.choice).kept) row["chosen_kept_text_data"] = kept->textPlusData();
     }
     rows.push_back(row);
   }
@@ -72,6 +74,7 @@ int runStoreInfo(const StoreInfoFlags &flags) {
                        {"units", summary.units},
                        {"trials", summary.trials},
                        {"verdicts", summary.verdicts},
+                       {"kept_trials", summary.keptTrials},
                        {"improved_units", summary.improvedUnits},
                        {"recorded_text_data", summary.recordedTextData},
                        {"chosen_text_data", summary.chosenTextData},
@@ -84,8 +87,9 @@ int runStoreInfo(const StoreInfoFlags &flags) {
     std::printf("%s\n", out.dump(2).c_str());
     return integrity == "ok" ? exit_code::kSuccess : exit_code::kBadInput;
   }
-  std::printf("%zu units, %zu lists tried, %zu lists judged by the gate; %zu units improved\n", summary.units,
-              summary.trials, summary.verdicts, summary.improvedUnits);
+  std::printf("%zu units, %zu lists tried (%zu with what the linker kept), %zu lists judged by the gate; %zu units "
+              "improved\n",
+              summary.units, summary.trials, summary.keptTrials, summary.verdicts, summary.improvedUnits);
   std::printf(".text+.data of the choices vs each unit's recorded level: %+.2f%% in total (%llu -> %llu bytes), "
               "%+.2f%% geomean per unit\n",
               100 * total, (unsigned long long)summary.recordedTextData, (unsigned long long)summary.chosenTextData,

@@ -68,6 +68,7 @@ nlohmann::json logRecord(const CompilePlan &plan, const Application &application
     if (outcome.keptBackup) record["backup"] = true;
     if (!outcome.storeUse.empty()) {
       record["store"] = outcome.storeUse;
+      record["store_unit"] = outcome.storeUnit;
       record["new_trials"] = outcome.candidates;
       if (outcome.recordedTextData) record["recorded_text_data"] = *outcome.recordedTextData;
     }

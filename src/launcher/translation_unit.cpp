@@ -151,16 +151,17 @@ void gateCandidates(builds::BuildStore &store, const std::string &key, const App
   if (!unit || !unit->choice) return;
   // Only the verdicts on this unit's lists: the store's others are no concern here.
   const std::map<std::string, builds::StoredVerdict> verdicts = store.verdictsFor(*unit);
-  const uint64_t chosenSize = unit->trials.at(*unit->choice).sizes.textPlusData();
+  const int64_t chosenSize = builds::shippedBytes(*unit, unit->trials.at(*unit->choice));
   std::vector<const builds::StoredTrial *> waiting;
   for (const auto &[pipeline, trial] : unit->trials)
-    if (!pipeline.empty() && trial.compiled && trial.sizes.textPlusData() < chosenSize &&
+    if (!pipeline.empty() && trial.compiled && builds::shippedBytes(*unit, trial) < chosenSize &&
         builds::withinWorkLimit(*unit, trial) && !verdicts.count(pipeline))
       waiting.push_back(&trial);
-  std::sort(waiting.begin(), waiting.end(), [](const builds::StoredTrial *a, const builds::StoredTrial *b) {
-    return std::make_tuple(a->sizes.textPlusData(), a->pipeline.size(), a->pipeline) <
-           std::make_tuple(b->sizes.textPlusData(), b->pipeline.size(), b->pipeline);
-  });
+  auto rank = [&unit](const builds::StoredTrial *trial) {
+    return std::make_tuple(builds::shippedBytes(*unit, *trial), trial->pipeline.size(), trial->pipeline);
+  };
+  std::sort(waiting.begin(), waiting.end(),
+            [&rank](const builds::StoredTrial *a, const builds::StoredTrial *b) { return rank(a) < rank(b); });
   for (size_t i = 0; i < waiting.size() && i < kGateChecksPerCompile; ++i) {
     const autotune::GateVerdict verdict = application.gate().check(waiting[i]->pipeline);
     store.recordVerdict(waiting[i]->pipeline, {verdict.passed, verdict.cxxLinkOnly, verdict.failure});
@@ -176,6 +177,7 @@ Candidate compileWithStore(const CompilerDriver &driver, const CorpusModule &mod
                            const Application &application, TranslationUnitOutcome &outcome) {
   builds::BuildStore &store = *application.store;
   const std::string key = builds::unitKey(bitcode, module.commandLine);
+  outcome.storeUnit = key;
   std::map<std::string, Candidate> compiled;
   auto compile = [&](const std::string &pipeline) {
     auto work = std::make_shared<OptimizationWork>();

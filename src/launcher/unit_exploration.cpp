@@ -19,8 +19,8 @@ size_t broadcastReserve(size_t budget) { return std::min<size_t>(10, budget / 10
 }  // namespace
 
 builds::StoredTrial trialOf(const std::string &pipeline, const CompileResult &result, uint64_t work) {
-  if (!result.ok()) return {pipeline, false, {}, 0, 0};
-  return {pipeline, true, result.sizes, result.irInstructions, work};
+  if (!result.ok()) return {pipeline, false, {}, 0, 0, std::nullopt};
+  return {pipeline, true, result.sizes, result.irInstructions, work, std::nullopt};
 }
 
 CompileResult resultOf(const builds::StoredTrial &trial) {

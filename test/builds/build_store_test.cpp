@@ -14,7 +14,7 @@ using Catch::Matchers::Contains;
 namespace {
 
 StoredTrial trial(const std::string &pipeline, uint64_t text, uint64_t work, bool compiled = true) {
-  StoredTrial made{pipeline, compiled, {}, 0, work};
+  StoredTrial made{pipeline, compiled, {}, 0, work, std::nullopt};
   made.sizes.text = text;
   return made;
 }
@@ -55,6 +55,47 @@ TEST_CASE("build store: a unit's choice is its smallest gated list within the wo
         std::optional<std::string>(""));
   // No recorded level, no choice.
   CHECK_FALSE(chooseTrial(unitOf(false, {trial("", 0, 0, false), trial("bb", 90, 900)}), passed));
+}
+
+TEST_CASE("build store: where the linker's kept bytes are known, what ships decides", "[store]") {
+  const std::map<std::string, StoredVerdict> passed{{"a", {true, false, ""}}, {"b", {true, false, ""}}};
+  auto keptOf = [](uint64_t text) { return SectionSizes{text, 0, 0, 0}; };
+  // By objects "a" is smallest; but the linker kept more of "a" than of the
+  // recorded level (an inline function's copy moved to it): "b" ships least.
+  StoredUnit unit = unitOf(false, {trial("", 100, 1000), trial("a", 80, 900), trial("b", 90, 900)});
+  CHECK(chooseTrial(unit, passed) == std::optional<std::string>("a"));
+  unit.trials.at("").kept = keptOf(60);
+  unit.trials.at("a").kept = keptOf(70);
+  CHECK(shippedBytes(unit, unit.trials.at("a")) == 70);
+  // "b" is unknown to the maps: its object less what the linker dropped of the recorded level's.
+  CHECK(shippedBytes(unit, unit.trials.at("b")) == 90 - (100 - 60));
+  CHECK(chooseTrial(unit, passed) == std::optional<std::string>("b"));
+  // A list that grows what ships never beats the recorded level.
+  unit.trials.at("b").kept = keptOf(61);
+  CHECK(chooseTrial(unit, passed) == std::optional<std::string>(""));
+}
+
+TEST_CASE("build store: kept bytes persist, follow the latest build, and travel in a merge", "[store]") {
+  test::ScratchDirectory scratch;
+  BuildStore store(scratch / "units.db", kIdentity);
+  store.recordTrials("k1", "a.o", false, {trial("", 100, 1000), trial("a", 80, 900)});
+  store.recordVerdict("a", {true, false, ""});
+  CHECK(store.unit("k1")->choice == std::optional<std::string>("a"));
+  // Entries for trials the store does not hold (another unit, a list never compiled) are left out.
+  store.recordKept({{"k1", "", {60, 0, 0, 0}}, {"k1", "a", {70, 0, 0, 0}}, {"k1", "never", {1, 0, 0, 0}},
+                    {"k9", "", {1, 0, 0, 0}}});
+  CHECK(store.unit("k1")->choice == std::optional<std::string>(""));
+  CHECK(store.unit("k1")->trials.at("a").kept->text == 70);
+  CHECK_FALSE(store.unit("k1")->trials.count("never"));
+  CHECK_FALSE(store.unit("k9"));
+  CHECK(store.summarize().keptTrials == 2);
+  store.recordKept({{"k1", "a", {50, 0, 0, 0}}});  // a later build linked it smaller
+  CHECK(store.unit("k1")->choice == std::optional<std::string>("a"));
+  BuildStore joined(scratch / "joined.db", kIdentity);
+  joined.merge(store);
+  CHECK(joined.unit("k1")->trials.at("a").kept->text == 50);
+  CHECK(joined.unit("k1")->choice == std::optional<std::string>("a"));
+  CHECK(joined.integrity() == "ok");
 }
 
 TEST_CASE("build store: trials and verdicts persist, choices follow, and another identity is told once", "[store]") {

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mlgo/builds/build_store.h"
 #include "mlgo/driver/object_sizes.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/text_input.h"
@@ -224,4 +225,15 @@ TEST_CASE("compare-builds --store-builds: each build learns from the ones before
   CHECK(store["units"] == 3);
   // Each build compiled each unit's recorded level once (the first) and 2 new lists.
   CHECK(store["trials"] == 3 * (1 + 3 * 2));
+  // What the linker kept went into the store after each build: every unit's
+  // recorded level (from clang-19's build) and the lists the builds applied.
+  CHECK(store["kept_trials"].get<size_t>() >= 3);
+  CHECK(store["kept_trials"].get<size_t>() <= 3 * (1 + 3));
+  const std::unique_ptr<builds::BuildStore> opened = builds::BuildStore::openExisting(scratch / "builds" / "units.db");
+  for (const builds::StoredUnit &unit : opened->units()) {
+    CAPTURE(unit.module);
+    REQUIRE(unit.trials.at("").kept);
+    CHECK(unit.trials.at("").kept->textPlusData() > 0);
+    CHECK(unit.choice);
+  }
 }

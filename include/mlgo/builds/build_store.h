@@ -59,6 +59,17 @@ struct StoredTrial {
   /// (mlgo/driver/optimization_work.h): what a rebuild with this list pays,
   /// against the recorded level's.
   uint64_t work = 0;
+  /// What the linker kept of the unit's sections compiled so, in the last
+  /// build whose linker maps were read (text; data: every other loaded
+  /// byte; bss); unset where unknown.
+  std::optional<SectionSizes> kept;
+};
+
+/// What the linker kept of one unit compiled with `pipeline`.
+struct KeptByLinker {
+  std::string unit;
+  std::string pipeline;
+  SectionSizes sizes;
 };
 
 /// The correctness gate's verdict on a list (autotune::GateVerdict's fields).
@@ -85,6 +96,7 @@ struct StoreSummary {
   size_t units = 0;
   size_t trials = 0;          ///< compiles recorded, failed ones included
   size_t verdicts = 0;        ///< lists the gate judged
+  size_t keptTrials = 0;      ///< trials whose linked bytes are known
   size_t improvedUnits = 0;   ///< units whose choice is smaller than their recorded level
   uint64_t recordedTextData = 0;  ///< .text+.data of every unit at its recorded level
   uint64_t chosenTextData = 0;    ///< ... with its choice
@@ -109,11 +121,17 @@ inline constexpr double kMaxWorkRatio = 1.0;
 /// be within).
 bool withinWorkLimit(const StoredUnit &unit, const StoredTrial &trial);
 
-/// The choice among `unit`'s trials: the smallest compiled .text+.data whose
-/// list the gate accepts for the unit's language (the recorded level needs
-/// no verdict) and whose work is within kMaxWorkRatio of the recorded
-/// level's; ties go to the recorded level, then the shorter pipeline, then
-/// the first in text order. Unset when the recorded level never compiled.
+/// What a trial puts into the linked files, as far as it is known: the
+/// bytes the linker kept of it where a build's linker maps said; otherwise
+/// its object's .text+.data less what the linker dropped of the recorded
+/// level's object (nothing when that is not known either).
+int64_t shippedBytes(const StoredUnit &unit, const StoredTrial &trial);
+
+/// The choice among `unit`'s trials: the smallest shippedBytes whose list
+/// the gate accepts for the unit's language (the recorded level needs no
+/// verdict) and whose work is within kMaxWorkRatio of the recorded level's;
+/// ties go to the recorded level, then the shorter pipeline, then the first
+/// in text order. Unset when the recorded level never compiled.
 std::optional<std::string> chooseTrial(const StoredUnit &unit, const std::map<std::string, StoredVerdict> &verdicts);
 
 class BuildStore {
@@ -148,6 +166,10 @@ class BuildStore {
   /// Records the verdict on `pipeline` and updates the choice of every unit
   /// that compiled it, in one transaction.
   void recordVerdict(const std::string &pipeline, const StoredVerdict &verdict);
+  /// Records what the linker kept of units compiled with their pipelines
+  /// (entries for a trial the store does not hold are left out) and updates
+  /// their choices, in one transaction.
+  void recordKept(const std::vector<KeptByLinker> &kept);
   /// The chosen pipelines of the store's units, most often chosen first
   /// (ties in text order), the recorded level left out: what won on a
   /// project's units, which its new units try first.

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "mlgo/builds/build_comparison.h"
+#include "mlgo/builds/build_store.h"
 #include "mlgo/launcher/unit_choices.h"
 
 namespace mlgo::builds {
@@ -22,6 +23,8 @@ namespace mlgo::builds {
 struct LoggedUnit {
   std::string module;
   launcher::UnitChoice way;
+  /// Its key in the project's store, when it compiled through one.
+  std::string storeUnit;
 };
 
 /// The units of a variant's mlgo cc log by object path relative to the
@@ -33,6 +36,14 @@ std::map<std::string, LoggedUnit> loggedUnits(const BuiltVariant &built, const s
 /// `policy` is the policy the variants applied (empty: none).
 launcher::UnitChoices chooseUnits(const std::vector<BuiltVariant> &variants, const std::filesystem::path &buildRoot,
                                   const std::filesystem::path &policy);
+
+/// For the store `storeWay` compiled with (mlgo cc --store): what the linker
+/// kept of each of its units under the pipeline it applied, and at the
+/// unit's recorded level from `plain` (clang-19's build, whose objects are
+/// the recorded level's byte for byte), so that the store chooses by what
+/// ships.
+std::vector<KeptByLinker> keptForStore(const BuiltVariant &storeWay, const BuiltVariant &plain,
+                                       const std::filesystem::path &buildRoot);
 
 /// The linked files where `built` is larger than `reference` in .text or in
 /// .text+data, or missing.

@@ -27,6 +27,9 @@ struct TranslationUnitOutcome {
   /// "new" (first seen), "explored" (new lists compiled), "decided" (its
   /// search has spent its budget).
   std::string storeUse;
+  /// With --store: the unit's key in the store (what a build's linker maps
+  /// are recorded under).
+  std::string storeUnit;
   /// With --store: .text+.data of the unit at its recorded level, when known.
   std::optional<uint64_t> recordedTextData;
   bool compiled = false;    ///< mlgo wrote the object
