@@ -399,3 +399,35 @@ TEST_CASE("mlgo cc --explore: B/N builds try what mlgo autotune --budget B tries
   CHECK(decided[0]["store"] == "decided");
   CHECK(decided[0]["new_trials"] == 0);
 }
+
+TEST_CASE("mlgo cc --store, --explore: bad settings are refused before anything is written", "[cli][launcher][store]") {
+  test::ScratchDirectory scratch;
+  writeFileAtomically(scratch / "unit.c", "int unit(int x) { return x + 1; }\n");
+  const std::string object = (scratch / "unit.o").string(), source = (scratch / "unit.c").string();
+  auto compile = [&](const std::vector<std::string> &environment, const std::vector<std::string> &options) {
+    std::vector<std::string> command{"cc"};
+    command.insert(command.end(), options.begin(), options.end());
+    command.insert(command.end(), {"clang-19", "-Oz", "-c", source, "-o", object});
+    return test::runMlgoWithEnvironment(environment, command);
+  };
+  const fs::path store = scratch / "units.db";
+
+  const test::CommandOutcome noStore = compile({}, {"--explore", "3"});
+  CHECK(noStore.exitCode == 2);
+  CHECK_THAT(noStore.err, Contains("--explore needs --store"));
+  const test::CommandOutcome notANumber = compile({"MLGO_CC_STORE=" + store.string(), "MLGO_CC_EXPLORE=abc"}, {});
+  CHECK(notANumber.exitCode == 2);
+  CHECK_THAT(notANumber.err, Contains("MLGO_CC_EXPLORE") && Contains("\"abc\""));
+  const test::CommandOutcome negative = compile({"MLGO_CC_STORE=" + store.string()}, {"--explore", "-1"});
+  CHECK(negative.exitCode == 2);
+  const test::CommandOutcome noDirectory = compile({"MLGO_CC_STORE=" + (scratch / "missing" / "units.db").string()}, {});
+  CHECK(noDirectory.exitCode == 3);
+  CHECK_THAT(noDirectory.err, Contains("missing/units.db") && Contains("its directory does not exist"));
+  writeFileAtomically(store, "plain text, not a database of any kind, long enough to be read as one\n");
+  const test::CommandOutcome notAStore = compile({"MLGO_CC_STORE=" + store.string()}, {});
+  CHECK(notAStore.exitCode == 3);
+  CHECK_THAT(notAStore.err, Contains("units.db"));
+  // Nothing was compiled, and the file given as a store is as it was.
+  CHECK_FALSE(fs::exists(object));
+  CHECK(readFile(store) == "plain text, not a database of any kind, long enough to be read as one\n");
+}
