@@ -6,9 +6,9 @@
 
 #include "commands.h"
 #include "common_options.h"
-#include "mlgo/export/llvm_aot_export.h"
+#include "mlgo/export/yes_no_model_aot.h"
 #include "mlgo/export/position_model_aot.h"
-#include "mlgo/export/value_model_aot.h"
+#include "mlgo/export/continuous_model_aot.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/exit_codes.h"
@@ -28,7 +28,7 @@ struct ExportFlags {
 
 /// Policies of yes/no decisions: both formats.
 int exportYesNoPolicy(const Problem &problem, const ExportFlags &flags) {
-  const PolicyModel policy = PolicyModel::load(flags.policy, problem.name(), problem.featureNames());
+  const YesNoPolicy policy = YesNoPolicy::load(flags.policy, problem.name(), problem.featureNames());
   if (flags.format == "llvm-aot") {
     const GeneratedSources sources = exportLlvmAot(policy, "policy " + flags.policy, flags.output, flags.force);
     std::printf("wrote %s and %s (llvm::%s, %zu features) to %s\n", sources.headerName().c_str(),
@@ -65,10 +65,10 @@ int exportPositionPolicy(const Problem &problem, const ExportFlags &flags) {
 }
 
 /// Policies deciding a real value (register-allocation priority).
-int exportValuePolicy(const Problem &problem, const ExportFlags &flags) {
+int exportContinuousPolicy(const Problem &problem, const ExportFlags &flags) {
   const ReleaseModeModel model = releaseModeModelOf(problem, flags);
-  const ValuePolicy policy = ValuePolicy::load(flags.policy, problem.name(), problem.decisionSpec());
-  const GeneratedSources sources = generateValueModel(policy, model, "policy " + flags.policy);
+  const ContinuousPolicy policy = ContinuousPolicy::load(flags.policy, problem.name(), problem.decisionSpec());
+  const GeneratedSources sources = generateContinuousModel(policy, model, "policy " + flags.policy);
   writeGeneratedSources(sources, flags.output, flags.force);
   std::printf("wrote %s and %s (llvm::%s, %zu features, a float %s) to %s\n", sources.headerName().c_str(),
               sources.sourceName().c_str(), model.className.c_str(), policy.features(), model.decisionName.c_str(),
@@ -95,7 +95,7 @@ int runExport(const ExportFlags &flags) {
   switch (problem.decisionSpec().kind()) {
     case trace::DecisionKind::YesNo: return exportYesNoPolicy(problem, flags);
     case trace::DecisionKind::Position: return exportPositionPolicy(problem, flags);
-    case trace::DecisionKind::Continuous: return exportValuePolicy(problem, flags);
+    case trace::DecisionKind::Continuous: return exportContinuousPolicy(problem, flags);
   }
   throw std::logic_error("unknown kind of decision");
 }

@@ -1,4 +1,4 @@
-#include "mlgo/export/llvm_aot_export.h"
+#include "mlgo/export/yes_no_model_aot.h"
 #include "mlgo/problems/inlining/inlining_hook.h"
 
 #include <dlfcn.h>
@@ -37,7 +37,7 @@ TEST_CASE("llvm-aot export: LLVM's ReleaseModeModelRunner runs the generated mod
           "[export][aot]") {
   test::TracedTestCorpus traced;
   const bool everyPreprocessing = GENERATE(false, true);
-  const PolicyModel policy = test::randomInliningPolicy(traced, 7, everyPreprocessing);
+  const YesNoPolicy policy = test::randomInliningPolicy(traced, 7, everyPreprocessing);
   const fs::path exported = traced / "InlinerSizeModel";
   exportLlvmAot(policy, "a test policy", exported, false);
   REQUIRE(fs::exists(exported / kInlinerHeader));
@@ -60,7 +60,7 @@ TEST_CASE("llvm-aot export: LLVM's ReleaseModeModelRunner runs the generated mod
   CompilerDriver driver(test::driverThreads(1));
   EvalOptions viaPolicy, viaRunner;
   auto ownDecisions = std::make_shared<test::RecordingPolicy>(
-      std::make_shared<NeuralInliningPolicy>(std::make_shared<const PolicyModel>(policy)));
+      std::make_shared<NeuralInliningPolicy>(std::make_shared<const YesNoPolicy>(policy)));
   auto runnerDecisions = std::make_shared<test::RecordingPolicy>(std::make_shared<inlining::ModelRunnerPolicy>(
       [makeRunner](llvm::LLVMContext &context) { return std::unique_ptr<llvm::MLModelRunner>(makeRunner(&context)); }));
   viaPolicy.candidateHooks = inlining::hooksFor(ownDecisions);
@@ -84,7 +84,7 @@ TEST_CASE("llvm-aot export: LLVM's ReleaseModeModelRunner runs the generated mod
 TEST_CASE("llvm-aot export: Run() allocates nothing and decides like the policy on every traced decision",
           "[export][aot]") {
   test::TracedTestCorpus traced;
-  const PolicyModel policy = test::randomInliningPolicy(traced, 11, true);
+  const YesNoPolicy policy = test::randomInliningPolicy(traced, 11, true);
   policy.save(traced / "policy");
   exportLlvmAot(policy, "a test policy", traced / "aot", false);
   const fs::path features = traced / "features.bin";
@@ -108,7 +108,7 @@ TEST_CASE("llvm-aot export: Run() allocates nothing and decides like the policy 
 TEST_CASE("llvm-aot export: an existing output is refused unless replaced, no partial output", "[export][errors]") {
   test::ScratchDirectory scratch;
   test::TracedTestCorpus traced;
-  const PolicyModel policy = test::randomInliningPolicy(traced, 3);
+  const YesNoPolicy policy = test::randomInliningPolicy(traced, 3);
   fs::create_directories(scratch / "out");
   writeFileAtomically(scratch / "out" / "keep.txt", "mine");
   CHECK_THROWS_AS(exportLlvmAot(policy, "p", scratch / "out", false), UsageError);
@@ -123,7 +123,7 @@ TEST_CASE("llvm-aot export: an existing output is refused unless replaced, no pa
   CHECK(fs::exists(scratch / "out" / kInlinerSource));
   CHECK_FALSE(fs::exists(scratch / "out.partial"));
 
-  PolicyModel other("regalloc", policy.preprocessor(), policy.layers(), policy.activation());
+  YesNoPolicy other("regalloc", policy.preprocessor(), policy.layers(), policy.activation());
   CHECK_THROWS_WITH(exportLlvmAot(other, "p", scratch / "other", false), Catch::Contains("yes/no models") && Catch::Contains("a position among candidates"));
   CHECK_FALSE(fs::exists(scratch / "other"));
   CHECK_FALSE(fs::exists(scratch / "other.partial"));
@@ -131,7 +131,7 @@ TEST_CASE("llvm-aot export: an existing output is refused unless replaced, no pa
 
 TEST_CASE("llvm-aot export: a policy path with a newline stays inside the generated comment", "[export][errors]") {
   test::TracedTestCorpus traced;
-  const PolicyModel policy = test::randomInliningPolicy(traced, 3);
+  const YesNoPolicy policy = test::randomInliningPolicy(traced, 3);
   const std::string origin = (traced / "dir\n#error INJECTED\nint x = ").string() + "\\";
   const fs::path exported = traced / "model";
   exportLlvmAot(policy, origin, exported, false);

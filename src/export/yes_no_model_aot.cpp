@@ -1,4 +1,4 @@
-#include "mlgo/export/llvm_aot_export.h"
+#include "mlgo/export/yes_no_model_aot.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -18,7 +18,7 @@ using generated_cpp::literal;
 using generated_cpp::writeArray;
 
 /// The class LLVM's release-mode advisor of the policy's problem runs.
-ReleaseModeModel checkExportable(const PolicyModel &policy) {
+ReleaseModeModel checkExportable(const YesNoPolicy &policy) {
   const Problem &problem = findProblem(policy.problem());
   const std::optional<ReleaseModeModel> model = problem.releaseModeModel();
   if (!model)
@@ -31,7 +31,7 @@ ReleaseModeModel checkExportable(const PolicyModel &policy) {
   return *model;
 }
 
-std::string header(const PolicyModel &policy, const ReleaseModeModel &model, const std::string &origin) {
+std::string header(const YesNoPolicy &policy, const ReleaseModeModel &model, const std::string &origin) {
   const FeaturePreprocessor &pre = policy.preprocessor();
   const size_t widest = generated_cpp::widestLayer(policy.network());
   std::ostringstream out;
@@ -58,7 +58,7 @@ std::string header(const PolicyModel &policy, const ReleaseModeModel &model, con
   return out.str();
 }
 
-std::string source(const PolicyModel &policy, const ReleaseModeModel &model, const std::string &origin) {
+std::string source(const YesNoPolicy &policy, const ReleaseModeModel &model, const std::string &origin) {
   const FeaturePreprocessor &pre = policy.preprocessor();
   const PreprocessingConfig &config = pre.config();
   std::ostringstream out;
@@ -119,12 +119,12 @@ void )" << model.className << R"(::Run() {
 
 }  // namespace
 
-GeneratedSources generateYesNoModel(const PolicyModel &policy, const std::string &origin) {
+GeneratedSources generateYesNoModel(const YesNoPolicy &policy, const std::string &origin) {
   const ReleaseModeModel model = checkExportable(policy);
   return {model.className, header(policy, model, origin), source(policy, model, origin)};
 }
 
-GeneratedSources exportLlvmAot(const PolicyModel &policy, const std::string &origin, const fs::path &directory,
+GeneratedSources exportLlvmAot(const YesNoPolicy &policy, const std::string &origin, const fs::path &directory,
                                bool replace) {
   GeneratedSources sources = generateYesNoModel(policy, origin);
   writeGeneratedSources(sources, directory, replace);

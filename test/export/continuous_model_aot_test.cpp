@@ -1,7 +1,7 @@
 // The llvm-aot export of a regalloc-priority policy, compiled with clang-19
 // and run by LLVM 19's own ReleaseModeModelRunner on every decision of a real
 // priority trace: it must answer the float mlgo's own compile answers.
-#include "mlgo/export/value_model_aot.h"
+#include "mlgo/export/continuous_model_aot.h"
 
 
 #include <catch2/catch.hpp>
@@ -32,9 +32,9 @@ TEST_CASE("llvm-aot export of a priority policy: LLVM's ReleaseModeModelRunner a
   test::ScratchDirectory scratch;
   test::priorityTracedCorpus(scratch / "corpus", scratch / "trace");
   const Activation activation = GENERATE(Activation::Relu, Activation::Tanh);
-  const ValuePolicy policy = test::randomPriorityPolicy(7, activation);
+  const ContinuousPolicy policy = test::randomPriorityPolicy(7, activation);
   const ReleaseModeModel model = *priority().releaseModeModel();
-  const GeneratedSources sources = generateValueModel(policy, model, "a test policy");
+  const GeneratedSources sources = generateContinuousModel(policy, model, "a test policy");
   CHECK(sources.headerName() == "RegAllocPriorityModel.h");
   const trace::DecisionSpec &spec = priority().decisionSpec();
   test::ReleaseModeRunnerLibrary library(sources, scratch.path(), "release_mode_priority_runner.cpp",

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <fstream>
 
-#include "mlgo/policy/value_policy.h"
+#include "mlgo/policy/continuous_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
@@ -58,7 +58,7 @@ struct PriorityPPO {
 
 }  // namespace
 
-TEST_CASE("train-ppo on regalloc-priority: a Gaussian around a value policy, rewards by LLVM's regalloc score per "
+TEST_CASE("train-ppo on regalloc-priority: a Gaussian around a continuous policy, rewards by LLVM's regalloc score per "
           "function, the same for any thread count, and resumes to the same policy",
           "[training][rl][regalloc][priority][determinism][resume]") {
   PriorityPPO run;
@@ -71,8 +71,8 @@ TEST_CASE("train-ppo on regalloc-priority: a Gaussian around a value policy, rew
   CHECK(last["kl"].get<double>() > 0);  // the steps moved the means
   // A Gaussian of standard deviation 0.1: entropy 0.5 + 0.5 ln(2 pi) + ln(0.1).
   CHECK(last["entropy"].get<double>() == Approx(0.5 + 0.5 * std::log(2 * M_PI) + std::log(0.1)).epsilon(1e-5));
-  const ValuePolicy trained = ValuePolicy::load(run.scratch / "whole", run.problem.name(), run.problem.decisionSpec());
-  const ValuePolicy start = ValuePolicy::load(run.scratch / "bc", run.problem.name(), run.problem.decisionSpec());
+  const ContinuousPolicy trained = ContinuousPolicy::load(run.scratch / "whole", run.problem.name(), run.problem.decisionSpec());
+  const ContinuousPolicy start = ContinuousPolicy::load(run.scratch / "bc", run.problem.name(), run.problem.decisionSpec());
   CHECK(trained.training["trainer"] == "ppo");
   CHECK(readFile(run.scratch / "whole/policy/model.json") != readFile(run.scratch / "bc/policy/model.json"));
   // The start's input statistics and target scale stay with the policy.
@@ -100,7 +100,7 @@ TEST_CASE("train-ppo on regalloc-priority: the actor gives the distribution coll
   const json config = ppoSchema().resolve(std::nullopt, {"value_std=0.2"});
   const std::unique_ptr<PPOActor> actor = makePPOActor(run.problem, run.scratch / "bc", "", readPPOSettings(config));
   const auto start = samplingPolicy(
-      ValuePolicy::load(run.scratch / "bc", run.problem.name(), run.problem.decisionSpec()), std::log(0.2f));
+      ContinuousPolicy::load(run.scratch / "bc", run.problem.name(), run.problem.decisionSpec()), std::log(0.2f));
   CollectionPlan plan;
   plan.modules = {0, 1};
   plan.needsDefault = {false, false};

@@ -11,19 +11,19 @@
 #include <string>
 
 #include "mlgo/export/generated_cpp.h"
-#include "mlgo/policy/policy_model.h"
+#include "mlgo/policy/yes_no_policy.h"
 
 namespace mlgo {
 
 /// The C++ of `policy`, a policy of yes/no decisions whose problem LLVM runs
 /// in release mode. `origin` is quoted in the generated comment (where the
 /// policy came from). Throws InputError for another policy.
-GeneratedSources generateYesNoModel(const PolicyModel &policy, const std::string &origin);
+GeneratedSources generateYesNoModel(const YesNoPolicy &policy, const std::string &origin);
 
 /// Writes CLASS.h and CLASS.cpp into `directory`, atomically: a complete
 /// directory or none; returns what it wrote. Throws UsageError when the
 /// directory exists and `replace` is false.
-GeneratedSources exportLlvmAot(const PolicyModel &policy, const std::string &origin,
+GeneratedSources exportLlvmAot(const YesNoPolicy &policy, const std::string &origin,
                                const std::filesystem::path &directory, bool replace);
 
 }  // namespace mlgo
