@@ -71,7 +71,7 @@ TEST_CASE("cli export: a priority policy as llvm::RegAllocPriorityModel, read fr
   const test::CommandOutcome aot = exportAs("llvm-aot", "aot");
   INFO(aot.err);
   REQUIRE(aot.exitCode == exit_code::kSuccess);
-  CHECK_THAT(aot.out, Contains("RegAllocPriorityModel.h") && Contains("3 features, a float priority"));
+  CHECK_THAT(aot.out, Contains("RegAllocPriorityModel.h") && Contains("3 feature tensors; priority: a continuous value"));
   CHECK_THAT(readFile(scratch / "aot/RegAllocPriorityModel.cpp"),
              Contains("\"feed_li_size\"") && Contains("\"fetch_priority\""));
   CHECK_THAT(readFile(scratch / "aot/RegAllocPriorityModel.h"), Contains("class RegAllocPriorityModel final"));
