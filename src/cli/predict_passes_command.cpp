@@ -53,14 +53,16 @@ void printSweepFigures(const PredictFlags &flags, const autotune::SweepTable &ta
         coresetOrder.push_back(coreset.orderFor(table.modules[m].cxx));
       }
   if (rows.empty())
-    throw InputError(describeInputProblem(table.file, "modules", "holds none of the ranked modules of " + flags.corpus));
+    throw InputError(
+        describeInputProblem(table.file, "modules", "holds none of the ranked modules of " + flags.corpus));
   const std::vector<size_t> budgets = reportedBudgets(flags.top);
   const auto byPredictor = autotune::evaluateRanking(table, coreset, rows, ranked, budgets);
   const auto byCoreset = autotune::evaluateRanking(table, coreset, rows, coresetOrder, budgets);
   const auto best = autotune::evaluateRanking(table, coreset, rows, coresetOrder, {coreset.lists.size()});
-  std::printf("%zu of %zu ranked modules in %s; geomean %s vs -Oz when each compiles its first K lists and -Oz "
-              "(IR instructions of what it keeps)\n",
-              rows.size(), modules.size(), table.file.c_str(), sizeMetricName(coreset.metric));
+  std::printf(
+      "%zu of %zu ranked modules in %s; geomean %s vs -Oz when each compiles its first K lists and -Oz "
+      "(IR instructions of what it keeps)\n",
+      rows.size(), modules.size(), table.file.c_str(), sizeMetricName(coreset.metric));
   const std::string predictorColumn = "predictor (" + std::string(autotune::rankingName(predictor.ranking)) + ")";
   std::printf("%4s  %-28s  %s\n", "K", predictorColumn.c_str(), "coreset order");
   for (size_t b = 0; b < budgets.size(); ++b)

@@ -27,7 +27,7 @@ bool scalarContinuous(const trace::DecisionSpec &spec) {
 }  // namespace
 
 ContinuousPolicy::ContinuousPolicy(std::string problem, trace::DecisionSpec spec, std::vector<float> means,
-                         std::vector<float> stddevs, TargetScale scale, DenseNetwork network)
+                                   std::vector<float> stddevs, TargetScale scale, DenseNetwork network)
     : problem_(std::move(problem)),
       spec_(std::move(spec)),
       means_(std::move(means)),
@@ -109,29 +109,29 @@ void ContinuousPolicy::save(const fs::path &directory) const {
   policy_directory::write(policy_directory::startPartial(directory), directory, metadata(), network_.layersToJson());
 }
 
-ContinuousPolicy ContinuousPolicy::load(const fs::path &given, const std::string &problem, const trace::DecisionSpec &spec) {
+ContinuousPolicy ContinuousPolicy::load(const fs::path &given, const std::string &problem,
+                                        const trace::DecisionSpec &spec) {
   const fs::path directory = policy_directory::resolve(given);
   const fs::path metadataPath = directory / policy_directory::kMetadataFile;
   const json metadata = policy_directory::readFile(metadataPath);
   policy_directory::checkFormat(metadata, metadataPath);
   policy_directory::checkIdentity(metadata, metadataPath, problem, kKind, spec);
   const fs::path weightsPath = directory / policy_directory::kWeightsFile;
-  return fromJson(metadata, policy_directory::readFile(weightsPath).value("layers", json()), metadataPath,
-                  weightsPath);
+  return fromJson(metadata, policy_directory::readFile(weightsPath).value("layers", json()), metadataPath, weightsPath);
 }
 
 ContinuousPolicy ContinuousPolicy::fromJson(const json &metadata, const json &layers, const fs::path &metadataPath,
-                                  const fs::path &weightsPath) {
+                                            const fs::path &weightsPath) {
   using policy_directory::textField;
   const json output = metadata.value("output", json::object());
   if (textField(output, "transform") != kOutputTransform)
-    throw InputError(describeInputProblem(metadataPath.string(), "output.transform",
-                                          std::string("expected ") + kOutputTransform));
+    throw InputError(
+        describeInputProblem(metadataPath.string(), "output.transform", std::string("expected ") + kOutputTransform));
   TargetScale scale;
   for (auto [key, field] : {std::pair{"mean", &scale.mean}, std::pair{"stddev", &scale.stddev}}) {
     if (!output.contains(key) || !output[key].is_number() || !std::isfinite(output[key].get<double>()))
-      throw InputError(describeInputProblem(metadataPath.string(), std::string("output.") + key,
-                                            "missing or not a finite number"));
+      throw InputError(
+          describeInputProblem(metadataPath.string(), std::string("output.") + key, "missing or not a finite number"));
     *field = output[key].get<float>();
   }
   const json pre = metadata.value("preprocessing", json::object());
@@ -143,7 +143,7 @@ ContinuousPolicy ContinuousPolicy::fromJson(const json &metadata, const json &la
   std::vector<float> means = policy_directory::preprocessingFloats(pre, "means", width, metadataPath);
   std::vector<float> stddevs = policy_directory::preprocessingFloats(pre, "stddevs", width, metadataPath);
   ContinuousPolicy policy(textField(metadata, "problem"), spec, std::move(means), std::move(stddevs), scale,
-                     policy_directory::readNetwork(metadata, layers, metadataPath, weightsPath, width));
+                          policy_directory::readNetwork(metadata, layers, metadataPath, weightsPath, width));
   policy.training = metadata.value("training", json::object());
   return policy;
 }

@@ -56,7 +56,8 @@ class PositionSampling final : public ChoiceSampling {
 class ContinuousSampling final : public SamplingPolicy {
  public:
   ContinuousSampling(ContinuousPolicy policy, float logStd) : policy_(std::move(policy)), logStd_(logStd) {
-    if (!std::isfinite(logStd)) throw std::invalid_argument("a continuous policy's log standard deviation must be finite");
+    if (!std::isfinite(logStd))
+      throw std::invalid_argument("a continuous policy's log standard deviation must be finite");
   }
   size_t featureWords() const override { return policy_.spec().decisionWords(); }
   size_t actionCount() const override { return 0; }

@@ -84,8 +84,8 @@ std::vector<double> finiteDoubles(const json &object, const char *key, const fs:
   auto values = field<std::vector<double>>(object, key, file);
   for (size_t i = 0; i < values.size(); ++i)
     if (!std::isfinite(values[i]))
-      throw InputError(describeInputProblem(file.string(), std::string(key) + "[" + std::to_string(i) + "]",
-                                            "not a finite number"));
+      throw InputError(
+          describeInputProblem(file.string(), std::string(key) + "[" + std::to_string(i) + "]", "not a finite number"));
   return values;
 }
 
@@ -199,9 +199,9 @@ void YesNoPolicy::checkVocab(const fs::path &vocabDirectory) const {
   for (const auto &[name, boundaries] : preprocessor_.vocab()) normalized.push_back(name);
   const auto vocab = readVocab(vocabDirectory, normalized);
   if (FeaturePreprocessor::fingerprint(preprocessor_.featureNames(), vocab) != vocabFingerprint())
-    throw InputError(describeInputProblem(vocabDirectory.string(), "",
-                                          "this vocab differs from the one the policy was trained with (" +
-                                              vocabFingerprint() + ")"));
+    throw InputError(describeInputProblem(
+        vocabDirectory.string(), "",
+        "this vocab differs from the one the policy was trained with (" + vocabFingerprint() + ")"));
 }
 
 }  // namespace mlgo

@@ -54,7 +54,7 @@ torch::Tensor weightedSquaredError(const torch::Tensor &predicted, const torch::
 class ContinuousCloningTask final : public CloningTask {
  public:
   ContinuousCloningTask(const BCOptions &options, const BCSettings &settings, const trace::TraceReader &reader,
-                   const Problem &problem)
+                        const Problem &problem)
       : problem_(problem.name()), spec_(problem.decisionSpec()) {
     refuseYesNoOnlyKeys(settings, problem_);
     if (options.warmstart)
@@ -142,9 +142,9 @@ class ContinuousCloningTask final : public CloningTask {
     if (rows == 0) return data;
     if (std::any_of(raw.weights.begin(), raw.weights.end(), [](float w) { return w != 1.0f; }))
       data.weights = torch::tensor(raw.weights, torch::kFloat32);
-    data.inputs = (torch::tensor(raw.inputs, torch::kFloat32).reshape({rows, width}) -
-                   torch::tensor(means_, torch::kFloat32)) /
-                  (torch::tensor(stddevs_, torch::kFloat32) + 1e-6f);
+    data.inputs =
+        (torch::tensor(raw.inputs, torch::kFloat32).reshape({rows, width}) - torch::tensor(means_, torch::kFloat32)) /
+        (torch::tensor(stddevs_, torch::kFloat32) + 1e-6f);
     return data;
   }
 
@@ -159,7 +159,7 @@ class ContinuousCloningTask final : public CloningTask {
 }  // namespace
 
 std::unique_ptr<CloningTask> makeContinuousCloningTask(const BCOptions &options, const BCSettings &settings,
-                                                  const trace::TraceReader &reader, const Problem &problem) {
+                                                       const trace::TraceReader &reader, const Problem &problem) {
   return std::make_unique<ContinuousCloningTask>(options, settings, reader, problem);
 }
 

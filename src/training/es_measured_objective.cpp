@@ -20,7 +20,7 @@ PositionPolicy withNetwork(const PositionPolicy &policy, DenseNetwork network) {
 }
 ContinuousPolicy withNetwork(const ContinuousPolicy &policy, DenseNetwork network) {
   return ContinuousPolicy(policy.problem(), policy.spec(), policy.means(), policy.stddevs(), policy.targetScale(),
-                     std::move(network));
+                          std::move(network));
 }
 
 Problem::HookMaker hooksOf(const Problem &problem, std::shared_ptr<const PositionPolicy> policy) {
@@ -119,7 +119,7 @@ std::unique_ptr<ESObjective> makePositionESObjective(const Problem &problem, con
 }
 
 std::unique_ptr<ESObjective> makeContinuousESObjective(const Problem &problem, const std::filesystem::path &warmstart,
-                                                  const Corpus &corpus, const CompilerDriver &driver) {
+                                                       const Corpus &corpus, const CompilerDriver &driver) {
   return std::make_unique<MeasuredESObjective<ContinuousPolicy>>(problem, warmstart, corpus, driver);
 }
 

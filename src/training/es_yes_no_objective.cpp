@@ -15,7 +15,7 @@ namespace {
 class YesNoESObjective final : public ESObjective {
  public:
   YesNoESObjective(const Problem &problem, const std::filesystem::path &warmstart, const Corpus &corpus,
-                    const CompilerDriver &driver, uint64_t seed, TrajectoryMemo *trajectories)
+                   const CompilerDriver &driver, uint64_t seed, TrajectoryMemo *trajectories)
       : ESObjective(corpus, driver, problem),
         start_(YesNoPolicy::load(warmstart, problem.name(), problem.featureNames())),
         seed_(seed),
@@ -51,8 +51,8 @@ class YesNoESObjective final : public ESObjective {
       for (const CollectedModule &module : collectTrajectories(driver_, corpus_, problem_, *policy, plan)) {
         const bool ok = module.result.ok();
         // A compile replayed from the memo took no time.
-        measures.push_back({ok, module.result.seconds <= 0,
-                            ok ? double(mlgo::measure(module.result.sizes, SizeMetric::Text)) : 0.0});
+        measures.push_back(
+            {ok, module.result.seconds <= 0, ok ? double(mlgo::measure(module.result.sizes, SizeMetric::Text)) : 0.0});
       }
       first = end;
     }
@@ -78,8 +78,8 @@ class YesNoESObjective final : public ESObjective {
 }  // namespace
 
 std::unique_ptr<ESObjective> makeYesNoESObjective(const Problem &problem, const std::filesystem::path &warmstart,
-                                                   const Corpus &corpus, const CompilerDriver &driver, uint64_t seed,
-                                                   TrajectoryMemo *trajectories) {
+                                                  const Corpus &corpus, const CompilerDriver &driver, uint64_t seed,
+                                                  TrajectoryMemo *trajectories) {
   return std::make_unique<YesNoESObjective>(problem, warmstart, corpus, driver, seed, trajectories);
 }
 

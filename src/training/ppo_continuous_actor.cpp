@@ -22,8 +22,7 @@ class ContinuousPPOActor final : public PPOActor {
   int64_t networkInputs() const override { return static_cast<int64_t>(start_.features()); }
   int64_t networkOutputs() const override { return 1; }
   void loadStartingWeights(TorchMlp &network) const override { loadWeights(network, start_.network().layers()); }
-  DistributionTerms distributions(TorchMlp &network, const PPOBatch &batch,
-                                  const torch::Tensor &rows) const override {
+  DistributionTerms distributions(TorchMlp &network, const PPOBatch &batch, const torch::Tensor &rows) const override {
     const torch::Tensor means = network->forward(batch.inputs.index_select(0, rows)).squeeze(1);
     return gaussianTerms(means, batch.oldMeans.index_select(0, rows), batch.outputs.index_select(0, rows), logStd_,
                          batch.oldLogStd);
@@ -38,7 +37,7 @@ class ContinuousPPOActor final : public PPOActor {
                                          const nlohmann::json &training) const override {
     // The start's input statistics and target scale stay: the network was trained on them.
     ContinuousPolicy policy(start_.problem(), start_.spec(), start_.means(), start_.stddevs(), start_.targetScale(),
-                       DenseNetwork(denseLayers(network), activation));
+                            DenseNetwork(denseLayers(network), activation));
     policy.training = training;
     return samplingPolicy(std::move(policy), static_cast<float>(logStd_));
   }
@@ -56,12 +55,12 @@ class ContinuousPPOActor final : public PPOActor {
 }  // namespace
 
 std::unique_ptr<PPOActor> makeContinuousPPOActor(const Problem &problem,
-                                            const std::optional<std::filesystem::path> &startingPolicy,
-                                            const PPOSettings &settings) {
+                                                 const std::optional<std::filesystem::path> &startingPolicy,
+                                                 const PPOSettings &settings) {
   const std::filesystem::path &start = requireStatisticsStart(problem, startingPolicy, settings);
   const double std = settings.valueStd;
   return std::make_unique<ContinuousPPOActor>(loadStartingContinuousPolicy(problem, start, networkShapeOf(settings)),
-                                         std::log(std));
+                                              std::log(std));
 }
 
 }  // namespace mlgo

@@ -23,8 +23,7 @@ class YesNoPPOActor final : public PPOActor {
   void loadStartingWeights(TorchMlp &network) const override {
     if (start_) loadWeights(network, start_->layers());
   }
-  DistributionTerms distributions(TorchMlp &network, const PPOBatch &batch,
-                                  const torch::Tensor &rows) const override {
+  DistributionTerms distributions(TorchMlp &network, const PPOBatch &batch, const torch::Tensor &rows) const override {
     return categoricalTerms(network->forward(batch.inputs.index_select(0, rows)), batch.oldLogits.index_select(0, rows),
                             batch.actions.index_select(0, rows));
   }
@@ -51,8 +50,8 @@ class YesNoPPOActor final : public PPOActor {
 }  // namespace
 
 std::unique_ptr<PPOActor> makeYesNoPPOActor(const Problem &problem,
-                                             const std::optional<std::filesystem::path> &startingPolicy,
-                                             const std::filesystem::path &vocab, const PPOSettings &settings) {
+                                            const std::optional<std::filesystem::path> &startingPolicy,
+                                            const std::filesystem::path &vocab, const PPOSettings &settings) {
   requireYesNoDecisions(problem, "train-ppo");
   if (vocab.empty()) throw UsageError("train-ppo for " + problem.name() + " needs --vocab (gen-vocab's output)");
   if (!startingPolicy) {
@@ -61,7 +60,7 @@ std::unique_ptr<PPOActor> makeYesNoPPOActor(const Problem &problem,
     preprocessing.withSqrt = settings.withSqrt;
     preprocessing.passthrough = settings.passthroughFeatures;
     return std::make_unique<YesNoPPOActor>(problem, std::nullopt,
-                                            preprocessorFromVocab(problem.featureNames(), vocab, preprocessing));
+                                           preprocessorFromVocab(problem.featureNames(), vocab, preprocessing));
   }
   YesNoPolicy start = loadStartingYesNoPolicy(problem, *startingPolicy, vocab, networkShapeOf(settings));
   FeaturePreprocessor preprocessor = start.preprocessor();

@@ -24,7 +24,7 @@ void checkStartingNetwork(const std::vector<size_t> &hidden, Activation activati
 }  // namespace
 
 YesNoPolicy loadStartingYesNoPolicy(const Problem &problem, const std::filesystem::path &directory,
-                               const std::filesystem::path &vocab, const NetworkShape &shape) {
+                                    const std::filesystem::path &vocab, const NetworkShape &shape) {
   YesNoPolicy start = YesNoPolicy::load(directory, problem.name(), problem.featureNames());
   if (!vocab.empty()) start.checkVocab(vocab);
   checkStartingNetwork(start.hiddenSizes(), start.activation(), shape);
@@ -39,7 +39,7 @@ PositionPolicy loadStartingPositionPolicy(const Problem &problem, const std::fil
 }
 
 ContinuousPolicy loadStartingContinuousPolicy(const Problem &problem, const std::filesystem::path &directory,
-                                    const NetworkShape &shape) {
+                                              const NetworkShape &shape) {
   ContinuousPolicy start = ContinuousPolicy::load(directory, problem.name(), problem.decisionSpec());
   checkStartingNetwork(start.network().hiddenSizes(), start.network().activation(), shape);
   return start;

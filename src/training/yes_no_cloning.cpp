@@ -77,7 +77,7 @@ std::pair<std::vector<double>, std::vector<double>> featureStatistics(const RawD
 class YesNoCloningTask final : public CloningTask {
  public:
   YesNoCloningTask(const BCOptions &options, const BCSettings &settings, const trace::TraceReader &reader,
-                    const Problem &problem)
+                   const Problem &problem)
       : problem_(problem.name()) {
     const bool zScoreFromTrace = choosePreprocessing(options, settings, problem);
 
@@ -167,7 +167,7 @@ class YesNoCloningTask final : public CloningTask {
 }  // namespace
 
 std::unique_ptr<CloningTask> makeYesNoCloningTask(const BCOptions &options, const BCSettings &settings,
-                                                   const trace::TraceReader &reader, const Problem &problem) {
+                                                  const trace::TraceReader &reader, const Problem &problem) {
   return std::make_unique<YesNoCloningTask>(options, settings, reader, problem);
 }
 

@@ -38,7 +38,8 @@ TEST_CASE("ranking evaluation: each module keeps the smallest of its first K ran
           "[autotune][predictor]") {
   SweepTable table;
   for (int l = 0; l < 3; ++l)
-    table.lists.push_back({{searchSpace().passes().at(size_t(l)).element}, searchSpace().pipeline({l}),
+    table.lists.push_back({{searchSpace().passes().at(size_t(l)).element},
+                           searchSpace().pipeline({l}),
                            GateVerdict{true, "", "", false}});
   table.modules.push_back(sweptModule("a.o", false, {{90, 900}, {80, 1100}, {120, 500}}));
   table.modules.push_back(sweptModule("b.o", true, {{0, 0}, {95, 1000}, {50, 700}}));

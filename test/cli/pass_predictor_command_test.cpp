@@ -119,9 +119,9 @@ TEST_CASE("cli pass prediction: sweep, coreset, train, predict, eval --pass-list
                            {"sweep-passes", "--corpus", corpus, "--lists", (scratch / "other-pool.txt").string(),
                             "--output", (scratch / "other-sweep").string(), "--no-gate"})
               .exitCode == exit_code::kSuccess);
-  const test::CommandOutcome lacking =
-      test::runProgram(test::mlgoBinary(), {"predict-passes", "--corpus", corpus, "--predictor", predictor, "--sweep",
-                                            (scratch / "other-sweep").string()});
+  const test::CommandOutcome lacking = test::runProgram(
+      test::mlgoBinary(),
+      {"predict-passes", "--corpus", corpus, "--predictor", predictor, "--sweep", (scratch / "other-sweep").string()});
   CHECK(lacking.exitCode == exit_code::kBadInput);
   CHECK_THAT(lacking.err, Contains("no column for the coreset's list"));
 

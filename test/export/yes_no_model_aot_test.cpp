@@ -37,7 +37,6 @@ std::vector<std::string> candidateSizes(const EvalReport &report) {
   return sizes;
 }
 
-
 }  // namespace
 
 TEST_CASE("llvm-aot export: LLVM's ReleaseModeModelRunner runs the generated model like mlgo runs the policy",
@@ -55,8 +54,9 @@ TEST_CASE("llvm-aot export: LLVM's ReleaseModeModelRunner runs the generated mod
   // LLVM's runner around it, in a library sharing this process's libLLVM.
   const fs::path library = traced / "release_mode_runner.so";
   test::compileCxx({"-fPIC", "-shared", "-I", exported.string(), "-isystem", MLGO_LLVM_INCLUDE_DIR,
-              std::string(MLGO_TEST_SOURCES) + "/export/release_mode_runner.cpp", (exported / kInlinerSource).string(),
-              "-o", library.string(), "-L", MLGO_LLVM_LIBRARY_DIR, "-lLLVM"});
+                    std::string(MLGO_TEST_SOURCES) + "/export/release_mode_runner.cpp",
+                    (exported / kInlinerSource).string(), "-o", library.string(), "-L", MLGO_LLVM_LIBRARY_DIR,
+                    "-lLLVM"});
   void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   INFO(dlerror());
   REQUIRE(handle);
@@ -102,7 +102,7 @@ TEST_CASE("llvm-aot export: Run() allocates nothing and decides like the policy 
   REQUIRE(dump.exitCode == 0);
   const fs::path bench = traced / "aot_model_bench";
   test::compileCxx({"-I", (traced / "aot").string(), std::string(MLGO_TOOLS_SOURCES) + "/bench/aot_model_bench.cpp",
-              (traced / "aot" / kInlinerSource).string(), "-o", bench.string()});
+                    (traced / "aot" / kInlinerSource).string(), "-o", bench.string()});
   test::CommandOutcome run = test::runProgram(bench.string(), {features.string(), "2"});
   INFO(run.out << run.err);
   REQUIRE(run.exitCode == 0);

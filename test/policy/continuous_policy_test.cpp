@@ -25,7 +25,7 @@ const trace::DecisionSpec &spec() {
 ContinuousPolicy linearPolicy() {
   DenseLayer layer{2, 1, {0.5f, 0.25f}, {0.125f}};
   return ContinuousPolicy("toy", spec(), {1.0f, 0.0f}, {2.0f, 1.0f}, {10.0f, 4.0f},
-                     DenseNetwork({layer}, Activation::Relu));
+                          DenseNetwork({layer}, Activation::Relu));
 }
 
 std::vector<int64_t> words(int64_t size, float weight) {
@@ -69,6 +69,6 @@ TEST_CASE("continuous policy: save and load give the same decisions, and bad fil
                     Contains("policy.json") && Contains("output.stddev"));
   // A spec of discrete decisions is no continuous policy's.
   CHECK_THROWS_AS(ContinuousPolicy("toy", trace::DecisionSpec::int64Scalars({"a", "b"}), {0, 0}, {1, 1}, {},
-                              DenseNetwork({DenseLayer{2, 1, {1, 1}, {0}}}, Activation::Relu)),
+                                   DenseNetwork({DenseLayer{2, 1, {1, 1}, {0}}}, Activation::Relu)),
                   UsageError);
 }

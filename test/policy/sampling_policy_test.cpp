@@ -108,9 +108,10 @@ TEST_CASE("sampling policy: serialized policies of both kinds come back equal, o
   CHECK_THROWS_AS(deserializeSamplingPolicy(position->serialize().substr(0, 40)), std::runtime_error);
 }
 
-TEST_CASE("sampling policy: a continuous policy samples a Gaussian around its output, greedily its output, and comes back "
-          "equal serialized",
-          "[policy][rl][priority]") {
+TEST_CASE(
+    "sampling policy: a continuous policy samples a Gaussian around its output, greedily its output, and comes back "
+    "equal serialized",
+    "[policy][rl][priority]") {
   const ContinuousPolicy policy = test::randomPriorityPolicy(4);
   const auto sampling = samplingPolicy(policy, std::log(0.25f));
   CHECK(sampling->actionCount() == 0);

@@ -128,7 +128,7 @@ ContinuousPolicy randomPriorityPolicy(unsigned seed, Activation activation) {
   const trace::DecisionSpec &spec = findProblem("regalloc-priority").decisionSpec();
   std::mt19937 random(seed);
   return ContinuousPolicy("regalloc-priority", spec, {3.0f, 0.7f, 1.5f}, {1.5f, 0.2f, 1.0f}, {28.0f, 6.0f},
-                     randomNetwork(spec.features.size(), random, activation));
+                          randomNetwork(spec.features.size(), random, activation));
 }
 
 Corpus priorityTracedCorpus(const fs::path &directory, const fs::path &trace) {

@@ -86,7 +86,8 @@ TEST_CASE("train-bc: a short run on a tiny trace clearly beats chance", "[traini
 
   // The policy compiles the corpus through the hook, close to -Oz.
   EvalOptions eval;
-  eval.candidateHooks = inlining::hooksFor(std::make_shared<NeuralInliningPolicy>(std::make_shared<YesNoPolicy>(policy)));
+  eval.candidateHooks =
+      inlining::hooksFor(std::make_shared<NeuralInliningPolicy>(std::make_shared<YesNoPolicy>(policy)));
   EvalReport report = evaluateCorpus(traced.corpus, CompilerDriver({}), eval);
   CHECK(report.compared == traced.corpus.modules.size());
   const double change = double(report.candidateTotals.sizes.text) / report.baselineTotals.sizes.text - 1;

@@ -63,9 +63,10 @@ TEST_CASE("train-es on regalloc: scores candidates by LLVM's regalloc score, the
   CHECK(readFile(run.scratch / "resumed/policy/model.json") == readFile(run.scratch / "whole/policy/model.json"));
 }
 
-TEST_CASE("train-es on regalloc-priority: perturbs a continuous policy, scores it by LLVM's regalloc score, "
-          "the same for any thread count",
-          "[training][es][regalloc][priority][determinism]") {
+TEST_CASE(
+    "train-es on regalloc-priority: perturbs a continuous policy, scores it by LLVM's regalloc score, "
+    "the same for any thread count",
+    "[training][es][regalloc][priority][determinism]") {
   test::ScratchDirectory scratch;
   test::priorityTracedCorpus(scratch / "corpus", scratch / "trace");
   BCOptions bc;

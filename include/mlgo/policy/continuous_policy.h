@@ -38,7 +38,7 @@ class ContinuousPolicy {
   };
 
   ContinuousPolicy(std::string problem, trace::DecisionSpec spec, std::vector<float> means, std::vector<float> stddevs,
-              TargetScale scale, DenseNetwork network);
+                   TargetScale scale, DenseNetwork network);
 
   const std::string &problem() const { return problem_; }
   const trace::DecisionSpec &spec() const { return spec_; }
@@ -75,7 +75,7 @@ class ContinuousPolicy {
   /// checks it against the problem and its decision spec. Throws InputError
   /// naming the file and what does not match.
   static ContinuousPolicy load(const std::filesystem::path &directory, const std::string &problem,
-                          const trace::DecisionSpec &spec);
+                               const trace::DecisionSpec &spec);
   /// The whole policy as bytes, for sending it to other ranks; deserialize
   /// gives back an equal policy, every float bit for bit, and throws
   /// std::runtime_error for bytes that are not a serialized continuous policy.
@@ -85,7 +85,7 @@ class ContinuousPolicy {
  private:
   /// A policy from its metadata and weights; the paths name them in errors.
   static ContinuousPolicy fromJson(const nlohmann::json &metadata, const nlohmann::json &layers,
-                              const std::filesystem::path &metadataPath, const std::filesystem::path &weightsPath);
+                                   const std::filesystem::path &metadataPath, const std::filesystem::path &weightsPath);
   std::string problem_;
   trace::DecisionSpec spec_;
   std::vector<float> means_, stddevs_;

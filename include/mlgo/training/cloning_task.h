@@ -75,7 +75,7 @@ std::unique_ptr<CloningTask> makeCloningTask(const BCOptions &options, const BCS
                                              const trace::TraceReader &reader, const Problem &problem);
 /// Yes/no decisions (int64 scalars and two actions), preprocessed with the vocab.
 std::unique_ptr<CloningTask> makeYesNoCloningTask(const BCOptions &options, const BCSettings &settings,
-                                                   const trace::TraceReader &reader, const Problem &problem);
+                                                  const trace::TraceReader &reader, const Problem &problem);
 /// Decisions among positions (mlgo/policy/position_policy.h); no vocab.
 std::unique_ptr<CloningTask> makePositionCloningTask(const BCOptions &options, const BCSettings &settings,
                                                      const trace::TraceReader &reader, const Problem &problem);

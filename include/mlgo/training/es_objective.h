@@ -103,12 +103,12 @@ class ESObjective {
 
 /// The three kinds (es_yes_no_objective.cpp, es_measured_objective.cpp).
 std::unique_ptr<ESObjective> makeYesNoESObjective(const Problem &problem, const std::filesystem::path &warmstart,
-                                                   const Corpus &corpus, const CompilerDriver &driver, uint64_t seed,
-                                                   TrajectoryMemo *trajectories);
+                                                  const Corpus &corpus, const CompilerDriver &driver, uint64_t seed,
+                                                  TrajectoryMemo *trajectories);
 std::unique_ptr<ESObjective> makePositionESObjective(const Problem &problem, const std::filesystem::path &warmstart,
                                                      const Corpus &corpus, const CompilerDriver &driver);
 std::unique_ptr<ESObjective> makeContinuousESObjective(const Problem &problem, const std::filesystem::path &warmstart,
-                                                  const Corpus &corpus, const CompilerDriver &driver);
+                                                       const Corpus &corpus, const CompilerDriver &driver);
 /// The objective for `problem`'s decisions, warm-started from the policy in
 /// `warmstart`. `trajectories` (may be null) replays yes/no policies' compiles.
 std::unique_ptr<ESObjective> makeESObjective(const Problem &problem, const std::filesystem::path &warmstart,

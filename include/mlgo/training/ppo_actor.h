@@ -99,13 +99,13 @@ std::unique_ptr<PPOActor> makePPOActor(const Problem &problem,
 
 /// The three kinds (makePPOActor picks by the problem's decision spec).
 std::unique_ptr<PPOActor> makeYesNoPPOActor(const Problem &problem,
-                                             const std::optional<std::filesystem::path> &startingPolicy,
-                                             const std::filesystem::path &vocab, const PPOSettings &settings);
+                                            const std::optional<std::filesystem::path> &startingPolicy,
+                                            const std::filesystem::path &vocab, const PPOSettings &settings);
 std::unique_ptr<PPOActor> makePositionPPOActor(const Problem &problem,
                                                const std::optional<std::filesystem::path> &startingPolicy,
                                                const PPOSettings &settings);
 std::unique_ptr<PPOActor> makeContinuousPPOActor(const Problem &problem,
-                                            const std::optional<std::filesystem::path> &startingPolicy,
-                                            const PPOSettings &settings);
+                                                 const std::optional<std::filesystem::path> &startingPolicy,
+                                                 const PPOSettings &settings);
 
 }  // namespace mlgo

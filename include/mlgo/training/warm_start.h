@@ -25,7 +25,7 @@ struct NetworkShape {
 /// (checked when `vocab` is not empty), UsageError when its network differs
 /// from `shape`.
 YesNoPolicy loadStartingYesNoPolicy(const Problem &problem, const std::filesystem::path &directory,
-                               const std::filesystem::path &vocab, const NetworkShape &shape);
+                                    const std::filesystem::path &vocab, const NetworkShape &shape);
 
 /// The position policy in `directory`, checked as loadStartingYesNoPolicy does
 /// (position policies carry their input statistics, no vocab).
@@ -34,6 +34,6 @@ PositionPolicy loadStartingPositionPolicy(const Problem &problem, const std::fil
 
 /// The continuous policy in `directory`, checked as loadStartingPositionPolicy does.
 ContinuousPolicy loadStartingContinuousPolicy(const Problem &problem, const std::filesystem::path &directory,
-                                    const NetworkShape &shape);
+                                              const NetworkShape &shape);
 
 }  // namespace mlgo

@@ -109,7 +109,8 @@ class PriorityProblem final : public Problem {
   }
   std::shared_ptr<PipelineHook> measuringHook() const override { return std::make_shared<PriorityHook>(); }
   HookMaker policyHooks(const std::filesystem::path &directory) const override {
-    return continuousPolicyHooks(std::make_shared<const ContinuousPolicy>(ContinuousPolicy::load(directory, name(), decisionSpec())));
+    return continuousPolicyHooks(
+        std::make_shared<const ContinuousPolicy>(ContinuousPolicy::load(directory, name(), decisionSpec())));
   }
   HookMaker continuousPolicyHooks(std::shared_ptr<const ContinuousPolicy> policy) const override {
     return [policy] { return std::make_shared<PriorityHook>(std::make_shared<PolicySteer>(policy)); };
