@@ -195,7 +195,14 @@ Coreset Coreset::read(const fs::path &file, const SearchSpace &space) {
   return fromJson(readJsonFile(file), file.string(), space);
 }
 
-std::vector<std::vector<double>> coresetGains(const SweepTable &table, const Coreset &coreset, bool allowUngated) {
+std::vector<size_t> Coreset::orderFor(bool cxxModule) const {
+  std::vector<size_t> order;
+  for (size_t k = 0; k < lists.size(); ++k)
+    if (lists[k].usableFor(cxxModule)) order.push_back(k);
+  return order;
+}
+
+std::vector<size_t> coresetColumns(const SweepTable &table, const Coreset &coreset) {
   std::vector<size_t> columns;
   for (const CoresetList &list : coreset.lists) {
     size_t column = 0;
@@ -206,6 +213,11 @@ std::vector<std::vector<double>> coresetGains(const SweepTable &table, const Cor
                                                 "; sweep the coreset (sweep-passes --lists CORESET) first"));
     columns.push_back(column);
   }
+  return columns;
+}
+
+std::vector<std::vector<double>> coresetGains(const SweepTable &table, const Coreset &coreset, bool allowUngated) {
+  const std::vector<size_t> columns = coresetColumns(table, coreset);
   const std::vector<std::vector<double>> all = gainMatrix(table, coreset.metric, allowUngated);
   std::vector<std::vector<double>> gains(all.size());
   for (size_t m = 0; m < all.size(); ++m)

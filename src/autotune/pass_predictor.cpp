@@ -57,9 +57,7 @@ const char *rankingName(PredictorRanking ranking) {
 }
 
 std::vector<size_t> PassPredictor::rank(const std::vector<double> &features, bool cxxModule) const {
-  std::vector<size_t> order;
-  for (size_t l = 0; l < coreset_.lists.size(); ++l)
-    if (coreset_.lists[l].usableFor(cxxModule)) order.push_back(l);
+  std::vector<size_t> order = coreset_.orderFor(cxxModule);
   if (ranking == PredictorRanking::CoresetOrder) return order;
   const std::vector<float> score = scores(features);
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return score[a] > score[b]; });

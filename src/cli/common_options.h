@@ -8,7 +8,7 @@
 
 #include "mlgo/distributed/cluster.h"
 #include "mlgo/driver/compiler_driver.h"
-#include "mlgo/policy/policy_model.h"
+#include "mlgo/policy/yes_no_policy.h"
 #include "mlgo/training/config_schema.h"
 #include "mlgo/support/output_directory.h"
 

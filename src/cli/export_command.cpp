@@ -6,9 +6,9 @@
 
 #include "commands.h"
 #include "common_options.h"
-#include "mlgo/export/llvm_aot_export.h"
+#include "mlgo/export/continuous_model_aot.h"
 #include "mlgo/export/position_model_aot.h"
-#include "mlgo/export/value_model_aot.h"
+#include "mlgo/export/yes_no_model_aot.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/exit_codes.h"
@@ -26,54 +26,34 @@ struct ExportFlags {
   bool force = false;
 };
 
-/// Policies of yes/no decisions: both formats.
-int exportYesNoPolicy(const Problem &problem, const ExportFlags &flags) {
-  const PolicyModel policy = PolicyModel::load(flags.policy, problem.name(), problem.featureNames());
-  if (flags.format == "llvm-aot") {
-    const GeneratedSources sources = exportLlvmAot(policy, "policy " + flags.policy, flags.output, flags.force);
-    std::printf("wrote %s and %s (llvm::%s, %zu features) to %s\n", sources.headerName().c_str(),
-                sources.sourceName().c_str(), sources.className.c_str(), policy.preprocessor().inputCount(),
-                flags.output.c_str());
-  } else {
-    trainingLibrary().exportTorchScript(policy, flags.output, flags.force);
-    std::printf("wrote TorchScript module (%zu named int64 feature inputs) to %s\n",
-                policy.preprocessor().inputCount(), flags.output.c_str());
-  }
-  return exit_code::kSuccess;
-}
-
-/// LLVM's compiled-in model class of the problem, the only format of
-/// policies other than yes/no ones.
-ReleaseModeModel releaseModeModelOf(const Problem &problem, const ExportFlags &flags) {
+/// LLVM's compiled-in model class of the problem: what llvm-aot defines.
+ReleaseModeModel releaseModeModelOf(const Problem &problem) {
   const std::optional<ReleaseModeModel> model = problem.releaseModeModel();
-  if (flags.format != "llvm-aot" || !model)
-    throw UsageError("a " + problem.name() + " policy exports only as llvm-aot" +
-                     (model ? "" : ", and LLVM has no release-mode model for " + problem.name()));
+  if (!model)
+    throw UsageError("LLVM 19 has no release-mode model for " + problem.name() + ": nothing for llvm-aot to define");
   return *model;
 }
 
-/// Policies choosing among positions (register-allocation eviction).
-int exportPositionPolicy(const Problem &problem, const ExportFlags &flags) {
-  const ReleaseModeModel model = releaseModeModelOf(problem, flags);
-  const PositionPolicy policy = PositionPolicy::load(flags.policy, problem.name(), problem.decisionSpec());
-  const GeneratedSources sources = generatePositionModel(policy, model, "policy " + flags.policy);
+/// The same message for every kind: the files, the class, its inputs and the
+/// decision it answers.
+int writeModel(const Problem &problem, const ExportFlags &flags, const GeneratedSources &sources) {
   writeGeneratedSources(sources, flags.output, flags.force);
-  std::printf("wrote %s and %s (llvm::%s, %zu feature tensors, %zu positions) to %s\n",
-              sources.headerName().c_str(), sources.sourceName().c_str(), model.className.c_str(),
-              policy.spec().features.size(), policy.layout().positions(), flags.output.c_str());
+  const trace::DecisionSpec &spec = problem.decisionSpec();
+  std::printf("wrote %s and %s (llvm::%s: %zu feature tensors; %s: %s) to %s\n", sources.headerName().c_str(),
+              sources.sourceName().c_str(), sources.className.c_str(), spec.features.size(),
+              releaseModeModelOf(problem).decisionName.c_str(), trace::decisionKindName(spec.kind()),
+              flags.output.c_str());
   return exit_code::kSuccess;
 }
 
-/// Policies deciding a real value (register-allocation priority).
-int exportValuePolicy(const Problem &problem, const ExportFlags &flags) {
-  const ReleaseModeModel model = releaseModeModelOf(problem, flags);
-  const ValuePolicy policy = ValuePolicy::load(flags.policy, problem.name(), problem.decisionSpec());
-  const GeneratedSources sources = generateValueModel(policy, model, "policy " + flags.policy);
-  writeGeneratedSources(sources, flags.output, flags.force);
-  std::printf("wrote %s and %s (llvm::%s, %zu features, a float %s) to %s\n", sources.headerName().c_str(),
-              sources.sourceName().c_str(), model.className.c_str(), policy.features(), model.decisionName.c_str(),
-              flags.output.c_str());
-  return exit_code::kSuccess;
+/// TorchScript modules exist for yes/no policies only (LibTorch runs the
+/// inliner's two logits); the other kinds are refused before their policy is
+/// read.
+void refuseTorchScript(const Problem &problem, const ExportFlags &flags) {
+  if (flags.format == "torchscript")
+    throw UsageError("a " + problem.name() + " policy exports only as llvm-aot: its decisions are " +
+                     trace::decisionKindName(problem.decisionSpec().kind()) +
+                     ", and --format torchscript writes yes/no policies");
 }
 
 /// llvm-aot writes a directory, torchscript a file: an output of the other
@@ -89,13 +69,32 @@ void checkOutputKind(const ExportFlags &flags) {
     throw UsageError("--output " + flags.output + " is a file: --format llvm-aot writes a directory");
 }
 
+/// One exporter per kind of decision, each over its kind's policy class.
 int runExport(const ExportFlags &flags) {
   checkOutputKind(flags);
   const Problem &problem = chosenProblem(flags.problem, flags.policy);
+  const std::string origin = "policy " + flags.policy;
   switch (problem.decisionSpec().kind()) {
-    case trace::DecisionKind::YesNo: return exportYesNoPolicy(problem, flags);
-    case trace::DecisionKind::Position: return exportPositionPolicy(problem, flags);
-    case trace::DecisionKind::Continuous: return exportValuePolicy(problem, flags);
+    case trace::DecisionKind::YesNo: {
+      const YesNoPolicy policy = YesNoPolicy::load(flags.policy, problem.name(), problem.featureNames());
+      if (flags.format == "torchscript") {
+        trainingLibrary().exportTorchScript(policy, flags.output, flags.force);
+        std::printf("wrote TorchScript module (%zu named int64 feature inputs) to %s\n",
+                    policy.preprocessor().inputCount(), flags.output.c_str());
+        return exit_code::kSuccess;
+      }
+      return writeModel(problem, flags, generateYesNoModel(policy, releaseModeModelOf(problem), origin));
+    }
+    case trace::DecisionKind::Position: {
+      refuseTorchScript(problem, flags);
+      const PositionPolicy policy = PositionPolicy::load(flags.policy, problem.name(), problem.decisionSpec());
+      return writeModel(problem, flags, generatePositionModel(policy, releaseModeModelOf(problem), origin));
+    }
+    case trace::DecisionKind::Continuous: {
+      refuseTorchScript(problem, flags);
+      const ContinuousPolicy policy = ContinuousPolicy::load(flags.policy, problem.name(), problem.decisionSpec());
+      return writeModel(problem, flags, generateContinuousModel(policy, releaseModeModelOf(problem), origin));
+    }
   }
   throw std::logic_error("unknown kind of decision");
 }

@@ -28,7 +28,7 @@ torch::Tensor floats(const std::vector<float> &values, std::vector<int64_t> shap
 
 }  // namespace
 
-std::string torchScriptSource(const PolicyModel &policy) {
+std::string torchScriptSource(const YesNoPolicy &policy) {
   const FeaturePreprocessor &pre = policy.preprocessor();
   const PreprocessingConfig &config = pre.config();
   std::ostringstream arguments, body;
@@ -70,7 +70,7 @@ std::string torchScriptSource(const PolicyModel &policy) {
   return source.str();
 }
 
-void exportTorchScript(const PolicyModel &policy, const fs::path &file, bool replace) {
+void exportTorchScript(const YesNoPolicy &policy, const fs::path &file, bool replace) {
   if (fs::exists(file) && !replace && !isSpecialFile(file)) throw UsageError(file.string() + " exists (pass --force to replace it)");
   const FeaturePreprocessor &pre = policy.preprocessor();
   torch::jit::Module module("MlgoYesNoPolicy");

@@ -5,16 +5,16 @@
 #include <limits>
 #include <stdexcept>
 
-#include "mlgo/policy/policy_model.h"
+#include "mlgo/policy/yes_no_policy.h"
 #include "mlgo/policy/position_policy.h"
-#include "mlgo/policy/value_policy.h"
+#include "mlgo/policy/continuous_policy.h"
 
 namespace mlgo {
 
 namespace {
 
 /// The first byte of serialize()'s bytes: which kind of policy follows.
-enum class Kind : char { YesNo = 'b', Positions = 'p', Value = 'v' };
+enum class Kind : char { YesNo = 'b', Position = 'p', Continuous = 'v' };
 
 /// What a policy of choices has no use for.
 class ChoiceSampling : public SamplingPolicy {
@@ -29,7 +29,7 @@ class ChoiceSampling : public SamplingPolicy {
 
 class YesNoSampling final : public ChoiceSampling {
  public:
-  explicit YesNoSampling(PolicyModel model) : model_(std::move(model)) {}
+  explicit YesNoSampling(YesNoPolicy model) : model_(std::move(model)) {}
   size_t featureWords() const override { return model_.preprocessor().inputCount(); }
   size_t actionCount() const override { return 2; }
   void logits(const int64_t *features, float *out) const override { model_.logits(features, out); }
@@ -37,7 +37,7 @@ class YesNoSampling final : public ChoiceSampling {
   std::string serialize() const override { return char(Kind::YesNo) + model_.serialize(); }
 
  private:
-  PolicyModel model_;
+  YesNoPolicy model_;
 };
 
 class PositionSampling final : public ChoiceSampling {
@@ -47,16 +47,17 @@ class PositionSampling final : public ChoiceSampling {
   size_t actionCount() const override { return policy_.layout().positions(); }
   void logits(const int64_t *features, float *out) const override { policy_.scores(features, out); }
   void save(const std::filesystem::path &directory) const override { policy_.save(directory); }
-  std::string serialize() const override { return char(Kind::Positions) + policy_.serialize(); }
+  std::string serialize() const override { return char(Kind::Position) + policy_.serialize(); }
 
  private:
   PositionPolicy policy_;
 };
 
-class ValueSampling final : public SamplingPolicy {
+class ContinuousSampling final : public SamplingPolicy {
  public:
-  ValueSampling(ValuePolicy policy, float logStd) : policy_(std::move(policy)), logStd_(logStd) {
-    if (!std::isfinite(logStd)) throw std::invalid_argument("a value policy's log standard deviation must be finite");
+  ContinuousSampling(ContinuousPolicy policy, float logStd) : policy_(std::move(policy)), logStd_(logStd) {
+    if (!std::isfinite(logStd))
+      throw std::invalid_argument("a continuous policy's log standard deviation must be finite");
   }
   size_t featureWords() const override { return policy_.spec().decisionWords(); }
   size_t actionCount() const override { return 0; }
@@ -68,19 +69,19 @@ class ValueSampling final : public SamplingPolicy {
   double valueOf(float output) const override { return static_cast<float>(policy_.valueOf(output)); }
   void save(const std::filesystem::path &directory) const override { policy_.save(directory); }
   std::string serialize() const override {
-    std::string bytes(1 + sizeof logStd_, char(Kind::Value));
+    std::string bytes(1 + sizeof logStd_, char(Kind::Continuous));
     std::memcpy(&bytes[1], &logStd_, sizeof logStd_);
     return bytes + policy_.serialize();
   }
 
  private:
-  ValuePolicy policy_;
+  ContinuousPolicy policy_;
   float logStd_;
 };
 
 }  // namespace
 
-std::unique_ptr<SamplingPolicy> samplingPolicy(PolicyModel model) {
+std::unique_ptr<SamplingPolicy> samplingPolicy(YesNoPolicy model) {
   return std::make_unique<YesNoSampling>(std::move(model));
 }
 
@@ -88,8 +89,8 @@ std::unique_ptr<SamplingPolicy> samplingPolicy(PositionPolicy policy) {
   return std::make_unique<PositionSampling>(std::move(policy));
 }
 
-std::unique_ptr<SamplingPolicy> samplingPolicy(ValuePolicy policy, float logStd) {
-  return std::make_unique<ValueSampling>(std::move(policy), logStd);
+std::unique_ptr<SamplingPolicy> samplingPolicy(ContinuousPolicy policy, float logStd) {
+  return std::make_unique<ContinuousSampling>(std::move(policy), logStd);
 }
 
 std::unique_ptr<SamplingPolicy> deserializeSamplingPolicy(std::string_view bytes) {
@@ -97,14 +98,14 @@ std::unique_ptr<SamplingPolicy> deserializeSamplingPolicy(std::string_view bytes
   const std::string_view rest = bytes.substr(1);
   switch (Kind(bytes[0])) {
     case Kind::YesNo:
-      return samplingPolicy(PolicyModel::deserialize(rest));
-    case Kind::Positions:
+      return samplingPolicy(YesNoPolicy::deserialize(rest));
+    case Kind::Position:
       return samplingPolicy(PositionPolicy::deserialize(rest));
-    case Kind::Value: {
+    case Kind::Continuous: {
       float logStd;
       if (rest.size() < sizeof logStd) throw std::runtime_error("not a serialized policy: truncated");
       std::memcpy(&logStd, rest.data(), sizeof logStd);
-      return samplingPolicy(ValuePolicy::deserialize(rest.substr(sizeof logStd)), logStd);
+      return samplingPolicy(ContinuousPolicy::deserialize(rest.substr(sizeof logStd)), logStd);
     }
   }
   throw std::runtime_error("not a serialized policy: unknown kind");

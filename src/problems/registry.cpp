@@ -35,7 +35,7 @@ const Problem &findProblem(const std::string &name) {
   return *found->second;
 }
 
-void requireScalarBinaryDecisions(const Problem &problem, const std::string &stage) {
+void requireYesNoDecisions(const Problem &problem, const std::string &stage) {
   const trace::DecisionSpec &spec = problem.decisionSpec();
   if (spec.kind() == trace::DecisionKind::YesNo) return;
   throw UsageError(stage + " does not handle problem \"" + problem.name() + "\" yet: its decisions have " +
@@ -54,8 +54,8 @@ Problem::HookMaker Problem::positionPolicyHooks(std::shared_ptr<const PositionPo
                    "\" does not decide among positions: no position policy takes its decisions");
 }
 
-Problem::HookMaker Problem::valuePolicyHooks(std::shared_ptr<const ValuePolicy>) const {
-  throw UsageError("problem \"" + name() + "\" does not decide real values: no value policy takes its decisions");
+Problem::HookMaker Problem::continuousPolicyHooks(std::shared_ptr<const ContinuousPolicy>) const {
+  throw UsageError("problem \"" + name() + "\" does not decide real values: no continuous policy takes its decisions");
 }
 
 std::vector<std::string> problemNames() {

@@ -4,7 +4,7 @@
 #include <optional>
 #include <vector>
 
-#include "mlgo/policy/policy_model.h"
+#include "mlgo/policy/yes_no_policy.h"
 #include "mlgo/policy/position_policy.h"
 #include "mlgo/policy/sampling_policy.h"
 #include "mlgo/policy/trajectory.h"
@@ -25,9 +25,9 @@ class DefaultBaseline final : public ExploreBaseline {
   std::string fingerprint() const override { return ""; }
 };
 
-/// Yes/no: the greedy action (PolicyModel::decide's rule), or the given one;
+/// Yes/no: the greedy action (YesNoPolicy::decide's rule), or the given one;
 /// sure = |P(action 1) - 0.5|, signed by agreement when the action is given.
-ExploreChoice rank(const PolicyModel &policy, const int64_t *features, std::optional<int64_t> given) {
+ExploreChoice rank(const YesNoPolicy &policy, const int64_t *features, std::optional<int64_t> given) {
   float logits[2];
   policy.logits(features, logits);
   const double p1 = probabilityOfAction1(logits);
@@ -87,8 +87,8 @@ std::unique_ptr<ExploreBaseline> defaultExploreBaseline(const Problem &problem) 
   throw UsageError("explore flips decisions: " + problem.name() + "'s continuous decisions have nothing to flip");
 }
 
-std::unique_ptr<ExploreBaseline> scalarPolicyBaseline(std::shared_ptr<const PolicyModel> policy, bool aroundDefault) {
-  return std::make_unique<PolicyBaseline<PolicyModel>>(std::move(policy), aroundDefault);
+std::unique_ptr<ExploreBaseline> yesNoPolicyBaseline(std::shared_ptr<const YesNoPolicy> policy, bool aroundDefault) {
+  return std::make_unique<PolicyBaseline<YesNoPolicy>>(std::move(policy), aroundDefault);
 }
 
 std::unique_ptr<ExploreBaseline> positionPolicyBaseline(std::shared_ptr<const PositionPolicy> policy,
@@ -102,9 +102,9 @@ std::unique_ptr<ExploreBaseline> loadExploreBaseline(const Problem &problem, con
   if (PositionLayout::whyNot(spec).empty())
     return positionPolicyBaseline(
         std::make_shared<const PositionPolicy>(PositionPolicy::load(directory, problem.name(), spec)), aroundDefault);
-  requireScalarBinaryDecisions(problem, "explore");
-  return scalarPolicyBaseline(
-      std::make_shared<const PolicyModel>(PolicyModel::load(directory, problem.name(), problem.featureNames())),
+  requireYesNoDecisions(problem, "explore");
+  return yesNoPolicyBaseline(
+      std::make_shared<const YesNoPolicy>(YesNoPolicy::load(directory, problem.name(), problem.featureNames())),
       aroundDefault);
 }
 

@@ -9,7 +9,7 @@
 
 #include <torch/torch.h>
 
-#include "mlgo/policy/policy_model.h"
+#include "mlgo/policy/yes_no_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/metrics/event_file_writer.h"
 #include "mlgo/support/atomic_file.h"
@@ -39,7 +39,7 @@ float flipDecisionWeight(const trace::ModuleTrace &module, size_t decision, doub
   return byDefault >= 0 && int64_t(module.actions[decision]) != byDefault ? float(1 + flipWeight) : 1.0f;
 }
 
-void refuseScalarOnlyKeys(const BCSettings &settings, const std::string &problem) {
+void refuseYesNoOnlyKeys(const BCSettings &settings, const std::string &problem) {
   if (settings.gainWeight != 0)
     throw UsageError("gain_weight weighs modules by their .text gain, which is not what " + problem +
                      " is measured by (flip_weight applies)");
@@ -56,11 +56,11 @@ std::unique_ptr<CloningTask> makeCloningTask(const BCOptions &options, const BCS
                                              const trace::TraceReader &reader, const Problem &problem) {
   switch (problem.decisionSpec().kind()) {
     case trace::DecisionKind::YesNo:
-      return makeScalarCloningTask(options, settings, reader, problem);
+      return makeYesNoCloningTask(options, settings, reader, problem);
     case trace::DecisionKind::Position:
       return makePositionCloningTask(options, settings, reader, problem);
     case trace::DecisionKind::Continuous:
-      return makeValueCloningTask(options, settings, reader, problem);
+      return makeContinuousCloningTask(options, settings, reader, problem);
   }
   throw std::logic_error("unknown decision kind");
 }

@@ -1,11 +1,11 @@
 // train-es for policies of a network over a decision's features, rewarded by
 // the problem's own measure of the compile (LLVM's regalloc score), through
 // the problem's policy hooks: decisions among positions (eviction, a
-// PositionPolicy) and real-valued ones (priority, a ValuePolicy).
+// PositionPolicy) and real-valued ones (priority, a ContinuousPolicy).
 #include <numeric>
 
 #include "mlgo/policy/position_policy.h"
-#include "mlgo/policy/value_policy.h"
+#include "mlgo/policy/continuous_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/training/es_objective.h"
@@ -18,16 +18,16 @@ namespace {
 PositionPolicy withNetwork(const PositionPolicy &policy, DenseNetwork network) {
   return PositionPolicy(policy.problem(), policy.spec(), policy.means(), policy.stddevs(), std::move(network));
 }
-ValuePolicy withNetwork(const ValuePolicy &policy, DenseNetwork network) {
-  return ValuePolicy(policy.problem(), policy.spec(), policy.means(), policy.stddevs(), policy.targetScale(),
-                     std::move(network));
+ContinuousPolicy withNetwork(const ContinuousPolicy &policy, DenseNetwork network) {
+  return ContinuousPolicy(policy.problem(), policy.spec(), policy.means(), policy.stddevs(), policy.targetScale(),
+                          std::move(network));
 }
 
 Problem::HookMaker hooksOf(const Problem &problem, std::shared_ptr<const PositionPolicy> policy) {
   return problem.positionPolicyHooks(std::move(policy));
 }
-Problem::HookMaker hooksOf(const Problem &problem, std::shared_ptr<const ValuePolicy> policy) {
-  return problem.valuePolicyHooks(std::move(policy));
+Problem::HookMaker hooksOf(const Problem &problem, std::shared_ptr<const ContinuousPolicy> policy) {
+  return problem.continuousPolicyHooks(std::move(policy));
 }
 
 template <typename Policy>
@@ -118,9 +118,9 @@ std::unique_ptr<ESObjective> makePositionESObjective(const Problem &problem, con
   return std::make_unique<MeasuredESObjective<PositionPolicy>>(problem, warmstart, corpus, driver);
 }
 
-std::unique_ptr<ESObjective> makeValueESObjective(const Problem &problem, const std::filesystem::path &warmstart,
-                                                  const Corpus &corpus, const CompilerDriver &driver) {
-  return std::make_unique<MeasuredESObjective<ValuePolicy>>(problem, warmstart, corpus, driver);
+std::unique_ptr<ESObjective> makeContinuousESObjective(const Problem &problem, const std::filesystem::path &warmstart,
+                                                       const Corpus &corpus, const CompilerDriver &driver) {
+  return std::make_unique<MeasuredESObjective<ContinuousPolicy>>(problem, warmstart, corpus, driver);
 }
 
 }  // namespace mlgo

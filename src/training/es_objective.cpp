@@ -68,9 +68,9 @@ std::unique_ptr<ESObjective> makeESObjective(const Problem &problem, const std::
                                              TrajectoryMemo *trajectories) {
   switch (problem.decisionSpec().kind()) {
     case trace::DecisionKind::YesNo:
-      return makeScalarESObjective(problem, warmstart, corpus, driver, seed, trajectories);
+      return makeYesNoESObjective(problem, warmstart, corpus, driver, seed, trajectories);
     case trace::DecisionKind::Position: return makePositionESObjective(problem, warmstart, corpus, driver);
-    case trace::DecisionKind::Continuous: return makeValueESObjective(problem, warmstart, corpus, driver);
+    case trace::DecisionKind::Continuous: return makeContinuousESObjective(problem, warmstart, corpus, driver);
   }
   throw std::logic_error("unknown kind of decision");
 }

@@ -50,11 +50,11 @@ std::vector<double> shapeFitness(const std::vector<double> &fitness, FitnessShap
   return shaped;
 }
 
-std::vector<float> flattenWeights(const PolicyModel &policy) { return policy.network().flatWeights(); }
+std::vector<float> flattenWeights(const YesNoPolicy &policy) { return policy.network().flatWeights(); }
 
-PolicyModel withWeights(const PolicyModel &policy, const std::vector<float> &weights) {
+YesNoPolicy withWeights(const YesNoPolicy &policy, const std::vector<float> &weights) {
   const DenseNetwork network = policy.network().withFlatWeights(weights);
-  PolicyModel changed(policy.problem(), policy.preprocessor(), network.layers(), policy.activation());
+  YesNoPolicy changed(policy.problem(), policy.preprocessor(), network.layers(), policy.activation());
   changed.training = policy.training;
   return changed;
 }

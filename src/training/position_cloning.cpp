@@ -38,7 +38,7 @@ class PositionCloningTask final : public CloningTask {
   PositionCloningTask(const BCOptions &options, const BCSettings &settings, const trace::TraceReader &reader,
                       const Problem &problem)
       : problem_(problem.name()), spec_(problem.decisionSpec()), layout_(spec_) {
-    refuseScalarOnlyKeys(settings, problem_);
+    refuseYesNoOnlyKeys(settings, problem_);
     flipWeight_ = settings.flipWeight;
     if (options.warmstart) start_ = loadStartingPositionPolicy(problem, *options.warmstart, networkShapeOf(settings));
     const double holdout = settings.holdoutFraction;

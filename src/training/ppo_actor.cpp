@@ -81,11 +81,11 @@ std::unique_ptr<PPOActor> makePPOActor(const Problem &problem,
                                        const std::filesystem::path &vocab, const PPOSettings &settings) {
   switch (problem.decisionSpec().kind()) {
     case trace::DecisionKind::YesNo:
-      return makeScalarPPOActor(problem, startingPolicy, vocab, settings);
+      return makeYesNoPPOActor(problem, startingPolicy, vocab, settings);
     case trace::DecisionKind::Position:
       return makePositionPPOActor(problem, startingPolicy, settings);
     case trace::DecisionKind::Continuous:
-      return makeValuePPOActor(problem, startingPolicy, settings);
+      return makeContinuousPPOActor(problem, startingPolicy, settings);
   }
   throw std::logic_error("a decision of no known kind");
 }

@@ -68,7 +68,7 @@ SettingsSchema<S> declare() {
              "divides the warm start's logits: above 1 it explores more, with the same greedy decisions")
       .positive(1e6)
       .field("value_std", &S::valueStd, 0.1,
-             "real-valued decisions: the standard deviation of the Gaussian around the network's output (in the "
+             "continuous decisions: the standard deviation of the Gaussian around the network's output (in the "
              "z-score units of log2(1 + value)) that collection samples from")
       .positive(100)
       .field("with_sqrt", &S::withSqrt, false, "without a warm start: add sqrt(x) per feature")

@@ -42,9 +42,9 @@ std::vector<DenseLayer> denseLayers(const TorchMlp &network) {
   return layers;
 }
 
-PolicyModel toPolicyModel(const TorchMlp &network, const std::string &problem, const FeaturePreprocessor &preprocessor,
+YesNoPolicy toPolicyModel(const TorchMlp &network, const std::string &problem, const FeaturePreprocessor &preprocessor,
                           Activation activation) {
-  return PolicyModel(problem, preprocessor, denseLayers(network), activation);
+  return YesNoPolicy(problem, preprocessor, denseLayers(network), activation);
 }
 
 void loadWeights(TorchMlp &network, const std::vector<DenseLayer> &layers) {

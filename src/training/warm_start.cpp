@@ -23,9 +23,9 @@ void checkStartingNetwork(const std::vector<size_t> &hidden, Activation activati
 
 }  // namespace
 
-PolicyModel loadStartingPolicy(const Problem &problem, const std::filesystem::path &directory,
-                               const std::filesystem::path &vocab, const NetworkShape &shape) {
-  PolicyModel start = PolicyModel::load(directory, problem.name(), problem.featureNames());
+YesNoPolicy loadStartingYesNoPolicy(const Problem &problem, const std::filesystem::path &directory,
+                                    const std::filesystem::path &vocab, const NetworkShape &shape) {
+  YesNoPolicy start = YesNoPolicy::load(directory, problem.name(), problem.featureNames());
   if (!vocab.empty()) start.checkVocab(vocab);
   checkStartingNetwork(start.hiddenSizes(), start.activation(), shape);
   return start;
@@ -38,9 +38,9 @@ PositionPolicy loadStartingPositionPolicy(const Problem &problem, const std::fil
   return start;
 }
 
-ValuePolicy loadStartingValuePolicy(const Problem &problem, const std::filesystem::path &directory,
-                                    const NetworkShape &shape) {
-  ValuePolicy start = ValuePolicy::load(directory, problem.name(), problem.decisionSpec());
+ContinuousPolicy loadStartingContinuousPolicy(const Problem &problem, const std::filesystem::path &directory,
+                                              const NetworkShape &shape) {
+  ContinuousPolicy start = ContinuousPolicy::load(directory, problem.name(), problem.decisionSpec());
   checkStartingNetwork(start.network().hiddenSizes(), start.network().activation(), shape);
   return start;
 }

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "mlgo/export/llvm_aot_export.h"
+#include "mlgo/export/yes_no_model_aot.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/exit_codes.h"
 #include "support/test_environment.h"

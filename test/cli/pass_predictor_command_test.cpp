@@ -1,3 +1,5 @@
+#include <cstdio>
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -92,6 +94,37 @@ TEST_CASE("cli pass prediction: sweep, coreset, train, predict, eval --pass-list
     // The C-only list is never predicted for the C++ module.
     if (module["name"] == "shapes.o") CHECK(module["pipeline"] != "function(mem2reg)");
   }
+  // What the rankings give on the sweep, without compiling. With every list
+  // (K = 3 covers the coreset) both rankings reach each module's best coreset
+  // list, which on the sweep the coreset was chosen on is select-coreset's oracle.
+  const test::CommandOutcome scored =
+      test::runProgram(test::mlgoBinary(), {"predict-passes", "--corpus", corpus, "--predictor", predictor, "--sweep",
+                                            (scratch / "sweep").string(), "--top", "3"});
+  INFO(scored.err);
+  REQUIRE(scored.exitCode == exit_code::kSuccess);
+  char oracle[32];
+  std::snprintf(oracle, sizeof oracle, "%+.2f%%", 100 * coresetJson["oracle_geomean_change"].get<double>());
+  const std::string coresetSize = std::to_string(coresetJson["lists"].size());
+  CHECK_THAT(scored.out, Contains("7 of 7 ranked modules") && Contains("geomean text+data vs -Oz") &&
+                             Contains("best of the " + coresetSize + " coreset lists: " + oracle));
+  CHECK_THAT(scored.out, !Contains("-passes='"));
+  const size_t lastRow = scored.out.find("\n   3  ");
+  REQUIRE(lastRow != std::string::npos);
+  const std::string row = scored.out.substr(lastRow + 1, scored.out.find('\n', lastRow + 1) - lastRow - 1);
+  INFO(scored.out);
+  CHECK(row.find(oracle) != row.rfind(oracle));  // in both columns
+  // A sweep without the coreset's lists is refused before anything is ranked.
+  writeFileAtomically(scratch / "other-pool.txt", "default<O2>\n");
+  REQUIRE(test::runProgram(test::mlgoBinary(),
+                           {"sweep-passes", "--corpus", corpus, "--lists", (scratch / "other-pool.txt").string(),
+                            "--output", (scratch / "other-sweep").string(), "--no-gate"})
+              .exitCode == exit_code::kSuccess);
+  const test::CommandOutcome lacking = test::runProgram(
+      test::mlgoBinary(),
+      {"predict-passes", "--corpus", corpus, "--predictor", predictor, "--sweep", (scratch / "other-sweep").string()});
+  CHECK(lacking.exitCode == exit_code::kBadInput);
+  CHECK_THAT(lacking.err, Contains("no column for the coreset's list"));
+
   const test::CommandOutcome evaluated =
       test::runProgram(test::mlgoBinary(), {"eval", "--corpus", corpus, "--pass-lists",
                                             (scratch / "predicted.json").string(), "--json",

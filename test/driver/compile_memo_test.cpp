@@ -292,7 +292,7 @@ TEST_CASE("memo: sampled compiles that repeat known trajectories are replayed, w
   // A sure policy (logits 4 and -4 whatever the features): almost every
   // sample repeats the last one, as in PPO once the policy is sharp.
   std::vector<DenseLayer> layers{{pre.outputCount(), 2, std::vector<float>(pre.outputCount() * 2, 0.0f), {4, -4}}};
-  const PolicyModel model("inlining", pre, layers, Activation::Relu);
+  const YesNoPolicy model("inlining", pre, layers, Activation::Relu);
   const auto sampling = samplingPolicy(model);
   CollectionPlan plan;
   plan.modules = sampleModules(corpus.modules.size(), corpus.modules.size(), 3, 1);

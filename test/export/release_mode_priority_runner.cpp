@@ -1,4 +1,4 @@
-// Compiled by value_model_aot_test.cpp at test time (not part of the test
+// Compiled by continuous_model_aot_test.cpp at test time (not part of the test
 // binary) into a shared library together with an exported
 // RegAllocPriorityModel.cpp: what a release-mode LLVM has in
 // MLRegallocPriorityAdvisor.cpp, LLVM 19's own ReleaseModeModelRunner over the

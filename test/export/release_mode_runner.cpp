@@ -1,4 +1,4 @@
-// Compiled by llvm_aot_export_test.cpp at test time (not part of the test
+// Compiled by yes_no_model_aot_test.cpp at test time (not part of the test
 // binary) into a shared library together with an exported
 // InlinerSizeModel.cpp: the glue a release-mode LLVM has in
 // MLInlineAdvisor.cpp, LLVM 19's own ReleaseModeModelRunner over LLVM's

@@ -49,7 +49,7 @@ std::vector<torch::jit::IValue> featureTensors(const RecordedFeatures &recorded)
 
 TEST_CASE("torchscript export: LibTorch loads the module and it decides like the policy", "[export][torchscript]") {
   test::TracedTestCorpus traced;
-  const PolicyModel policy = test::randomInliningPolicy(traced, 5, GENERATE(false, true));
+  const YesNoPolicy policy = test::randomInliningPolicy(traced, 5, GENERATE(false, true));
   const fs::path file = traced / "policy.pt";
   exportTorchScript(policy, file, false);
 
@@ -93,7 +93,7 @@ TEST_CASE("torchscript export: LibTorch loads the module and it decides like the
 
 TEST_CASE("torchscript export: an existing file is kept unless replaced", "[export][torchscript][errors]") {
   test::TracedTestCorpus traced;
-  const PolicyModel policy = test::randomInliningPolicy(traced, 5);
+  const YesNoPolicy policy = test::randomInliningPolicy(traced, 5);
   writeFileAtomically(traced / "policy.pt", "mine");
   CHECK_THROWS_AS(exportTorchScript(policy, traced / "policy.pt", false), UsageError);
   CHECK(readFile(traced / "policy.pt") == "mine");

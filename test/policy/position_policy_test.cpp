@@ -4,7 +4,7 @@
 #include <cstring>
 #include <limits>
 
-#include "mlgo/policy/policy_model.h"
+#include "mlgo/policy/yes_no_policy.h"
 #include "mlgo/policy/position_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/problems/regalloc/eviction_hook.h"
@@ -104,7 +104,7 @@ TEST_CASE("position policy: save and load round trip, other problems' policies a
   CHECK(loaded.network().flatWeights() == policy.network().flatWeights());
 
   // The inlining loader names what the policy is for.
-  CHECK_THROWS_WITH(PolicyModel::load(scratch / "policy", "inlining", findProblem("inlining").featureNames()),
+  CHECK_THROWS_WITH(YesNoPolicy::load(scratch / "policy", "inlining", findProblem("inlining").featureNames()),
                     Contains("policy.json") && Contains("the policy is for regalloc, not inlining"));
   // An inlining policy given to register allocation.
   test::TracedTestCorpus traced;

@@ -5,11 +5,11 @@
 #include <cstring>
 #include <limits>
 
-#include "mlgo/policy/policy_model.h"
+#include "mlgo/policy/yes_no_policy.h"
 #include "mlgo/policy/position_policy.h"
 #include "mlgo/policy/sampling_policy.h"
 #include "mlgo/policy/trajectory.h"
-#include "mlgo/policy/value_policy.h"
+#include "mlgo/policy/continuous_policy.h"
 #include "mlgo/problems/problem.h"
 #include "support/test_environment.h"
 
@@ -91,7 +91,7 @@ TEST_CASE("sampling policy: serialized policies of both kinds come back equal, o
 
   FeaturePreprocessor pre({"a"}, {{"a", {0, 10}}}, {});
   const DenseLayer layer{2, 2, {0.25f, -1.5f, 3.0f, 0.125f}, {0.1f, -0.2f}};
-  const auto yesNo = samplingPolicy(PolicyModel("inlining", pre, {layer}, Activation::Relu));
+  const auto yesNo = samplingPolicy(YesNoPolicy("inlining", pre, {layer}, Activation::Relu));
   const auto yesNoBack = deserializeSamplingPolicy(yesNo->serialize());
   CHECK(yesNoBack->serialize() == yesNo->serialize());
   CHECK(yesNoBack->actionCount() == 2);
@@ -108,10 +108,11 @@ TEST_CASE("sampling policy: serialized policies of both kinds come back equal, o
   CHECK_THROWS_AS(deserializeSamplingPolicy(position->serialize().substr(0, 40)), std::runtime_error);
 }
 
-TEST_CASE("sampling policy: a value policy samples a Gaussian around its output, greedily its output, and comes back "
-          "equal serialized",
-          "[policy][rl][priority]") {
-  const ValuePolicy policy = test::randomPriorityPolicy(4);
+TEST_CASE(
+    "sampling policy: a continuous policy samples a Gaussian around its output, greedily its output, and comes back "
+    "equal serialized",
+    "[policy][rl][priority]") {
+  const ContinuousPolicy policy = test::randomPriorityPolicy(4);
   const auto sampling = samplingPolicy(policy, std::log(0.25f));
   CHECK(sampling->actionCount() == 0);
   CHECK(sampling->logStd() == std::log(0.25f));
@@ -152,7 +153,7 @@ TEST_CASE("sampling policy: a value policy samples a Gaussian around its output,
   CHECK(back->logStd() == sampling->logStd());
   CHECK(back->mean(words.data()) == mean);
   CHECK_THROWS_AS(deserializeSamplingPolicy(sampling->serialize().substr(0, 3)), std::runtime_error);
-  // A choice's questions are not a value policy's, and the other way round.
+  // A choice's questions are not a continuous policy's, and the other way round.
   float logits[2];
   CHECK_THROWS_AS(sampling->logits(words.data(), logits), std::logic_error);
   CHECK_THROWS_AS(sampler.sample(words.data()), std::logic_error);

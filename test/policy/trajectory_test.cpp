@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "mlgo/policy/policy_model.h"
+#include "mlgo/policy/yes_no_policy.h"
 #include "mlgo/policy/sampling_policy.h"
 #include "mlgo/policy/trajectory.h"
 
@@ -11,10 +11,10 @@ using namespace mlgo;
 namespace {
 
 /// One feature "a" with boundaries {0, 10}; logits = bias + w * [x, x^2].
-PolicyModel constantPolicy(float logit0, float logit1) {
+YesNoPolicy constantPolicy(float logit0, float logit1) {
   FeaturePreprocessor pre({"a"}, {{"a", {0, 10}}}, {});
   DenseLayer layer{2, 2, {0, 0, 0, 0}, {logit0, logit1}};
-  return PolicyModel("inlining", pre, {layer}, Activation::Relu);
+  return YesNoPolicy("inlining", pre, {layer}, Activation::Relu);
 }
 
 }  // namespace
@@ -36,7 +36,7 @@ TEST_CASE("trajectory: P(action 1) is the softmax of the two logits", "[policy][
 }
 
 TEST_CASE("trajectory: the sampler follows the policy's distribution and records every decision", "[policy][rl]") {
-  const PolicyModel model = constantPolicy(0, float(std::log(3.0)));  // P(1) = 0.75
+  const YesNoPolicy model = constantPolicy(0, float(std::log(3.0)));  // P(1) = 0.75
   const auto sampling = samplingPolicy(model);
   Trajectory trajectory;
   ActionSampler sampler(*sampling, 42, trajectory);
@@ -67,7 +67,7 @@ TEST_CASE("trajectory: the sampler follows the policy's distribution and records
 }
 
 TEST_CASE("trajectory: the sampler marks where each reward segment's decisions begin", "[policy][rl]") {
-  const PolicyModel model = constantPolicy(0, 0);
+  const YesNoPolicy model = constantPolicy(0, 0);
   const auto sampling = samplingPolicy(model);
   Trajectory trajectory;
   ActionSampler sampler(*sampling, 7, trajectory);

@@ -66,10 +66,10 @@ std::string observation(int id, const std::vector<int64_t> &features) {
 }
 
 struct ServedPolicy {
-  std::shared_ptr<const PolicyModel> model;
+  std::shared_ptr<const YesNoPolicy> model;
   std::shared_ptr<NeuralInliningPolicy> policy;
-  explicit ServedPolicy(PolicyModel trained)
-      : model(std::make_shared<const PolicyModel>(std::move(trained))),
+  explicit ServedPolicy(YesNoPolicy trained)
+      : model(std::make_shared<const YesNoPolicy>(std::move(trained))),
         policy(std::make_shared<NeuralInliningPolicy>(model)) {}
 };
 

@@ -124,11 +124,11 @@ DenseNetwork randomNetwork(size_t inputs, std::mt19937 &random, Activation activ
   return DenseNetwork(std::move(layers), activation);
 }
 
-ValuePolicy randomPriorityPolicy(unsigned seed, Activation activation) {
+ContinuousPolicy randomPriorityPolicy(unsigned seed, Activation activation) {
   const trace::DecisionSpec &spec = findProblem("regalloc-priority").decisionSpec();
   std::mt19937 random(seed);
-  return ValuePolicy("regalloc-priority", spec, {3.0f, 0.7f, 1.5f}, {1.5f, 0.2f, 1.0f}, {28.0f, 6.0f},
-                     randomNetwork(spec.features.size(), random, activation));
+  return ContinuousPolicy("regalloc-priority", spec, {3.0f, 0.7f, 1.5f}, {1.5f, 0.2f, 1.0f}, {28.0f, 6.0f},
+                          randomNetwork(spec.features.size(), random, activation));
 }
 
 Corpus priorityTracedCorpus(const fs::path &directory, const fs::path &trace) {
@@ -251,7 +251,7 @@ std::vector<std::string> trainPPOArguments(const TracedTestCorpus &traced, const
           "train_sequence_length=4", "--set", "learning_rate=0.01"};
 }
 
-PolicyModel randomInliningPolicy(const TracedTestCorpus &traced, unsigned seed, bool everyPreprocessing) {
+YesNoPolicy randomInliningPolicy(const TracedTestCorpus &traced, unsigned seed, bool everyPreprocessing) {
   const std::vector<std::string> &names = inlining::featureNames();
   PreprocessingConfig config;
   if (everyPreprocessing) {
@@ -283,7 +283,7 @@ PolicyModel randomInliningPolicy(const TracedTestCorpus &traced, unsigned seed, 
   // middle of the widest gap between margins in their middle third: about
   // half the decisions inline, and none is a near tie (exporters that sum in
   // another order than mlgo would flip those).
-  const PolicyModel uncalibrated("inlining", preprocessor, layers, Activation::Relu);
+  const YesNoPolicy uncalibrated("inlining", preprocessor, layers, Activation::Relu);
   std::vector<float> margins;
   trace::TraceReader(traced / "trace").forEachModule([&](const trace::ModuleTrace &module) {
     for (size_t d = 0; d < module.decisions(); ++d) {
@@ -297,15 +297,15 @@ PolicyModel randomInliningPolicy(const TracedTestCorpus &traced, unsigned seed, 
   for (size_t i = margins.size() / 3; i + 1 < 2 * margins.size() / 3; ++i)
     if (margins[i + 1] - margins[i] > margins[widest + 1] - margins[widest]) widest = i;
   layers.back().bias[1] -= (margins[widest] + margins[widest + 1]) / 2;
-  return PolicyModel("inlining", std::move(preprocessor), std::move(layers), Activation::Relu);
+  return YesNoPolicy("inlining", std::move(preprocessor), std::move(layers), Activation::Relu);
 }
 
-PolicyModel fixedAnswerInliningPolicy(const TracedTestCorpus &traced, bool inlineEverything) {
+YesNoPolicy fixedAnswerInliningPolicy(const TracedTestCorpus &traced, bool inlineEverything) {
   FeaturePreprocessor preprocessor = preprocessorFromVocab(inlining::featureNames(), traced / "vocab", {});
   const size_t inputs = preprocessor.outputCount();
   DenseLayer hidden{inputs, 4, std::vector<float>(inputs * 4, 0.0f), std::vector<float>(4, 0.0f)};
   DenseLayer decision{4, 2, std::vector<float>(8, 0.0f), {0.0f, inlineEverything ? 50.0f : -50.0f}};
-  return PolicyModel("inlining", std::move(preprocessor), {hidden, decision}, Activation::Relu);
+  return YesNoPolicy("inlining", std::move(preprocessor), {hidden, decision}, Activation::Relu);
 }
 
 DriverOptions driverThreads(unsigned threads) {

@@ -10,9 +10,9 @@
 
 #include "mlgo/corpus/corpus.h"
 #include "mlgo/driver/compiler_driver.h"
-#include "mlgo/policy/policy_model.h"
+#include "mlgo/policy/yes_no_policy.h"
 #include "mlgo/policy/position_policy.h"
-#include "mlgo/policy/value_policy.h"
+#include "mlgo/policy/continuous_policy.h"
 #include "mlgo/problems/inlining/inlining_policy.h"
 
 namespace mlgo::test {
@@ -78,13 +78,13 @@ class RecordingPolicy final : public inlining::Policy {
 /// `everyPreprocessing`, it also uses sqrt and z-score inputs (statistics made
 /// up) and passes one feature through raw, so exporters meet every kind of
 /// input.
-PolicyModel randomInliningPolicy(const TracedTestCorpus &traced, unsigned seed, bool everyPreprocessing = false);
+YesNoPolicy randomInliningPolicy(const TracedTestCorpus &traced, unsigned seed, bool everyPreprocessing = false);
 
 /// An inlining policy over the traced corpus's vocab that answers
 /// `inlineEverything` at every call site (weights zero, the biases decide):
 /// inlining everything grows code where large callees have many callers
 /// (big_callee.c).
-PolicyModel fixedAnswerInliningPolicy(const TracedTestCorpus &traced, bool inlineEverything);
+YesNoPolicy fixedAnswerInliningPolicy(const TracedTestCorpus &traced, bool inlineEverything);
 
 /// Driver options with `threads` compile threads and the other defaults.
 DriverOptions driverThreads(unsigned threads);
@@ -115,7 +115,7 @@ DenseNetwork randomNetwork(size_t inputs, std::mt19937 &random, Activation activ
 /// its input statistics and output scale around LLVM's: values from about
 /// 2^16 to past 2^32, unlike the default's, so that answers vary, need float
 /// rounding and reach the clamp.
-ValuePolicy randomPriorityPolicy(unsigned seed, Activation activation = Activation::Relu);
+ContinuousPolicy randomPriorityPolicy(unsigned seed, Activation activation = Activation::Relu);
 
 /// The register-allocation test programs (pressure.c, kernels.c) at -O2 in
 /// `directory`, their default priority trace in `trace`.

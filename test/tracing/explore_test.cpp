@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "mlgo/policy/decision_steer.h"
-#include "mlgo/policy/policy_model.h"
+#include "mlgo/policy/yes_no_policy.h"
 #include "mlgo/policy/position_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/atomic_file.h"
@@ -78,7 +78,7 @@ TEST_CASE("explore: the budget bounds the compiles of a module", "[trace][explor
 TEST_CASE("explore: a policy baseline flips its least certain decisions", "[trace][explore]") {
   test::TracedTestCorpus traced;
   const std::unique_ptr<ExploreBaseline> policy =
-      scalarPolicyBaseline(std::make_shared<const PolicyModel>(test::randomInliningPolicy(traced, 5)), false);
+      yesNoPolicyBaseline(std::make_shared<const YesNoPolicy>(test::randomInliningPolicy(traced, 5)), false);
   ExploreSettings settings;
   settings.baseline = policy.get();
   settings.flips = 4;

@@ -5,7 +5,7 @@
 #include "mlgo/eval/evaluation.h"
 #include "mlgo/problems/inlining/inlining_hook.h"
 #include "mlgo/problems/inlining/neural_policy.h"
-#include "mlgo/policy/policy_model.h"
+#include "mlgo/policy/yes_no_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
@@ -41,7 +41,7 @@ struct ChangedDecisions {
 };
 ChangedDecisions reproducedChanges(const fs::path &trace, const fs::path &policyDirectory) {
   const Problem &problem = findProblem("inlining");
-  const PolicyModel policy = PolicyModel::load(policyDirectory, problem.name(), problem.featureNames());
+  const YesNoPolicy policy = YesNoPolicy::load(policyDirectory, problem.name(), problem.featureNames());
   ChangedDecisions counts;
   trace::TraceReader(trace).forEachModule([&](const trace::ModuleTrace &module) {
     for (size_t d = 0; d < module.decisions(); ++d) {
@@ -79,14 +79,15 @@ TEST_CASE("train-bc: a short run on a tiny trace clearly beats chance", "[traini
   CHECK(fs::exists(traced.scratch / "bc/checkpoints/iteration-1000/policy.json"));
   CHECK(fs::exists(traced.scratch / "bc/config.json"));
   const auto &problem = findProblem("inlining");
-  PolicyModel policy = PolicyModel::load(traced.scratch / "bc", problem.name(), problem.featureNames());
+  YesNoPolicy policy = YesNoPolicy::load(traced.scratch / "bc", problem.name(), problem.featureNames());
   CHECK(policy.hiddenSizes() == std::vector<size_t>{40, 40, 20});
   CHECK(policy.training["iterations"] == 3000);
   CHECK_NOTHROW(policy.checkVocab(traced.scratch / "vocab"));
 
   // The policy compiles the corpus through the hook, close to -Oz.
   EvalOptions eval;
-  eval.candidateHooks = inlining::hooksFor(std::make_shared<NeuralInliningPolicy>(std::make_shared<PolicyModel>(policy)));
+  eval.candidateHooks =
+      inlining::hooksFor(std::make_shared<NeuralInliningPolicy>(std::make_shared<YesNoPolicy>(policy)));
   EvalReport report = evaluateCorpus(traced.corpus, CompilerDriver({}), eval);
   CHECK(report.compared == traced.corpus.modules.size());
   const double change = double(report.candidateTotals.sizes.text) / report.baselineTotals.sizes.text - 1;
@@ -110,8 +111,8 @@ TEST_CASE("train-bc: imitation of an explored trace learns what the search found
     const BCSummary summary = trainBehavioralCloning(options);
     const auto &problem = findProblem("inlining");
     EvalOptions eval;
-    eval.candidateHooks = inlining::hooksFor(std::make_shared<NeuralInliningPolicy>(std::make_shared<PolicyModel>(
-        PolicyModel::load(traced.scratch / output, problem.name(), problem.featureNames()))));
+    eval.candidateHooks = inlining::hooksFor(std::make_shared<NeuralInliningPolicy>(std::make_shared<YesNoPolicy>(
+        YesNoPolicy::load(traced.scratch / output, problem.name(), problem.featureNames()))));
     const EvalReport report = evaluateCorpus(traced.corpus, CompilerDriver({}), eval);
     REQUIRE(report.compared == traced.corpus.modules.size());
     return std::make_pair(summary, report.candidateTotals.sizes.text);
@@ -148,10 +149,10 @@ TEST_CASE("train-bc --warmstart: starts from the policy's network, fine-tunes it
   TracedCorpus traced;
   const auto &problem = findProblem("inlining");
   auto policyAt = [&](const std::string &output) {
-    return PolicyModel::load(traced.scratch / output, problem.name(), problem.featureNames());
+    return YesNoPolicy::load(traced.scratch / output, problem.name(), problem.featureNames());
   };
   // How many decisions of the default trace two policies take differently.
-  auto disagreements = [&](const PolicyModel &a, const PolicyModel &b) {
+  auto disagreements = [&](const YesNoPolicy &a, const YesNoPolicy &b) {
     size_t count = 0;
     trace::TraceReader(traced.scratch / "trace").forEachModule([&](const trace::ModuleTrace &module) {
       for (size_t d = 0; d < module.decisions(); ++d)
@@ -161,7 +162,7 @@ TEST_CASE("train-bc --warmstart: starts from the policy's network, fine-tunes it
   };
   trainBehavioralCloning(traced.options("start", {"iterations=2000", "report_every=2000", "holdout_fraction=0",
                                                   "learning_rate=0.01", "checkpoint_every=0"}));
-  const PolicyModel start = policyAt("start");
+  const YesNoPolicy start = policyAt("start");
 
   // One step too small to change a decision: the start's network and
   // preprocessing, not random weights (the vocab is the start's own).

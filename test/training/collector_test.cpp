@@ -60,7 +60,7 @@ TEST_CASE("collector: stochastic compiles record what the policy sampled, the sa
   // An untrained network: close to a coin flip per decision.
   FeaturePreprocessor pre(problem.featureNames(), readVocab(traced / "vocab", problem.featureNames()), {});
   std::vector<DenseLayer> layers{{pre.outputCount(), 2, std::vector<float>(pre.outputCount() * 2, 0.01f), {0, 0}}};
-  const PolicyModel model("inlining", pre, layers, Activation::Relu);
+  const YesNoPolicy model("inlining", pre, layers, Activation::Relu);
   const auto sampling = samplingPolicy(model);
 
   CollectionPlan plan;

@@ -22,9 +22,9 @@ TEST_CASE("distributed collection: a policy and real collected modules survive t
           "[training][rl][mpi]") {
   const test::TracedTestCorpus traced;
   const Problem &problem = findProblem("inlining");
-  const PolicyModel model = test::randomInliningPolicy(traced, 11, /*everyPreprocessing=*/true);
+  const YesNoPolicy model = test::randomInliningPolicy(traced, 11, /*everyPreprocessing=*/true);
 
-  const PolicyModel received = PolicyModel::deserialize(model.serialize());
+  const YesNoPolicy received = YesNoPolicy::deserialize(model.serialize());
   REQUIRE(received.layers().size() == model.layers().size());
   for (size_t l = 0; l < model.layers().size(); ++l) {
     CHECK(sameBits(received.layers()[l].weights, model.layers()[l].weights));
@@ -32,7 +32,7 @@ TEST_CASE("distributed collection: a policy and real collected modules survive t
   }
   CHECK(received.vocabFingerprint() == model.vocabFingerprint());
   CHECK(received.metadata() == model.metadata());
-  CHECK_THROWS_WITH(PolicyModel::deserialize("not cbor"), Catch::Contains("not a serialized policy"));
+  CHECK_THROWS_WITH(YesNoPolicy::deserialize("not cbor"), Catch::Contains("not a serialized policy"));
 
   // A real stochastic collection, one module with its default compile too.
   CollectionPlan plan;

@@ -3,7 +3,7 @@
 #include <fstream>
 
 #include "mlgo/policy/position_policy.h"
-#include "mlgo/policy/value_policy.h"
+#include "mlgo/policy/continuous_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/training/bc_trainer.h"
@@ -63,9 +63,10 @@ TEST_CASE("train-es on regalloc: scores candidates by LLVM's regalloc score, the
   CHECK(readFile(run.scratch / "resumed/policy/model.json") == readFile(run.scratch / "whole/policy/model.json"));
 }
 
-TEST_CASE("train-es on regalloc-priority: perturbs a value policy, scores it by LLVM's regalloc score, "
-          "the same for any thread count",
-          "[training][es][regalloc][priority][determinism]") {
+TEST_CASE(
+    "train-es on regalloc-priority: perturbs a continuous policy, scores it by LLVM's regalloc score, "
+    "the same for any thread count",
+    "[training][es][regalloc][priority][determinism]") {
   test::ScratchDirectory scratch;
   test::priorityTracedCorpus(scratch / "corpus", scratch / "trace");
   BCOptions bc;
@@ -95,7 +96,7 @@ TEST_CASE("train-es on regalloc-priority: perturbs a value policy, scores it by 
   // The candidates give other priorities, so other code: their fitness differs.
   CHECK(last["fitness"]["best"].get<double>() > last["fitness"]["worst"].get<double>());
   const Problem &priority = findProblem("regalloc-priority");
-  const ValuePolicy trained = ValuePolicy::load(scratch / "one", priority.name(), priority.decisionSpec());
+  const ContinuousPolicy trained = ContinuousPolicy::load(scratch / "one", priority.name(), priority.decisionSpec());
   CHECK(trained.training["trainer"] == "evolution-strategies");
   CHECK(readFile(scratch / "one/policy/model.json") != readFile(scratch / "bc/policy/model.json"));
 

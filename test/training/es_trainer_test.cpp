@@ -84,9 +84,9 @@ TEST_CASE("train-es: fitness shaping and the antithetic pairs", "[training][es]"
 
 TEST_CASE("train-es: a policy's weights flatten and come back unchanged", "[training][es]") {
   test::TracedTestCorpus traced;
-  const PolicyModel policy = test::randomInliningPolicy(traced, 3);
+  const YesNoPolicy policy = test::randomInliningPolicy(traced, 3);
   const std::vector<float> weights = flattenWeights(policy);
-  const PolicyModel back = withWeights(policy, weights);
+  const YesNoPolicy back = withWeights(policy, weights);
   CHECK(flattenWeights(back) == weights);
   CHECK(back.serialize() == policy.serialize());
   std::vector<float> shorter = weights;
@@ -100,7 +100,7 @@ TEST_CASE("train-es: writes its run, the same for any thread count, and resumes 
   const ESSummary whole = trainES(corpus.options("whole", 1, {"iterations=3"}));
   CHECK(whole.lastIteration == 3);
   const auto &problem = findProblem("inlining");
-  CHECK_NOTHROW(PolicyModel::load(corpus.scratch / "whole", problem.name(), problem.featureNames()));
+  CHECK_NOTHROW(YesNoPolicy::load(corpus.scratch / "whole", problem.name(), problem.featureNames()));
   std::ifstream metrics(corpus.scratch / "whole" / "metrics.jsonl");
   size_t lines = 0;
   for (std::string line; std::getline(metrics, line); ++lines) {

@@ -2,7 +2,7 @@
 
 #include <fstream>
 
-#include "mlgo/policy/policy_model.h"
+#include "mlgo/policy/yes_no_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
@@ -53,9 +53,9 @@ json withoutTimings(json record) {
   return record;
 }
 
-PolicyModel loadPolicy(const fs::path &directory) {
+YesNoPolicy loadPolicy(const fs::path &directory) {
   const Problem &problem = findProblem("inlining");
-  return PolicyModel::load(directory, problem.name(), problem.featureNames());
+  return YesNoPolicy::load(directory, problem.name(), problem.featureNames());
 }
 
 }  // namespace
@@ -90,8 +90,8 @@ TEST_CASE("train-ppo: a short run writes metrics, policy, checkpoints and resuma
     CHECK(m["decisions"].get<size_t>() > 0);
   }
   // The policy of every iteration is a normal policy directory; it learns.
-  const PolicyModel final = loadPolicy(traced / "ppo/policy");
-  const PolicyModel second = loadPolicy(traced / "ppo/checkpoints/iteration-2");
+  const YesNoPolicy final = loadPolicy(traced / "ppo/policy");
+  const YesNoPolicy second = loadPolicy(traced / "ppo/checkpoints/iteration-2");
   CHECK(final.training["trainer"] == "ppo");
   CHECK(final.training["iterations"] == 3);
   CHECK(final.layers()[0].weights != second.layers()[0].weights);
@@ -233,7 +233,7 @@ TEST_CASE("train-ppo: warm start from a BC policy of the same shape", "[training
   bc.output = traced / "bc";
   bc.config = behavioralCloningSchema().resolve(std::nullopt, {"iterations=300", "holdout_fraction=0"});
   trainBehavioralCloning(bc);
-  const PolicyModel warm = loadPolicy(traced / "bc");
+  const YesNoPolicy warm = loadPolicy(traced / "bc");
 
   // With a negligible learning rate the result is the warm start, its logits
   // divided by the temperature.
@@ -241,7 +241,7 @@ TEST_CASE("train-ppo: warm start from a BC policy of the same shape", "[training
       traced.options("ppo", {"num_policy_iterations=1", "learning_rate=1e-30", "warmstart_temperature=4"});
   options.warmstart = traced / "bc";
   trainPPO(options);
-  const PolicyModel trained = loadPolicy(traced / "ppo/policy");
+  const YesNoPolicy trained = loadPolicy(traced / "ppo/policy");
   size_t checked = 0;
   trace::TraceReader(traced / "trace").forEachModule([&](const trace::ModuleTrace &module) {
     for (size_t d = 0; d < module.decisions(); ++d, ++checked) {

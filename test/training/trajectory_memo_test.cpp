@@ -15,7 +15,7 @@ TEST_CASE("trajectory memo: replays known paths, refuses unknown and inconsisten
   FeaturePreprocessor pre(problem.featureNames(), readVocab(traced / "vocab", problem.featureNames()), {});
   const size_t width = pre.inputCount();
   auto policy = [&](float bias1) {
-    return PolicyModel("inlining", pre,
+    return YesNoPolicy("inlining", pre,
                        {{pre.outputCount(), 2, std::vector<float>(pre.outputCount() * 2, 0.0f), {0, bias1}}},
                        Activation::Relu);
   };

@@ -3,7 +3,8 @@
 # earlier, finished sweep of the corpus that it lacks, that module's row from the earlier sweep (its
 # lists only; the others unknown, so the module's best is a bound). Gate verdicts: a sweep.json's own,
 # or for a journal those of a --cache-dir's gate-verdicts directory (each verdict file names its
-# pipeline). For the pool's oracle (mlgo select-coreset) and predicted-topk.py.
+# pipeline). For the pool's oracle (mlgo select-coreset) and a ranking's
+# figures (mlgo predict-passes --sweep).
 # Usage: python3 tools/bench/fill-sweep.py SWEEP.json|JOURNAL_DIR EARLIER_SWEEP.json VERDICT_DIR OUT.json
 import glob, json, os, sys
 source, earlier_path, verdicts, out = sys.argv[1:5]

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "mlgo/policy/policy_model.h"
+#include "mlgo/policy/yes_no_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/trace/trace_reader.h"
 
@@ -22,7 +22,7 @@ int main(int argc, char **argv) {
   }
   const int repeat = argc > 3 ? std::atoi(argv[3]) : 20;
   const mlgo::Problem &problem = mlgo::findProblem("inlining");
-  const mlgo::PolicyModel model = mlgo::PolicyModel::load(argv[1], problem.name(), problem.featureNames());
+  const mlgo::YesNoPolicy model = mlgo::YesNoPolicy::load(argv[1], problem.name(), problem.featureNames());
   std::vector<int64_t> features;
   size_t decisions = 0;
   mlgo::trace::TraceReader(argv[2]).forEachModule([&](const mlgo::trace::ModuleTrace &module) {

@@ -31,8 +31,8 @@ int main(int argc, char **argv) {
   }
   mlgo::inlining::installInliningAdvisor();
   const mlgo::Problem &problem = mlgo::findProblem("inlining");
-  auto model = std::make_shared<const mlgo::PolicyModel>(
-      mlgo::PolicyModel::load(argv[2], problem.name(), problem.featureNames()));
+  auto model = std::make_shared<const mlgo::YesNoPolicy>(
+      mlgo::YesNoPolicy::load(argv[2], problem.name(), problem.featureNames()));
   auto policy = std::make_shared<mlgo::NeuralInliningPolicy>(model);
   mlgo::DriverOptions driverOptions;
   driverOptions.threads = argc > 3 ? unsigned(std::atoi(argv[3])) : 0;

@@ -65,6 +65,10 @@ struct Coreset {
   /// know are refused.
   static Coreset fromJson(const nlohmann::json &document, const std::string &file, const SearchSpace &space);
   static Coreset read(const std::filesystem::path &file, const SearchSpace &space);
+
+  /// The lists usable for a module of this language, in the coreset's order
+  /// (the order they were selected in): the ranking without a predictor.
+  std::vector<size_t> orderFor(bool cxxModule) const;
 };
 
 /// Greedy maximum coverage. `gains[m][l]` is what list l gains on module m
@@ -90,6 +94,11 @@ std::vector<size_t> fillByTotalGain(const std::vector<std::vector<double>> &gain
 /// greedy choice is followed by fillByTotalGain (the added lists add nothing
 /// to the coverage, so the oracle figures are the greedy choice's).
 Coreset buildCoreset(const SweepTable &table, SizeMetric metric, size_t size, bool allowUngated, bool fill = false);
+
+/// columns[k]: the sweep's list that is coreset list k, found by pipeline.
+/// Throws InputError naming the list when the sweep did not compile one of
+/// them.
+std::vector<size_t> coresetColumns(const SweepTable &table, const Coreset &coreset);
 
 /// gains[m][k]: what coreset list k gains on swept module m (as gainMatrix),
 /// the lists found in the sweep by pipeline. Throws InputError naming the

@@ -25,7 +25,7 @@
 
 #include "mlgo/autotune/coreset.h"
 #include "mlgo/autotune/search_space.h"
-#include "mlgo/policy/policy_model.h"
+#include "mlgo/policy/yes_no_policy.h"
 
 namespace mlgo::autotune {
 

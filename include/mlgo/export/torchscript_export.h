@@ -8,16 +8,16 @@
 #include <filesystem>
 #include <string>
 
-#include "mlgo/policy/policy_model.h"
+#include "mlgo/policy/yes_no_policy.h"
 
 namespace mlgo {
 
 /// The TorchScript source of the module's methods (exposed for tests).
-std::string torchScriptSource(const PolicyModel &policy);
+std::string torchScriptSource(const YesNoPolicy &policy);
 
 /// Writes the module to `file` atomically (temporary name, then rename), with
 /// the policy's policy.json as the archive's extra file "mlgo_policy.json".
 /// Throws UsageError when `file` exists and `replace` is false.
-void exportTorchScript(const PolicyModel &policy, const std::filesystem::path &file, bool replace);
+void exportTorchScript(const YesNoPolicy &policy, const std::filesystem::path &file, bool replace);
 
 }  // namespace mlgo

@@ -1,5 +1,5 @@
 #pragma once
-// What every kind of policy directory shares (PolicyModel's, PositionPolicy's):
+// What every kind of policy directory shares (YesNoPolicy's, PositionPolicy's):
 // its two files, its format tag, how a given path is resolved to it, and
 // reading its JSON files with errors that name them.
 #include <cstddef>

@@ -14,7 +14,7 @@
 // the policy: LLVM's eviction features mix ratios in [0, 1] with counts in
 // the thousands.
 //
-// On disk, a policy directory as PolicyModel's (policy.json, model.json),
+// On disk, a policy directory as YesNoPolicy's (policy.json, model.json),
 // with "kind": "position-scoring" and the decision spec it was trained on.
 #include <cstdint>
 #include <filesystem>

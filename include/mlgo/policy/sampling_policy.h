@@ -1,8 +1,8 @@
 #pragma once
 // A trained policy as reinforcement learning samples from it, whatever the
-// policy's kind: for a choice (PolicyModel's two actions, PositionPolicy's
+// policy's kind: for a choice (YesNoPolicy's two actions, PositionPolicy's
 // positions) logits over a decision's actions from its raw feature words; for
-// a real value (ValuePolicy) a Gaussian around the network's output, whose
+// a real value (ContinuousPolicy) a Gaussian around the network's output, whose
 // samples stand for values. Collection, trajectories and the ranks of an MPI
 // run see only this.
 #include <cstdint>
@@ -13,9 +13,9 @@
 
 namespace mlgo {
 
-class PolicyModel;
+class YesNoPolicy;
 class PositionPolicy;
-class ValuePolicy;
+class ContinuousPolicy;
 
 class SamplingPolicy {
  public:
@@ -43,16 +43,16 @@ class SamplingPolicy {
   virtual std::string serialize() const = 0;
 };
 
-std::unique_ptr<SamplingPolicy> samplingPolicy(PolicyModel model);
+std::unique_ptr<SamplingPolicy> samplingPolicy(YesNoPolicy model);
 std::unique_ptr<SamplingPolicy> samplingPolicy(PositionPolicy policy);
-/// A value policy sampled with standard deviation exp(`logStd`) around its
+/// A continuous policy sampled with standard deviation exp(`logStd`) around its
 /// output (in the output's z-score units).
-std::unique_ptr<SamplingPolicy> samplingPolicy(ValuePolicy policy, float logStd);
+std::unique_ptr<SamplingPolicy> samplingPolicy(ContinuousPolicy policy, float logStd);
 /// Throws std::runtime_error for bytes that are not a serialized policy.
 std::unique_ptr<SamplingPolicy> deserializeSamplingPolicy(std::string_view bytes);
 
 /// The greedy action: the first of the highest logits; -1 when every action is
-/// forbidden. PolicyModel::decide and PositionPolicy::decide take the same.
+/// forbidden. YesNoPolicy::decide and PositionPolicy::decide take the same.
 int64_t greedyAction(const float *logits, size_t actions);
 
 }  // namespace mlgo

@@ -57,7 +57,7 @@ class ActionSampler final : public DecisionSteer {
   /// recorded) when the decision's mask forbids every action.
   int64_t sample(const int64_t *features);
   int64_t decide(const int64_t *features, int64_t) override { return sample(features); }
-  /// Samples and records an output of a real-valued decision; the value it
+  /// Samples and records an output of a continuous decision; the value it
   /// stands for.
   double decideValue(const int64_t *features, double) override;
   void beginSegment(std::string_view key) override;

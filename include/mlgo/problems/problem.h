@@ -22,7 +22,7 @@ using SegmentMeasures = std::map<std::string, std::map<std::string, double>>;
 
 class DecisionSteer;
 class PositionPolicy;
-class ValuePolicy;
+class ContinuousPolicy;
 namespace serve {
 class ChannelPolicy;
 }
@@ -33,7 +33,7 @@ class ChannelPolicy;
 struct ReleaseModeModel {
   std::string className;     ///< in namespace llvm, declared in CLASS.h
   std::string decisionName;  ///< the output, looked up as "fetch_<decisionName>"
-  /// Real-valued decisions: the largest answer the advisor can take (LLVM
+  /// Continuous decisions: the largest answer the advisor can take (LLVM
   /// casts the float to its own type); the model clamps to it. 0: no bound.
   double largestValue = 0;
 };
@@ -94,8 +94,8 @@ class Problem {
   /// Throws UsageError for the others.
   virtual HookMaker positionPolicyHooks(std::shared_ptr<const PositionPolicy> policy) const;
   /// The same for problems whose decisions are real values
-  /// (mlgo/policy/value_policy.h).
-  virtual HookMaker valuePolicyHooks(std::shared_ptr<const ValuePolicy> policy) const;
+  /// (mlgo/policy/continuous_policy.h).
+  virtual HookMaker continuousPolicyHooks(std::shared_ptr<const ContinuousPolicy> policy) const;
   /// The trained policy in `directory`, ready to answer a stock compiler
   /// over LLVM's interactive channel (`mlgo serve`). Throws InputError as
   /// policyHooks does.
@@ -120,10 +120,10 @@ class Problem {
   virtual std::string configFile(const std::string &learner) const { return ""; }
 };
 
-/// Throws UsageError unless the problem's decisions are int64 scalars with two
-/// actions (inlining's), which `stage` needs (explore; train-ppo's yes/no
+/// Throws UsageError unless the problem's decisions are yes/no (int64 scalars
+/// and two actions, inlining's), which `stage` needs (explore; train-ppo's yes/no
 /// actor).
-void requireScalarBinaryDecisions(const Problem &problem, const std::string &stage);
+void requireYesNoDecisions(const Problem &problem, const std::string &stage);
 
 /// The problem registered under `name`; throws UsageError naming the known ones.
 const Problem &findProblem(const std::string &name);

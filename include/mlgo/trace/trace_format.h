@@ -41,7 +41,7 @@ inline std::vector<std::string> traceDirectoryEntries() {
 /// featureCount int64 words a decision (DecisionSpec: the tensors' bytes).
 /// A discrete decision's default and action are in defaultDecisions and
 /// actions; a continuous one's in defaultValues and values (float, the type
-/// LLVM's ML advisors use for a real-valued decision).
+/// LLVM's ML advisors use for a continuous decision).
 struct ModuleTrace {
   uint64_t position = 0;  ///< index of the module in the corpus
   std::string name;

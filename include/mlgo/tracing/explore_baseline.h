@@ -5,7 +5,7 @@
 //   - the default heuristic alone (two-action problems only): a flip takes
 //     the other action; nothing ranks the decisions, so explore spreads its
 //     flips evenly over the compile;
-//   - a policy (a PolicyModel for two actions, a PositionPolicy for
+//   - a policy (a YesNoPolicy for two actions, a PositionPolicy for
 //     positions): its greedy action; a flip takes its runner-up, and the
 //     margin is how far ahead the greedy action is;
 //   - the default heuristic ranked by a policy (`--around-default`): the
@@ -22,7 +22,7 @@
 namespace mlgo {
 
 class Problem;
-class PolicyModel;
+class YesNoPolicy;
 class PositionPolicy;
 
 struct ExploreChoice {
@@ -47,7 +47,7 @@ class ExploreBaseline {
 /// The default heuristic alone. Throws UsageError for a problem whose
 /// decisions are not between two actions (the default names only its choice).
 std::unique_ptr<ExploreBaseline> defaultExploreBaseline(const Problem &problem);
-std::unique_ptr<ExploreBaseline> scalarPolicyBaseline(std::shared_ptr<const PolicyModel> policy, bool aroundDefault);
+std::unique_ptr<ExploreBaseline> yesNoPolicyBaseline(std::shared_ptr<const YesNoPolicy> policy, bool aroundDefault);
 std::unique_ptr<ExploreBaseline> positionPolicyBaseline(std::shared_ptr<const PositionPolicy> policy,
                                                         bool aroundDefault);
 /// The policy in `directory`, of the kind the problem's decisions take.

@@ -2,9 +2,9 @@
 // What behavioral cloning learns from, for one kind of decision: the trace's
 // decisions as tensors, the loss of a network's choice against the recorded
 // actions, and the policy the network becomes. train-bc's loop
-// (bc_trainer.cpp) is the same for every kind: decisions of int64 scalars and
-// two actions (inlining: a PolicyModel) and decisions among positions
-// (register allocation: a PositionPolicy). Include only from training code.
+// (bc_trainer.cpp) is the same for every kind: yes/no decisions (inlining: a
+// YesNoPolicy), decisions among positions (register allocation's eviction: a
+// PositionPolicy) and continuous decisions (its priority: a ContinuousPolicy). Include only from training code.
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -59,10 +59,10 @@ torch::Tensor weightedCrossEntropy(const torch::Tensor &logits, const torch::Ten
 /// action is not the default heuristic's (where exploration changed it).
 float flipDecisionWeight(const trace::ModuleTrace &module, size_t decision, double flipWeight);
 
-/// UsageError for the config keys of the scalar preprocessing and of weighing
-/// modules by their .text gain, which `problem`'s decisions do not have
-/// (decisions among positions, real values).
-void refuseScalarOnlyKeys(const BCSettings &settings, const std::string &problem);
+/// UsageError for the config keys of the yes/no kind's vocab preprocessing and
+/// of weighing modules by their .text gain, which `problem`'s decisions do not
+/// have (decisions among positions, continuous decisions).
+void refuseYesNoOnlyKeys(const BCSettings &settings, const std::string &problem);
 
 /// The network BC's settings describe, which a warm start must have.
 inline NetworkShape networkShapeOf(const BCSettings &settings) { return {settings.hiddenLayers, settings.activation}; }
@@ -70,18 +70,18 @@ inline NetworkShape networkShapeOf(const BCSettings &settings) { return {setting
 /// Whether a module is held out: chosen by a hash of its name and the seed.
 bool isHeldOutModule(const std::string &name, uint64_t seed, double fraction);
 
-/// Decisions of int64 scalars and two actions, preprocessed with the vocab.
 /// The task for the problem's kind of decision.
 std::unique_ptr<CloningTask> makeCloningTask(const BCOptions &options, const BCSettings &settings,
                                              const trace::TraceReader &reader, const Problem &problem);
-std::unique_ptr<CloningTask> makeScalarCloningTask(const BCOptions &options, const BCSettings &settings,
-                                                   const trace::TraceReader &reader, const Problem &problem);
+/// Yes/no decisions (int64 scalars and two actions), preprocessed with the vocab.
+std::unique_ptr<CloningTask> makeYesNoCloningTask(const BCOptions &options, const BCSettings &settings,
+                                                  const trace::TraceReader &reader, const Problem &problem);
 /// Decisions among positions (mlgo/policy/position_policy.h); no vocab.
 std::unique_ptr<CloningTask> makePositionCloningTask(const BCOptions &options, const BCSettings &settings,
                                                      const trace::TraceReader &reader, const Problem &problem);
-/// Real-valued decisions of scalar features (mlgo/policy/value_policy.h),
+/// Continuous decisions of scalar features (mlgo/policy/continuous_policy.h),
 /// regressed in log2(1 + value); no vocab.
-std::unique_ptr<CloningTask> makeValueCloningTask(const BCOptions &options, const BCSettings &settings,
-                                                  const trace::TraceReader &reader, const Problem &problem);
+std::unique_ptr<CloningTask> makeContinuousCloningTask(const BCOptions &options, const BCSettings &settings,
+                                                       const trace::TraceReader &reader, const Problem &problem);
 
 }  // namespace mlgo

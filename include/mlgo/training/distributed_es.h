@@ -4,7 +4,7 @@
 // the weights of every candidate; the compiles (every candidate on every
 // module) are shared among the ranks, each rank measures its share and sends
 // the measures back, and rank 0 puts them back in order and scores them
-// (ESObjective::fitness). Compiles that may replay each other (a scalar
+// (ESObjective::fitness). Compiles that may replay each other (a yes/no
 // policy's trajectory memo) stay with their module: a module always goes to
 // the same rank (its corpus index mod the number of ranks), so that rank's
 // memo replays as a single process's would. Other compiles are dealt out one

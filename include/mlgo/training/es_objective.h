@@ -4,13 +4,13 @@
 // and the default heuristic's per-module measure the fitness is relative to.
 // The evolution strategy itself (es_trainer.cpp) is the same for every
 // problem:
-// - scalar decisions of two actions (inlining): a PolicyModel, the module's
+// - yes/no decisions (inlining): a YesNoPolicy, the module's
 //   .text size, compiles replayed from the trajectory memo where they repeat;
 // - decisions among positions (register-allocation eviction): a
 //   PositionPolicy, the problem's own measure (LLVM's regalloc score),
 //   modules whose default measure is 0 left out of the samples (nothing to
 //   improve there);
-// - real-valued decisions (register-allocation priority): a ValuePolicy,
+// - continuous decisions (register-allocation priority): a ContinuousPolicy,
 //   measured the same way.
 // All reward a module as ml-compiler-opt does, 1 - (policy + 0.01) /
 // (default + 0.01), and a failed compile as -1.
@@ -101,16 +101,16 @@ class ESObjective {
   RewardBaselines defaults_;
 };
 
-/// The three kinds (es_scalar_objective.cpp, es_measured_objective.cpp).
-std::unique_ptr<ESObjective> makeScalarESObjective(const Problem &problem, const std::filesystem::path &warmstart,
-                                                   const Corpus &corpus, const CompilerDriver &driver, uint64_t seed,
-                                                   TrajectoryMemo *trajectories);
+/// The three kinds (es_yes_no_objective.cpp, es_measured_objective.cpp).
+std::unique_ptr<ESObjective> makeYesNoESObjective(const Problem &problem, const std::filesystem::path &warmstart,
+                                                  const Corpus &corpus, const CompilerDriver &driver, uint64_t seed,
+                                                  TrajectoryMemo *trajectories);
 std::unique_ptr<ESObjective> makePositionESObjective(const Problem &problem, const std::filesystem::path &warmstart,
                                                      const Corpus &corpus, const CompilerDriver &driver);
-std::unique_ptr<ESObjective> makeValueESObjective(const Problem &problem, const std::filesystem::path &warmstart,
-                                                  const Corpus &corpus, const CompilerDriver &driver);
+std::unique_ptr<ESObjective> makeContinuousESObjective(const Problem &problem, const std::filesystem::path &warmstart,
+                                                       const Corpus &corpus, const CompilerDriver &driver);
 /// The objective for `problem`'s decisions, warm-started from the policy in
-/// `warmstart`. `trajectories` (may be null) replays scalar policies' compiles.
+/// `warmstart`. `trajectories` (may be null) replays yes/no policies' compiles.
 std::unique_ptr<ESObjective> makeESObjective(const Problem &problem, const std::filesystem::path &warmstart,
                                              const Corpus &corpus, const CompilerDriver &driver, uint64_t seed,
                                              TrajectoryMemo *trajectories);

@@ -33,7 +33,7 @@
 
 #include "mlgo/distributed/cluster.h"
 #include "mlgo/driver/compiler_driver.h"
-#include "mlgo/policy/policy_model.h"
+#include "mlgo/policy/yes_no_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/training/config_schema.h"
 #include "mlgo/training/es_settings.h"
@@ -79,8 +79,8 @@ class EvolutionStrategy {
 std::vector<double> shapeFitness(const std::vector<double> &fitness, FitnessShaping shaping);
 
 /// A policy's weights and biases, layer by layer, as one vector, and back.
-std::vector<float> flattenWeights(const PolicyModel &policy);
-PolicyModel withWeights(const PolicyModel &policy, const std::vector<float> &weights);
+std::vector<float> flattenWeights(const YesNoPolicy &policy);
+YesNoPolicy withWeights(const YesNoPolicy &policy, const std::vector<float> &weights);
 
 struct ESOptions {
   std::filesystem::path corpus;

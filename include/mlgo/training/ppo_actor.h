@@ -2,10 +2,10 @@
 // What train-ppo's loop needs to know of a problem's kind of decision: the
 // collected decisions as tensors, the distributions the network gives them,
 // and the policy the network becomes. The loop (ppo_trainer.cpp) is the same
-// for decisions of int64 scalars and two actions (inlining: a PolicyModel),
-// decisions among positions (register allocation's eviction: a
-// PositionPolicy) and real values (its priority: a ValuePolicy sampled with a
-// Gaussian around its output), as train-bc's is (cloning_task.h). Include
+// for yes/no decisions (inlining: a YesNoPolicy), decisions among positions
+// (register allocation's eviction: a PositionPolicy) and continuous decisions
+// (its priority: a ContinuousPolicy sampled with a Gaussian around its
+// output), as train-bc's is (cloning_task.h). Include
 // only from training code.
 #include <cstdint>
 #include <filesystem>
@@ -98,14 +98,14 @@ std::unique_ptr<PPOActor> makePPOActor(const Problem &problem,
                                        const std::filesystem::path &vocab, const PPOSettings &settings);
 
 /// The three kinds (makePPOActor picks by the problem's decision spec).
-std::unique_ptr<PPOActor> makeScalarPPOActor(const Problem &problem,
-                                             const std::optional<std::filesystem::path> &startingPolicy,
-                                             const std::filesystem::path &vocab, const PPOSettings &settings);
+std::unique_ptr<PPOActor> makeYesNoPPOActor(const Problem &problem,
+                                            const std::optional<std::filesystem::path> &startingPolicy,
+                                            const std::filesystem::path &vocab, const PPOSettings &settings);
 std::unique_ptr<PPOActor> makePositionPPOActor(const Problem &problem,
                                                const std::optional<std::filesystem::path> &startingPolicy,
                                                const PPOSettings &settings);
-std::unique_ptr<PPOActor> makeValuePPOActor(const Problem &problem,
-                                            const std::optional<std::filesystem::path> &startingPolicy,
-                                            const PPOSettings &settings);
+std::unique_ptr<PPOActor> makeContinuousPPOActor(const Problem &problem,
+                                                 const std::optional<std::filesystem::path> &startingPolicy,
+                                                 const PPOSettings &settings);
 
 }  // namespace mlgo

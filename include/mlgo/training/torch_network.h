@@ -1,12 +1,12 @@
 #pragma once
 // The policy network in LibTorch and its conversion to the framework-free
-// PolicyModel. Include only from training code: it pulls in torch.
+// YesNoPolicy. Include only from training code: it pulls in torch.
 #include <string>
 #include <vector>
 
 #include <torch/torch.h>
 
-#include "mlgo/policy/policy_model.h"
+#include "mlgo/policy/yes_no_policy.h"
 
 namespace mlgo {
 
@@ -30,10 +30,10 @@ TORCH_MODULE(TorchMlp);
 
 /// The network's weights as the plain C++ network's layers.
 std::vector<DenseLayer> denseLayers(const TorchMlp &network);
-/// Copies the network's weights into a PolicyModel.
-PolicyModel toPolicyModel(const TorchMlp &network, const std::string &problem, const FeaturePreprocessor &preprocessor,
+/// Copies the network's weights into a YesNoPolicy.
+YesNoPolicy toPolicyModel(const TorchMlp &network, const std::string &problem, const FeaturePreprocessor &preprocessor,
                           Activation activation);
-/// Copies a plain C++ network's layers (a PolicyModel's, a PositionPolicy's)
+/// Copies a plain C++ network's layers (a YesNoPolicy's, a PositionPolicy's)
 /// into a network of the same shape.
 void loadWeights(TorchMlp &network, const std::vector<DenseLayer> &layers);
 

@@ -14,7 +14,7 @@
 namespace mlgo {
 
 class Cluster;
-class PolicyModel;
+class YesNoPolicy;
 struct BCOptions;
 struct BCSummary;
 struct PPOOptions;
@@ -28,7 +28,7 @@ struct TrainingLibrary {
   ConfigSchema (*ppoSchema)();
   PPOSummary (*trainPPO)(const PPOOptions &options);
   void (*serveCollectionForPPO)(const PPOOptions &options, Cluster &cluster);
-  void (*exportTorchScript)(const PolicyModel &policy, const std::filesystem::path &file, bool replace);
+  void (*exportTorchScript)(const YesNoPolicy &policy, const std::filesystem::path &file, bool replace);
   ConfigSchema (*passPredictorSchema)();
   PassPredictorResult (*trainPassPredictor)(const PassPredictorOptions &options);
 };

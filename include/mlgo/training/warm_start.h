@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mlgo/policy/policy_model.h"
+#include "mlgo/policy/yes_no_policy.h"
 #include "mlgo/policy/position_policy.h"
-#include "mlgo/policy/value_policy.h"
+#include "mlgo/policy/continuous_policy.h"
 
 namespace mlgo {
 
@@ -24,16 +24,16 @@ struct NetworkShape {
 /// it is not `problem`'s or was preprocessed with another vocab than `vocab`
 /// (checked when `vocab` is not empty), UsageError when its network differs
 /// from `shape`.
-PolicyModel loadStartingPolicy(const Problem &problem, const std::filesystem::path &directory,
-                               const std::filesystem::path &vocab, const NetworkShape &shape);
+YesNoPolicy loadStartingYesNoPolicy(const Problem &problem, const std::filesystem::path &directory,
+                                    const std::filesystem::path &vocab, const NetworkShape &shape);
 
-/// The position policy in `directory`, checked as loadStartingPolicy does
+/// The position policy in `directory`, checked as loadStartingYesNoPolicy does
 /// (position policies carry their input statistics, no vocab).
 PositionPolicy loadStartingPositionPolicy(const Problem &problem, const std::filesystem::path &directory,
                                           const NetworkShape &shape);
 
-/// The value policy in `directory`, checked as loadStartingPositionPolicy does.
-ValuePolicy loadStartingValuePolicy(const Problem &problem, const std::filesystem::path &directory,
-                                    const NetworkShape &shape);
+/// The continuous policy in `directory`, checked as loadStartingPositionPolicy does.
+ContinuousPolicy loadStartingContinuousPolicy(const Problem &problem, const std::filesystem::path &directory,
+                                              const NetworkShape &shape);
 
 }  // namespace mlgo

@@ -71,11 +71,11 @@ class InliningProblem final : public Problem {
     return std::make_shared<InliningHook>(std::make_shared<SteeredPolicy>(steer));
   }
   HookMaker policyHooks(const std::filesystem::path &directory) const override {
-    auto model = std::make_shared<const PolicyModel>(PolicyModel::load(directory, name(), featureNames()));
+    auto model = std::make_shared<const YesNoPolicy>(YesNoPolicy::load(directory, name(), featureNames()));
     return hooksFor(std::make_shared<const NeuralInliningPolicy>(std::move(model)));
   }
   std::unique_ptr<serve::ChannelPolicy> channelPolicy(const std::filesystem::path &directory) const override {
-    auto model = std::make_shared<const PolicyModel>(PolicyModel::load(directory, name(), featureNames()));
+    auto model = std::make_shared<const YesNoPolicy>(YesNoPolicy::load(directory, name(), featureNames()));
     return makeChannelPolicy(std::make_shared<const NeuralInliningPolicy>(std::move(model)));
   }
   std::optional<ReleaseModeModel> releaseModeModel() const override {

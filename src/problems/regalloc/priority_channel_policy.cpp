@@ -10,7 +10,7 @@ namespace {
 
 class PriorityChannelPolicy final : public serve::ChannelPolicy {
  public:
-  explicit PriorityChannelPolicy(std::shared_ptr<const ValuePolicy> policy) : policy_(std::move(policy)) {}
+  explicit PriorityChannelPolicy(std::shared_ptr<const ContinuousPolicy> policy) : policy_(std::move(policy)) {}
 
   std::string problem() const override { return policy_->problem(); }
   const trace::DecisionSpec &decisionSpec() const override { return priorityDecisionSpec(); }
@@ -34,12 +34,12 @@ class PriorityChannelPolicy final : public serve::ChannelPolicy {
   }
 
  private:
-  std::shared_ptr<const ValuePolicy> policy_;
+  std::shared_ptr<const ContinuousPolicy> policy_;
 };
 
 }  // namespace
 
-std::unique_ptr<serve::ChannelPolicy> makePriorityChannelPolicy(std::shared_ptr<const ValuePolicy> policy) {
+std::unique_ptr<serve::ChannelPolicy> makePriorityChannelPolicy(std::shared_ptr<const ContinuousPolicy> policy) {
   return std::make_unique<PriorityChannelPolicy>(std::move(policy));
 }
 

@@ -5,11 +5,11 @@
 // li_size, stage and weight and reads back a float priority.
 #include <memory>
 
-#include "mlgo/policy/value_policy.h"
+#include "mlgo/policy/continuous_policy.h"
 #include "mlgo/serve/channel_policy.h"
 
 namespace mlgo::regalloc {
 
-std::unique_ptr<serve::ChannelPolicy> makePriorityChannelPolicy(std::shared_ptr<const ValuePolicy> policy);
+std::unique_ptr<serve::ChannelPolicy> makePriorityChannelPolicy(std::shared_ptr<const ContinuousPolicy> policy);
 
 }  // namespace mlgo::regalloc

@@ -1,12 +1,12 @@
 // Register-allocation priority as an mlgo problem: LLVM's default priorities
-// traced with LLVM's own three features, a real-valued decision, and LLVM's
+// traced with LLVM's own three features, a continuous decision, and LLVM's
 // regalloc score as the module's measure (ml-compiler-opt's
 // compiler_opt/rl/regalloc_priority).
 #include <algorithm>
 #include <cstring>
 
 #include "mlgo/policy/decision_steer.h"
-#include "mlgo/policy/value_policy.h"
+#include "mlgo/policy/continuous_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/problems/regalloc/priority_hook.h"
 #include "priority_channel_policy.h"
@@ -52,7 +52,7 @@ class PriorityTraceRecorder final : public PrioritySteer {
 /// A trained policy giving every priority.
 class PolicySteer final : public PrioritySteer {
  public:
-  explicit PolicySteer(std::shared_ptr<const ValuePolicy> policy)
+  explicit PolicySteer(std::shared_ptr<const ContinuousPolicy> policy)
       : policy_(std::move(policy)), words_(priorityDecisionSpec().decisionWords()) {}
   double decide(const PriorityObservation &observation) override {
     toWords(observation, words_);
@@ -61,7 +61,7 @@ class PolicySteer final : public PrioritySteer {
   }
 
  private:
-  std::shared_ptr<const ValuePolicy> policy_;
+  std::shared_ptr<const ContinuousPolicy> policy_;
   std::vector<int64_t> words_;
 };
 
@@ -109,14 +109,15 @@ class PriorityProblem final : public Problem {
   }
   std::shared_ptr<PipelineHook> measuringHook() const override { return std::make_shared<PriorityHook>(); }
   HookMaker policyHooks(const std::filesystem::path &directory) const override {
-    return valuePolicyHooks(std::make_shared<const ValuePolicy>(ValuePolicy::load(directory, name(), decisionSpec())));
+    return continuousPolicyHooks(
+        std::make_shared<const ContinuousPolicy>(ContinuousPolicy::load(directory, name(), decisionSpec())));
   }
-  HookMaker valuePolicyHooks(std::shared_ptr<const ValuePolicy> policy) const override {
+  HookMaker continuousPolicyHooks(std::shared_ptr<const ContinuousPolicy> policy) const override {
     return [policy] { return std::make_shared<PriorityHook>(std::make_shared<PolicySteer>(policy)); };
   }
   std::unique_ptr<serve::ChannelPolicy> channelPolicy(const std::filesystem::path &directory) const override {
     return makePriorityChannelPolicy(
-        std::make_shared<const ValuePolicy>(ValuePolicy::load(directory, name(), decisionSpec())));
+        std::make_shared<const ContinuousPolicy>(ContinuousPolicy::load(directory, name(), decisionSpec())));
   }
   /// MLRegAllocPriorityAdvisor.cpp's CompiledModelType under
   /// LLVM_HAVE_TF_AOT_REGALLOCPRIORITYMODEL.

@@ -26,11 +26,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// Lets a value policy decide in mlgo's own compile, as a served one does,
+/// Lets a continuous policy decide in mlgo's own compile, as a served one does,
 /// and records what it was shown and what it answered, in order.
 class RecordingSteer final : public regalloc::PrioritySteer {
  public:
-  explicit RecordingSteer(const ValuePolicy &policy) : policy_(policy) {}
+  explicit RecordingSteer(const ContinuousPolicy &policy) : policy_(policy) {}
   double decide(const regalloc::PriorityObservation &observation) override {
     std::vector<int64_t> words(regalloc::priorityDecisionSpec().decisionWords(), 0);
     words[0] = observation.size;
@@ -47,7 +47,7 @@ class RecordingSteer final : public regalloc::PrioritySteer {
   size_t changed = 0;
 
  private:
-  const ValuePolicy &policy_;
+  const ContinuousPolicy &policy_;
 };
 
 /// A random priority policy saved in `scratch`/policy and served on
@@ -63,7 +63,7 @@ struct PriorityServer {
     server = std::async(std::launch::async, [this] { return serve::serveChannel(*served, options); });
     while (!fs::exists(base.string() + ".out")) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  ValuePolicy policy;
+  ContinuousPolicy policy;
   fs::path base;
   std::unique_ptr<serve::ChannelPolicy> served;
   serve::ServeOptions options;
@@ -80,7 +80,7 @@ TEST_CASE("serve a regalloc-priority policy: a stock clang-19 takes its prioriti
   const Corpus corpus = test::sourcesCorpus(
       scratch / "corpus", {test::testData() / "regalloc/pressure.c", test::testData() / "regalloc/kernels.c"}, "-O2");
   PriorityServer serving(scratch.path(), corpus.modules.size());
-  const ValuePolicy &policy = serving.policy;
+  const ContinuousPolicy &policy = serving.policy;
   const std::unique_ptr<serve::ChannelPolicy> &served = serving.served;
   const fs::path &base = serving.base;
   std::future<serve::ServeSummary> &server = serving.server;
@@ -149,7 +149,7 @@ TEST_CASE("serve a regalloc-priority policy: a stock llc-19 takes its priorities
   REQUIRE(plain.exitCode == 0);
 
   PriorityServer serving(scratch.path(), 1);
-  const ValuePolicy &policy = serving.policy;
+  const ContinuousPolicy &policy = serving.policy;
   const fs::path &base = serving.base;
   std::future<serve::ServeSummary> &server = serving.server;
   const test::CommandOutcome steered =

@@ -56,7 +56,7 @@ Corpus pressureCorpus(const test::ScratchDirectory &scratch) {
 
 }  // namespace
 
-TEST_CASE("regalloc priority spec: LLVM 19's three features and one real-valued decision", "[regalloc][priority]") {
+TEST_CASE("regalloc priority spec: LLVM 19's three features and one continuous decision", "[regalloc][priority]") {
   const trace::DecisionSpec &spec = priorityDecisionSpec();
   REQUIRE(spec.names() == std::vector<std::string>{"li_size", "stage", "weight"});
   CHECK(spec.features[0].type == trace::FeatureTensor::Type::Int64);

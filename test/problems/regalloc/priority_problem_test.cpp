@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "mlgo/policy/decision_steer.h"
-#include "mlgo/policy/value_policy.h"
+#include "mlgo/policy/continuous_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/problems/regalloc/priority_hook.h"
 #include "mlgo/support/exit_codes.h"
@@ -163,7 +163,7 @@ TEST_CASE("regalloc-priority problem: the CLI traces it, clones the default's pr
   CHECK(fs::exists(scratch / "vocab" / "li_size.buckets"));
   CHECK(fs::exists(scratch / "vocab" / "weight.buckets"));
 
-  // Behavioral cloning regresses the default's priorities into a value policy.
+  // Behavioral cloning regresses the default's priorities into a continuous policy.
   const std::string bc = (scratch / "bc").string();
   auto cloned = test::runMlgo({"train-bc", "--trace", trace, "--output", bc, "--set", "iterations=3000", "--set",
                                "holdout_fraction=0", "--set", "report_every=1000"});
@@ -173,14 +173,14 @@ TEST_CASE("regalloc-priority problem: the CLI traces it, clones the default's pr
   CHECK(policy["problem"] == "regalloc-priority");
   CHECK(policy["kind"] == "value-regression");
   const Problem &problem = findProblem("regalloc-priority");
-  const ValuePolicy loaded = ValuePolicy::load(scratch / "bc", problem.name(), problem.decisionSpec());
+  const ContinuousPolicy loaded = ContinuousPolicy::load(scratch / "bc", problem.name(), problem.decisionSpec());
   // Fitted: most priorities are within a factor of 2 of the default's.
   trace::TraceReader reader(scratch / "trace");
   size_t near = 0, decisions = 0;
   reader.forEachModule([&](const trace::ModuleTrace &traced) {
     for (size_t d = 0; d < traced.decisions(); ++d, ++decisions)
-      near += std::fabs(ValuePolicy::target(loaded.decide(traced.featuresOf(d))) -
-                        ValuePolicy::target(traced.values[d])) < 1.0;
+      near += std::fabs(ContinuousPolicy::target(loaded.decide(traced.featuresOf(d))) -
+                        ContinuousPolicy::target(traced.values[d])) < 1.0;
   });
   CHECK(near * 2 > decisions);
 

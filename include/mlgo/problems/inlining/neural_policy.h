@@ -1,16 +1,16 @@
 #pragma once
-// A PolicyModel deciding inlining greedily (argmax) inside the driver's hook.
+// A YesNoPolicy deciding inlining greedily (argmax) inside the driver's hook.
 #include <memory>
 
 #include "mlgo/driver/compile_memo.h"
-#include "mlgo/policy/policy_model.h"
+#include "mlgo/policy/yes_no_policy.h"
 #include "mlgo/problems/inlining/inlining_policy.h"
 
 namespace mlgo {
 
 class NeuralInliningPolicy final : public inlining::Policy {
  public:
-  explicit NeuralInliningPolicy(std::shared_ptr<const PolicyModel> model)
+  explicit NeuralInliningPolicy(std::shared_ptr<const YesNoPolicy> model)
       : model_(std::move(model)), memoKey_("neural:" + CompileMemo::hash(model_->serialize())) {}
   bool decide(const inlining::DecisionInput &input) const override { return model_->decide(input.features); }
   /// The whole model (weights, vocab, preprocessing): greedy decisions are a
@@ -18,7 +18,7 @@ class NeuralInliningPolicy final : public inlining::Policy {
   std::string memoKey() const override { return memoKey_; }
 
  private:
-  std::shared_ptr<const PolicyModel> model_;
+  std::shared_ptr<const YesNoPolicy> model_;
   std::string memoKey_;
 };
 

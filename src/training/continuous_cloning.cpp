@@ -1,11 +1,11 @@
-// Behavioral cloning of real-valued decisions (register-allocation priority):
-// a ValuePolicy's network regresses log2(1 + value) of the recorded values,
+// Behavioral cloning of continuous decisions (register-allocation priority):
+// a ContinuousPolicy's network regresses log2(1 + value) of the recorded values,
 // with a mean squared error.
 #include <algorithm>
 #include <cmath>
 #include <tuple>
 
-#include "mlgo/policy/value_policy.h"
+#include "mlgo/policy/continuous_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/trace/trace_reader.h"
@@ -15,7 +15,7 @@ namespace mlgo {
 
 namespace {
 
-struct ValueDataset {
+struct ContinuousDataset {
   torch::Tensor inputs;   ///< decisions x features, float
   torch::Tensor targets;  ///< decisions, float: log2(1 + value)'s z-score
   torch::Tensor weights;  ///< decisions, float; undefined when all weigh the same
@@ -51,14 +51,14 @@ torch::Tensor weightedSquaredError(const torch::Tensor &predicted, const torch::
   return (each * weights).sum() / weights.sum();
 }
 
-class ValueCloningTask final : public CloningTask {
+class ContinuousCloningTask final : public CloningTask {
  public:
-  ValueCloningTask(const BCOptions &options, const BCSettings &settings, const trace::TraceReader &reader,
-                   const Problem &problem)
+  ContinuousCloningTask(const BCOptions &options, const BCSettings &settings, const trace::TraceReader &reader,
+                        const Problem &problem)
       : problem_(problem.name()), spec_(problem.decisionSpec()) {
-    refuseScalarOnlyKeys(settings, problem_);
+    refuseYesNoOnlyKeys(settings, problem_);
     if (options.warmstart)
-      throw UsageError("train-bc --warmstart does not take " + problem_ + "'s real-valued decisions yet");
+      throw UsageError("train-bc --warmstart does not take " + problem_ + "'s continuous decisions yet");
     flipWeight_ = settings.flipWeight;
     const double holdout = settings.holdoutFraction;
     RawValues trainRaw, heldoutRaw;
@@ -88,7 +88,7 @@ class ValueCloningTask final : public CloningTask {
   }
 
   std::pair<double, double> evaluate(TorchMlp &network, Split split) const override {
-    const ValueDataset &data = this->data(split);
+    const ContinuousDataset &data = this->data(split);
     if (data.size() == 0) return {0.0, 0.0};
     const torch::Tensor error = network->forward(data.inputs).squeeze(1) - data.targets;
     // Within a factor of 2 of 1 + the recorded value.
@@ -98,13 +98,13 @@ class ValueCloningTask final : public CloningTask {
 
   void savePolicy(const TorchMlp &network, Activation activation, const nlohmann::json &training,
                   const std::filesystem::path &directory) const override {
-    ValuePolicy policy(problem_, spec_, means_, stddevs_, scale_, DenseNetwork(denseLayers(network), activation));
+    ContinuousPolicy policy(problem_, spec_, means_, stddevs_, scale_, DenseNetwork(denseLayers(network), activation));
     policy.training = training;
     policy.save(directory);
   }
 
  private:
-  const ValueDataset &data(Split split) const { return split == Split::Train ? train_ : heldout_; }
+  const ContinuousDataset &data(Split split) const { return split == Split::Train ? train_ : heldout_; }
 
   void append(const trace::ModuleTrace &module, RawValues &target, const std::filesystem::path &tracePath) const {
     std::vector<float> inputs(spec_.features.size());
@@ -113,9 +113,9 @@ class ValueCloningTask final : public CloningTask {
       if (!std::isfinite(value))
         throw InputError(describeInputProblem(tracePath.string(), module.name + ", decision " + std::to_string(d),
                                               "its value is not a finite number"));
-      ValuePolicy::squashedInputs(spec_, module.featuresOf(d), inputs.data());
+      ContinuousPolicy::squashedInputs(spec_, module.featuresOf(d), inputs.data());
       target.inputs.insert(target.inputs.end(), inputs.begin(), inputs.end());
-      target.targets.push_back(ValuePolicy::target(value));
+      target.targets.push_back(ContinuousPolicy::target(value));
       const float byDefault = module.defaultValues[d];
       target.weights.push_back(!std::isnan(byDefault) && byDefault != value ? float(1 + flipWeight_) : 1.0f);
     }
@@ -134,33 +134,33 @@ class ValueCloningTask final : public CloningTask {
       std::tie(means_[i], stddevs_[i]) = moments(rows, [&](size_t row) { return raw.inputs[row * width + i]; });
   }
 
-  ValueDataset toDataset(const RawValues &raw) const {
-    ValueDataset data;
+  ContinuousDataset toDataset(const RawValues &raw) const {
+    ContinuousDataset data;
     data.modules = raw.modules;
     const auto rows = static_cast<int64_t>(raw.targets.size()), width = static_cast<int64_t>(spec_.features.size());
     data.targets = (torch::tensor(raw.targets, torch::kFloat32) - scale_.mean) / scale_.stddev;
     if (rows == 0) return data;
     if (std::any_of(raw.weights.begin(), raw.weights.end(), [](float w) { return w != 1.0f; }))
       data.weights = torch::tensor(raw.weights, torch::kFloat32);
-    data.inputs = (torch::tensor(raw.inputs, torch::kFloat32).reshape({rows, width}) -
-                   torch::tensor(means_, torch::kFloat32)) /
-                  (torch::tensor(stddevs_, torch::kFloat32) + 1e-6f);
+    data.inputs =
+        (torch::tensor(raw.inputs, torch::kFloat32).reshape({rows, width}) - torch::tensor(means_, torch::kFloat32)) /
+        (torch::tensor(stddevs_, torch::kFloat32) + 1e-6f);
     return data;
   }
 
   std::string problem_;
   trace::DecisionSpec spec_;
   std::vector<float> means_, stddevs_;
-  ValuePolicy::TargetScale scale_;
+  ContinuousPolicy::TargetScale scale_;
   double flipWeight_ = 0;
-  ValueDataset train_, heldout_;
+  ContinuousDataset train_, heldout_;
 };
 
 }  // namespace
 
-std::unique_ptr<CloningTask> makeValueCloningTask(const BCOptions &options, const BCSettings &settings,
-                                                  const trace::TraceReader &reader, const Problem &problem) {
-  return std::make_unique<ValueCloningTask>(options, settings, reader, problem);
+std::unique_ptr<CloningTask> makeContinuousCloningTask(const BCOptions &options, const BCSettings &settings,
+                                                       const trace::TraceReader &reader, const Problem &problem) {
+  return std::make_unique<ContinuousCloningTask>(options, settings, reader, problem);
 }
 
 }  // namespace mlgo

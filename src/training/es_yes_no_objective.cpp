@@ -1,7 +1,7 @@
-// train-es for decisions of two actions (inlining): a PolicyModel, rewarded
+// train-es for yes/no decisions (inlining): a YesNoPolicy, rewarded
 // by the module's .text size; compiles are replayed from the trajectory memo
 // where a candidate takes decisions already compiled.
-#include "mlgo/policy/policy_model.h"
+#include "mlgo/policy/yes_no_policy.h"
 #include "mlgo/policy/sampling_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/training/collector.h"
@@ -12,19 +12,19 @@ namespace mlgo {
 
 namespace {
 
-class ScalarESObjective final : public ESObjective {
+class YesNoESObjective final : public ESObjective {
  public:
-  ScalarESObjective(const Problem &problem, const std::filesystem::path &warmstart, const Corpus &corpus,
-                    const CompilerDriver &driver, uint64_t seed, TrajectoryMemo *trajectories)
+  YesNoESObjective(const Problem &problem, const std::filesystem::path &warmstart, const Corpus &corpus,
+                   const CompilerDriver &driver, uint64_t seed, TrajectoryMemo *trajectories)
       : ESObjective(corpus, driver, problem),
-        start_(PolicyModel::load(warmstart, problem.name(), problem.featureNames())),
+        start_(YesNoPolicy::load(warmstart, problem.name(), problem.featureNames())),
         seed_(seed),
         trajectories_(trajectories) {}
 
   std::vector<float> startWeights() const override { return flattenWeights(start_); }
   void savePolicy(const std::vector<float> &weights, const nlohmann::json &training,
                   const std::filesystem::path &directory) const override {
-    PolicyModel policy = withWeights(start_, weights);
+    YesNoPolicy policy = withWeights(start_, weights);
     policy.training = training;
     policy.save(directory);
   }
@@ -51,8 +51,8 @@ class ScalarESObjective final : public ESObjective {
       for (const CollectedModule &module : collectTrajectories(driver_, corpus_, problem_, *policy, plan)) {
         const bool ok = module.result.ok();
         // A compile replayed from the memo took no time.
-        measures.push_back({ok, module.result.seconds <= 0,
-                            ok ? double(mlgo::measure(module.result.sizes, SizeMetric::Text)) : 0.0});
+        measures.push_back(
+            {ok, module.result.seconds <= 0, ok ? double(mlgo::measure(module.result.sizes, SizeMetric::Text)) : 0.0});
       }
       first = end;
     }
@@ -70,17 +70,17 @@ class ScalarESObjective final : public ESObjective {
   }
   std::shared_ptr<PipelineHook> measuringHook() const override { return nullptr; }
 
-  PolicyModel start_;  ///< the network shape, preprocessing and vocab every candidate shares
+  YesNoPolicy start_;  ///< the network shape, preprocessing and vocab every candidate shares
   uint64_t seed_;
   TrajectoryMemo *trajectories_;
 };
 
 }  // namespace
 
-std::unique_ptr<ESObjective> makeScalarESObjective(const Problem &problem, const std::filesystem::path &warmstart,
-                                                   const Corpus &corpus, const CompilerDriver &driver, uint64_t seed,
-                                                   TrajectoryMemo *trajectories) {
-  return std::make_unique<ScalarESObjective>(problem, warmstart, corpus, driver, seed, trajectories);
+std::unique_ptr<ESObjective> makeYesNoESObjective(const Problem &problem, const std::filesystem::path &warmstart,
+                                                  const Corpus &corpus, const CompilerDriver &driver, uint64_t seed,
+                                                  TrajectoryMemo *trajectories) {
+  return std::make_unique<YesNoESObjective>(problem, warmstart, corpus, driver, seed, trajectories);
 }
 
 }  // namespace mlgo

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <fstream>
 
-#include "mlgo/policy/value_policy.h"
+#include "mlgo/policy/continuous_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
@@ -39,9 +39,15 @@ struct PriorityPPO {
   }
 
   PPOOptions options(const std::string &output, unsigned threads, std::vector<std::string> sets = {}) const {
-    std::vector<std::string> all{"num_policy_iterations=3",       "num_modules=2",      "num_iterations=10",
-                                 "batch_size=16",                 "learning_rate=0.01", "train_sequence_length=4",
-                                 "reward_metric=regalloc_score", "checkpoint_every=0", "reward_scope=function"};
+    std::vector<std::string> all{"num_policy_iterations=3",
+                                 "num_modules=2",
+                                 "num_iterations=10",
+                                 "batch_size=16",
+                                 "learning_rate=0.01",
+                                 "train_sequence_length=4",
+                                 "reward_metric=regalloc_score",
+                                 "checkpoint_every=0",
+                                 "reward_scope=function"};
     all.insert(all.end(), sets.begin(), sets.end());
     PPOOptions options;
     options.problem = &problem;
@@ -58,9 +64,10 @@ struct PriorityPPO {
 
 }  // namespace
 
-TEST_CASE("train-ppo on regalloc-priority: a Gaussian around a value policy, rewards by LLVM's regalloc score per "
-          "function, the same for any thread count, and resumes to the same policy",
-          "[training][rl][regalloc][priority][determinism][resume]") {
+TEST_CASE(
+    "train-ppo on regalloc-priority: a Gaussian around a continuous policy, rewards by LLVM's regalloc score per "
+    "function, the same for any thread count, and resumes to the same policy",
+    "[training][rl][regalloc][priority][determinism][resume]") {
   PriorityPPO run;
   const PPOSummary whole = trainPPO(run.options("whole", 1));
   REQUIRE(whole.lastIteration == 3);
@@ -71,8 +78,10 @@ TEST_CASE("train-ppo on regalloc-priority: a Gaussian around a value policy, rew
   CHECK(last["kl"].get<double>() > 0);  // the steps moved the means
   // A Gaussian of standard deviation 0.1: entropy 0.5 + 0.5 ln(2 pi) + ln(0.1).
   CHECK(last["entropy"].get<double>() == Approx(0.5 + 0.5 * std::log(2 * M_PI) + std::log(0.1)).epsilon(1e-5));
-  const ValuePolicy trained = ValuePolicy::load(run.scratch / "whole", run.problem.name(), run.problem.decisionSpec());
-  const ValuePolicy start = ValuePolicy::load(run.scratch / "bc", run.problem.name(), run.problem.decisionSpec());
+  const ContinuousPolicy trained =
+      ContinuousPolicy::load(run.scratch / "whole", run.problem.name(), run.problem.decisionSpec());
+  const ContinuousPolicy start =
+      ContinuousPolicy::load(run.scratch / "bc", run.problem.name(), run.problem.decisionSpec());
   CHECK(trained.training["trainer"] == "ppo");
   CHECK(readFile(run.scratch / "whole/policy/model.json") != readFile(run.scratch / "bc/policy/model.json"));
   // The start's input statistics and target scale stay with the policy.
@@ -93,14 +102,15 @@ TEST_CASE("train-ppo on regalloc-priority: a Gaussian around a value policy, rew
   CHECK(readFile(run.scratch / "wider/policy/model.json") != readFile(run.scratch / "whole/policy/model.json"));
 }
 
-TEST_CASE("train-ppo on regalloc-priority: the actor gives the distribution collection sampled from, and PPO steps "
-          "move the means towards rewarded outputs",
-          "[training][rl][regalloc][priority]") {
+TEST_CASE(
+    "train-ppo on regalloc-priority: the actor gives the distribution collection sampled from, and PPO steps "
+    "move the means towards rewarded outputs",
+    "[training][rl][regalloc][priority]") {
   PriorityPPO run;
   const json config = ppoSchema().resolve(std::nullopt, {"value_std=0.2"});
   const std::unique_ptr<PPOActor> actor = makePPOActor(run.problem, run.scratch / "bc", "", readPPOSettings(config));
   const auto start = samplingPolicy(
-      ValuePolicy::load(run.scratch / "bc", run.problem.name(), run.problem.decisionSpec()), std::log(0.2f));
+      ContinuousPolicy::load(run.scratch / "bc", run.problem.name(), run.problem.decisionSpec()), std::log(0.2f));
   CollectionPlan plan;
   plan.modules = {0, 1};
   plan.needsDefault = {false, false};
@@ -137,8 +147,7 @@ TEST_CASE("train-ppo on regalloc-priority: the actor gives the distribution coll
   torch::optim::Adam optimizer(network->parameters(), torch::optim::AdamOptions(1e-4));
   for (int step = 0; step < 20; ++step) {
     optimizer.zero_grad();
-    ppoLoss(actor->distributions(network, batch, rows), batch.rewards, 0.0, {}, PPOHyperparameters())
-        .total.backward();
+    ppoLoss(actor->distributions(network, batch, rows), batch.rewards, 0.0, {}, PPOHyperparameters()).total.backward();
     optimizer.step();
   }
   // The network's outputs are the Gaussians' means: every sample above its mean was rewarded, so they moved up.

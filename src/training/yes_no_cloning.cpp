@@ -1,11 +1,11 @@
-// Behavioral cloning of decisions of int64 scalars and two actions
-// (inlining): vocab-bucketized features, a PolicyModel.
+// Behavioral cloning of yes/no decisions (int64 scalars and two actions:
+// inlining): vocab-bucketized features, a YesNoPolicy.
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
 
-#include "mlgo/policy/policy_model.h"
+#include "mlgo/policy/yes_no_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/trace/trace_reader.h"
@@ -74,10 +74,10 @@ std::pair<std::vector<double>, std::vector<double>> featureStatistics(const RawD
   return {means, stddevs};
 }
 
-class ScalarCloningTask final : public CloningTask {
+class YesNoCloningTask final : public CloningTask {
  public:
-  ScalarCloningTask(const BCOptions &options, const BCSettings &settings, const trace::TraceReader &reader,
-                    const Problem &problem)
+  YesNoCloningTask(const BCOptions &options, const BCSettings &settings, const trace::TraceReader &reader,
+                   const Problem &problem)
       : problem_(problem.name()) {
     const bool zScoreFromTrace = choosePreprocessing(options, settings, problem);
 
@@ -132,7 +132,7 @@ class ScalarCloningTask final : public CloningTask {
 
   void savePolicy(const TorchMlp &network, Activation activation, const nlohmann::json &training,
                   const std::filesystem::path &directory) const override {
-    PolicyModel model = toPolicyModel(network, problem_, preprocessor_, activation);
+    YesNoPolicy model = toPolicyModel(network, problem_, preprocessor_, activation);
     model.training = training;
     model.save(directory);
   }
@@ -145,7 +145,7 @@ class ScalarCloningTask final : public CloningTask {
   /// whether the z-score statistics are still to be measured on the trace.
   bool choosePreprocessing(const BCOptions &options, const BCSettings &settings, const Problem &problem) {
     if (options.warmstart) {
-      start_ = loadStartingPolicy(problem, *options.warmstart, options.vocab, networkShapeOf(settings));
+      start_ = loadStartingYesNoPolicy(problem, *options.warmstart, options.vocab, networkShapeOf(settings));
       preprocessor_ = start_->preprocessor();
       return false;
     }
@@ -159,16 +159,16 @@ class ScalarCloningTask final : public CloningTask {
   }
 
   std::string problem_;
-  std::optional<PolicyModel> start_;
+  std::optional<YesNoPolicy> start_;
   FeaturePreprocessor preprocessor_;
   Dataset train_, heldout_;
 };
 
 }  // namespace
 
-std::unique_ptr<CloningTask> makeScalarCloningTask(const BCOptions &options, const BCSettings &settings,
-                                                   const trace::TraceReader &reader, const Problem &problem) {
-  return std::make_unique<ScalarCloningTask>(options, settings, reader, problem);
+std::unique_ptr<CloningTask> makeYesNoCloningTask(const BCOptions &options, const BCSettings &settings,
+                                                  const trace::TraceReader &reader, const Problem &problem) {
+  return std::make_unique<YesNoCloningTask>(options, settings, reader, problem);
 }
 
 }  // namespace mlgo

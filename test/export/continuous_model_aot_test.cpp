@@ -1,8 +1,7 @@
 // The llvm-aot export of a regalloc-priority policy, compiled with clang-19
 // and run by LLVM 19's own ReleaseModeModelRunner on every decision of a real
 // priority trace: it must answer the float mlgo's own compile answers.
-#include "mlgo/export/value_model_aot.h"
-
+#include "mlgo/export/continuous_model_aot.h"
 
 #include <catch2/catch.hpp>
 
@@ -32,9 +31,9 @@ TEST_CASE("llvm-aot export of a priority policy: LLVM's ReleaseModeModelRunner a
   test::ScratchDirectory scratch;
   test::priorityTracedCorpus(scratch / "corpus", scratch / "trace");
   const Activation activation = GENERATE(Activation::Relu, Activation::Tanh);
-  const ValuePolicy policy = test::randomPriorityPolicy(7, activation);
+  const ContinuousPolicy policy = test::randomPriorityPolicy(7, activation);
   const ReleaseModeModel model = *priority().releaseModeModel();
-  const GeneratedSources sources = generateValueModel(policy, model, "a test policy");
+  const GeneratedSources sources = generateContinuousModel(policy, model, "a test policy");
   CHECK(sources.headerName() == "RegAllocPriorityModel.h");
   const trace::DecisionSpec &spec = priority().decisionSpec();
   test::ReleaseModeRunnerLibrary library(sources, scratch.path(), "release_mode_priority_runner.cpp",
@@ -54,9 +53,9 @@ TEST_CASE("llvm-aot export of a priority policy: LLVM's ReleaseModeModelRunner a
   });
   CHECK(decisions > 10);
   CHECK(mismatches == 0);
-  CHECK(answers.size() > 5);  // the answers vary, or agreement would prove little
+  CHECK(answers.size() > 5);       // the answers vary, or agreement would prove little
   CHECK(aboveFloatPrecision > 0);  // rounded to float, as LLVM reads the answer
-  CHECK(clamped > 0);               // and clamped below 2^32
+  CHECK(clamped > 0);              // and clamped below 2^32
 }
 
 TEST_CASE("cli export: a priority policy as llvm::RegAllocPriorityModel, read from the policy, torchscript refused",
@@ -71,7 +70,8 @@ TEST_CASE("cli export: a priority policy as llvm::RegAllocPriorityModel, read fr
   const test::CommandOutcome aot = exportAs("llvm-aot", "aot");
   INFO(aot.err);
   REQUIRE(aot.exitCode == exit_code::kSuccess);
-  CHECK_THAT(aot.out, Contains("RegAllocPriorityModel.h") && Contains("3 features, a float priority"));
+  CHECK_THAT(aot.out,
+             Contains("RegAllocPriorityModel.h") && Contains("3 feature tensors; priority: a continuous value"));
   CHECK_THAT(readFile(scratch / "aot/RegAllocPriorityModel.cpp"),
              Contains("\"feed_li_size\"") && Contains("\"fetch_priority\""));
   CHECK_THAT(readFile(scratch / "aot/RegAllocPriorityModel.h"), Contains("class RegAllocPriorityModel final"));

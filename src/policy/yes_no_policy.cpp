@@ -1,4 +1,4 @@
-#include "mlgo/policy/policy_model.h"
+#include "mlgo/policy/yes_no_policy.h"
 
 #include <algorithm>
 #include <cmath>
@@ -17,30 +17,30 @@ using nlohmann::json;
 using policy_directory::kFormat;
 using policy_directory::kVersion;
 
-PolicyModel::PolicyModel(std::string problem, FeaturePreprocessor preprocessor, std::vector<DenseLayer> layers,
+YesNoPolicy::YesNoPolicy(std::string problem, FeaturePreprocessor preprocessor, std::vector<DenseLayer> layers,
                          Activation activation)
     : problem_(std::move(problem)), preprocessor_(std::move(preprocessor)), network_(std::move(layers), activation) {}
 
-std::string PolicyModel::vocabFingerprint() const {
+std::string YesNoPolicy::vocabFingerprint() const {
   return FeaturePreprocessor::fingerprint(preprocessor_.featureNames(), preprocessor_.vocab());
 }
 
-void PolicyModel::logitsFromInputs(const float *inputs, float out[2]) const { network_.forward(inputs, out); }
+void YesNoPolicy::logitsFromInputs(const float *inputs, float out[2]) const { network_.forward(inputs, out); }
 
-void PolicyModel::logits(const int64_t *features, float out[2]) const {
+void YesNoPolicy::logits(const int64_t *features, float out[2]) const {
   thread_local std::vector<float> inputs;
   inputs.resize(preprocessor_.outputCount());
   preprocessor_.transform(features, inputs.data());
   logitsFromInputs(inputs.data(), out);
 }
 
-bool PolicyModel::decide(const int64_t *features) const {
+bool YesNoPolicy::decide(const int64_t *features) const {
   float out[2];
   logits(features, out);
   return out[1] > out[0];
 }
 
-json PolicyModel::metadata() const {
+json YesNoPolicy::metadata() const {
   const PreprocessingConfig &config = preprocessor_.config();
   return json{{"format", kFormat},
               {"version", kVersion},
@@ -62,7 +62,7 @@ json PolicyModel::metadata() const {
               {"mlgo_version", MLGO_VERSION}};
 }
 
-void PolicyModel::save(const fs::path &directory) const {
+void YesNoPolicy::save(const fs::path &directory) const {
   const fs::path partial = policy_directory::startPartial(directory);
   fs::create_directories(partial / "vocab");
   for (const auto &[feature, boundaries] : preprocessor_.vocab()) writeBuckets(partial / "vocab", feature, boundaries);
@@ -84,8 +84,8 @@ std::vector<double> finiteDoubles(const json &object, const char *key, const fs:
   auto values = field<std::vector<double>>(object, key, file);
   for (size_t i = 0; i < values.size(); ++i)
     if (!std::isfinite(values[i]))
-      throw InputError(describeInputProblem(file.string(), std::string(key) + "[" + std::to_string(i) + "]",
-                                            "not a finite number"));
+      throw InputError(
+          describeInputProblem(file.string(), std::string(key) + "[" + std::to_string(i) + "]", "not a finite number"));
   return values;
 }
 
@@ -102,7 +102,7 @@ std::string describeFeatureDifference(const std::vector<std::string> &policy, co
 
 }  // namespace
 
-PolicyModel PolicyModel::load(const fs::path &given, const std::string &problem,
+YesNoPolicy YesNoPolicy::load(const fs::path &given, const std::string &problem,
                               const std::vector<std::string> &expectedFeatures) {
   const fs::path directory = policy_directory::resolve(given);
   const fs::path metadataPath = directory / kMetadataFile;
@@ -145,19 +145,19 @@ PolicyModel PolicyModel::load(const fs::path &given, const std::string &problem,
   widths.push_back(2);
   std::vector<DenseLayer> layers =
       DenseNetwork::layersFromJson(weights.value("layers", json()), weightsPath, preprocessor.outputCount(), widths);
-  PolicyModel model(problem, std::move(preprocessor), std::move(layers), activation);
+  YesNoPolicy model(problem, std::move(preprocessor), std::move(layers), activation);
   model.training = metadata.value("training", json::object());
   return model;
 }
 
-std::string PolicyModel::serialize() const {
+std::string YesNoPolicy::serialize() const {
   const json whole{{"metadata", metadata()}, {"vocab", preprocessor_.vocab()}, {"layers", network_.layersToJson()}};
   // CBOR keeps every float and double exactly (JSON text would too, slower).
   const std::vector<uint8_t> bytes = json::to_cbor(whole);
   return std::string(bytes.begin(), bytes.end());
 }
 
-PolicyModel PolicyModel::deserialize(std::string_view bytes) {
+YesNoPolicy YesNoPolicy::deserialize(std::string_view bytes) {
   try {
     const json whole = json::from_cbor(bytes.begin(), bytes.end());
     const json &metadata = whole.at("metadata");
@@ -185,7 +185,7 @@ PolicyModel PolicyModel::deserialize(std::string_view bytes) {
       layers.push_back(std::move(layer));
     }
     if (expectedInputs != 2) throw std::runtime_error("not a serialized policy: the network does not end in 2 logits");
-    PolicyModel model(metadata.at("problem").get<std::string>(), std::move(preprocessor), std::move(layers),
+    YesNoPolicy model(metadata.at("problem").get<std::string>(), std::move(preprocessor), std::move(layers),
                       parseActivation(metadata.at("network").at("activation").get<std::string>()));
     model.training = metadata.value("training", json::object());
     return model;
@@ -194,14 +194,14 @@ PolicyModel PolicyModel::deserialize(std::string_view bytes) {
   }
 }
 
-void PolicyModel::checkVocab(const fs::path &vocabDirectory) const {
+void YesNoPolicy::checkVocab(const fs::path &vocabDirectory) const {
   std::vector<std::string> normalized;
   for (const auto &[name, boundaries] : preprocessor_.vocab()) normalized.push_back(name);
   const auto vocab = readVocab(vocabDirectory, normalized);
   if (FeaturePreprocessor::fingerprint(preprocessor_.featureNames(), vocab) != vocabFingerprint())
-    throw InputError(describeInputProblem(vocabDirectory.string(), "",
-                                          "this vocab differs from the one the policy was trained with (" +
-                                              vocabFingerprint() + ")"));
+    throw InputError(describeInputProblem(
+        vocabDirectory.string(), "",
+        "this vocab differs from the one the policy was trained with (" + vocabFingerprint() + ")"));
 }
 
 }  // namespace mlgo

@@ -1,7 +1,8 @@
 #pragma once
-// A trained policy, independent of the framework that trained it: feature
-// preprocessing plus a small MLP evaluated in plain C++ (a few microseconds a
-// decision, no LibTorch needed to compile with it).
+// A trained policy of yes/no decisions (inlining), independent of the
+// framework that trained it: feature preprocessing plus a small MLP evaluated
+// in plain C++ (a few microseconds a decision, no LibTorch needed to compile
+// with it).
 //
 // On disk a policy is a directory:
 //   policy.json   metadata, written last: feature names, vocab fingerprint,
@@ -21,13 +22,13 @@
 
 namespace mlgo {
 
-class PolicyModel {
+class YesNoPolicy {
  public:
   static constexpr const char *kMetadataFile = policy_directory::kMetadataFile;
   static constexpr const char *kWeightsFile = policy_directory::kWeightsFile;
 
-  PolicyModel() = default;
-  PolicyModel(std::string problem, FeaturePreprocessor preprocessor, std::vector<DenseLayer> layers,
+  YesNoPolicy() = default;
+  YesNoPolicy(std::string problem, FeaturePreprocessor preprocessor, std::vector<DenseLayer> layers,
               Activation activation);
 
   /// Logits of the 2 actions (0: do not, 1: do) for raw feature values.
@@ -54,14 +55,14 @@ class PolicyModel {
   void save(const std::filesystem::path &directory) const;
   /// Loads and checks a policy directory against the compiler's feature set.
   /// Throws InputError naming the file and what does not match.
-  static PolicyModel load(const std::filesystem::path &directory, const std::string &problem,
+  static YesNoPolicy load(const std::filesystem::path &directory, const std::string &problem,
                           const std::vector<std::string> &expectedFeatures);
   /// The whole policy (preprocessing, vocab, weights, training record) as
   /// bytes, for sending it to other ranks; deserialize gives back an equal
   /// model, every float bit for bit. deserialize throws std::runtime_error
   /// for bytes that are not a serialized policy.
   std::string serialize() const;
-  static PolicyModel deserialize(std::string_view bytes);
+  static YesNoPolicy deserialize(std::string_view bytes);
   /// Throws InputError when `vocabDirectory` does not preprocess like this policy.
   void checkVocab(const std::filesystem::path &vocabDirectory) const;
 

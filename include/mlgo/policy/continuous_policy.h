@@ -1,5 +1,5 @@
 #pragma once
-// A policy for real-valued decisions of scalar features (register-allocation
+// A policy for continuous decisions of scalar features (register-allocation
 // priority: a live range's size, stage and spill weight give its priority).
 // A small network maps the features to the z-score of log2(1 + value): LLVM's
 // priorities span 0 to 2^32 with flag bits at the top, and a regression in
@@ -9,7 +9,7 @@
 // and standard deviation measured on the training decisions and stored with
 // the policy (as PositionPolicy's inputs).
 //
-// On disk, a policy directory as PolicyModel's (policy.json, model.json),
+// On disk, a policy directory as YesNoPolicy's (policy.json, model.json),
 // with "kind": "value-regression" and the decision spec it was trained on.
 #include <cstdint>
 #include <filesystem>
@@ -24,7 +24,7 @@
 
 namespace mlgo {
 
-class ValuePolicy {
+class ContinuousPolicy {
  public:
   static constexpr const char *kKind = "value-regression";
   /// ln 2, by which decide() turns 2^t into e^(t ln 2).
@@ -37,8 +37,8 @@ class ValuePolicy {
     float mean = 0, stddev = 1;
   };
 
-  ValuePolicy(std::string problem, trace::DecisionSpec spec, std::vector<float> means, std::vector<float> stddevs,
-              TargetScale scale, DenseNetwork network);
+  ContinuousPolicy(std::string problem, trace::DecisionSpec spec, std::vector<float> means, std::vector<float> stddevs,
+                   TargetScale scale, DenseNetwork network);
 
   const std::string &problem() const { return problem_; }
   const trace::DecisionSpec &spec() const { return spec_; }
@@ -74,18 +74,18 @@ class ValuePolicy {
   /// Loads a policy directory (or a training output holding policy/) and
   /// checks it against the problem and its decision spec. Throws InputError
   /// naming the file and what does not match.
-  static ValuePolicy load(const std::filesystem::path &directory, const std::string &problem,
-                          const trace::DecisionSpec &spec);
+  static ContinuousPolicy load(const std::filesystem::path &directory, const std::string &problem,
+                               const trace::DecisionSpec &spec);
   /// The whole policy as bytes, for sending it to other ranks; deserialize
   /// gives back an equal policy, every float bit for bit, and throws
-  /// std::runtime_error for bytes that are not a serialized value policy.
+  /// std::runtime_error for bytes that are not a serialized continuous policy.
   std::string serialize() const;
-  static ValuePolicy deserialize(std::string_view bytes);
+  static ContinuousPolicy deserialize(std::string_view bytes);
 
  private:
   /// A policy from its metadata and weights; the paths name them in errors.
-  static ValuePolicy fromJson(const nlohmann::json &metadata, const nlohmann::json &layers,
-                              const std::filesystem::path &metadataPath, const std::filesystem::path &weightsPath);
+  static ContinuousPolicy fromJson(const nlohmann::json &metadata, const nlohmann::json &layers,
+                                   const std::filesystem::path &metadataPath, const std::filesystem::path &weightsPath);
   std::string problem_;
   trace::DecisionSpec spec_;
   std::vector<float> means_, stddevs_;

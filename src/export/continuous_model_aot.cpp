@@ -1,4 +1,4 @@
-#include "mlgo/export/value_model_aot.h"
+#include "mlgo/export/continuous_model_aot.h"
 
 #include <sstream>
 
@@ -11,7 +11,7 @@ namespace {
 using generated_cpp::literal;
 using generated_cpp::writeArray;
 
-std::string header(const ValuePolicy &policy, const ReleaseModeModel &model, const std::string &origin) {
+std::string header(const ContinuousPolicy &policy, const ReleaseModeModel &model, const std::string &origin) {
   const trace::DecisionSpec &spec = policy.spec();
   const std::string &name = model.className;
   std::ostringstream out;
@@ -38,7 +38,7 @@ std::string header(const ValuePolicy &policy, const ReleaseModeModel &model, con
 }
 
 /// The helpers Run() calls, inside the generated anonymous namespace: the
-/// input squashing of ValuePolicy::squashedInputs and mlgo's portable exp.
+/// input squashing of ContinuousPolicy::squashedInputs and mlgo's portable exp.
 void writeHelpers(std::ostringstream &out) {
   out << R"(
 inline float signedLog1p(float x) { return std::copysign(std::log1p(std::fabs(x)), x); }
@@ -65,7 +65,7 @@ inline double portableExp(double x) {
 )";
 }
 
-std::string source(const ValuePolicy &policy, const ReleaseModeModel &model, const std::string &origin) {
+std::string source(const ContinuousPolicy &policy, const ReleaseModeModel &model, const std::string &origin) {
   const trace::DecisionSpec &spec = policy.spec();
   const std::string &name = model.className;
   std::ostringstream out;
@@ -97,7 +97,7 @@ std::string source(const ValuePolicy &policy, const ReleaseModeModel &model, con
   generated_cpp::writeNetworkCalls(out, policy.network(), "input_", "output", "  ");
   out << "  const double target = static_cast<double>(output[0]) * static_cast<double>(kTargetStddev) + "
          "static_cast<double>(kTargetMean);\n"
-      << "  double value = std::max(0.0, portableExp(target * " << literal(ValuePolicy::kLn2) << ") - 1.0);\n";
+      << "  double value = std::max(0.0, portableExp(target * " << literal(ContinuousPolicy::kLn2) << ") - 1.0);\n";
   if (model.largestValue > 0) out << "  value = std::min(value, " << literal(model.largestValue) << ");\n";
   out << "  decision_ = static_cast<float>(value);\n}\n\n}  // namespace llvm\n";
   return out.str();
@@ -105,8 +105,8 @@ std::string source(const ValuePolicy &policy, const ReleaseModeModel &model, con
 
 }  // namespace
 
-GeneratedSources generateValueModel(const ValuePolicy &policy, const ReleaseModeModel &model,
-                                    const std::string &origin) {
+GeneratedSources generateContinuousModel(const ContinuousPolicy &policy, const ReleaseModeModel &model,
+                                         const std::string &origin) {
   return {model.className, header(policy, model, origin), source(policy, model, origin)};
 }
 

@@ -1,37 +1,18 @@
-#include "mlgo/export/llvm_aot_export.h"
+#include "mlgo/export/yes_no_model_aot.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <sstream>
 
-#include "mlgo/problems/problem.h"
-#include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 
 namespace mlgo {
-
-namespace fs = std::filesystem;
 
 namespace {
 
 using generated_cpp::literal;
 using generated_cpp::writeArray;
 
-/// The class LLVM's release-mode advisor of the policy's problem runs.
-ReleaseModeModel checkExportable(const PolicyModel &policy) {
-  const Problem &problem = findProblem(policy.problem());
-  const std::optional<ReleaseModeModel> model = problem.releaseModeModel();
-  if (!model)
-    throw InputError("LLVM 19 has no release-mode advisor for " + problem.name() + ": nothing for llvm-aot to define");
-  if (problem.decisionSpec().kind() != trace::DecisionKind::YesNo)
-    throw InputError("this llvm-aot generator defines yes/no models; " + problem.name() + "'s decisions are " +
-                     trace::decisionKindName(problem.decisionSpec().kind()));
-  if (policy.layers().empty() || policy.layers().back().outputs != 2)
-    throw InputError("the policy network must end in 2 outputs (no, yes)");
-  return *model;
-}
-
-std::string header(const PolicyModel &policy, const ReleaseModeModel &model, const std::string &origin) {
+std::string header(const YesNoPolicy &policy, const ReleaseModeModel &model, const std::string &origin) {
   const FeaturePreprocessor &pre = policy.preprocessor();
   const size_t widest = generated_cpp::widestLayer(policy.network());
   std::ostringstream out;
@@ -58,7 +39,7 @@ std::string header(const PolicyModel &policy, const ReleaseModeModel &model, con
   return out.str();
 }
 
-std::string source(const PolicyModel &policy, const ReleaseModeModel &model, const std::string &origin) {
+std::string source(const YesNoPolicy &policy, const ReleaseModeModel &model, const std::string &origin) {
   const FeaturePreprocessor &pre = policy.preprocessor();
   const PreprocessingConfig &config = pre.config();
   std::ostringstream out;
@@ -119,16 +100,11 @@ void )" << model.className << R"(::Run() {
 
 }  // namespace
 
-GeneratedSources generateYesNoModel(const PolicyModel &policy, const std::string &origin) {
-  const ReleaseModeModel model = checkExportable(policy);
+GeneratedSources generateYesNoModel(const YesNoPolicy &policy, const ReleaseModeModel &model,
+                                    const std::string &origin) {
+  if (policy.layers().empty() || policy.layers().back().outputs != 2)
+    throw InputError("the policy network must end in 2 outputs (no, yes)");
   return {model.className, header(policy, model, origin), source(policy, model, origin)};
-}
-
-GeneratedSources exportLlvmAot(const PolicyModel &policy, const std::string &origin, const fs::path &directory,
-                               bool replace) {
-  GeneratedSources sources = generateYesNoModel(policy, origin);
-  writeGeneratedSources(sources, directory, replace);
-  return sources;
 }
 
 }  // namespace mlgo

@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "mlgo/policy/policy_model.h"
+#include "mlgo/policy/yes_no_policy.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/policy/vocab_files.h"
@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 namespace {
 
 /// A small policy with deterministic, varied weights.
-PolicyModel samplePolicy() {
+YesNoPolicy samplePolicy() {
   FeaturePreprocessor pre({"a", "b", "c"}, {{"a", {0, 10, 20}}, {"b", {1, 2, 3, 4}}, {"c", {-5}}}, {});
   std::vector<DenseLayer> layers;
   size_t inputs = pre.outputCount();
@@ -27,7 +27,7 @@ PolicyModel samplePolicy() {
     layers.push_back(layer);
     inputs = outputs;
   }
-  PolicyModel model("inlining", pre, layers, Activation::Relu);
+  YesNoPolicy model("inlining", pre, layers, Activation::Relu);
   model.training = {{"trainer", "test"}};
   return model;
 }
@@ -38,7 +38,7 @@ TEST_CASE("policy model: forward pass by hand on a one-layer net", "[policy]") {
   FeaturePreprocessor pre({"a"}, {{"a", {0, 10}}}, {});
   // inputs [x, x^2]; logits = W * inputs + b
   DenseLayer layer{2, 2, {1, 0, 0, 1}, {0.25f, 0}};
-  PolicyModel model("inlining", pre, {layer}, Activation::Relu);
+  YesNoPolicy model("inlining", pre, {layer}, Activation::Relu);
   const int64_t value[] = {5};  // x = 1/2
   float logits[2];
   model.logits(value, logits);
@@ -51,9 +51,9 @@ TEST_CASE("policy model: forward pass by hand on a one-layer net", "[policy]") {
 
 TEST_CASE("policy model: save and load give identical outputs", "[policy]") {
   test::ScratchDirectory dir;
-  const PolicyModel model = samplePolicy();
+  const YesNoPolicy model = samplePolicy();
   model.save(dir / "policy");
-  const PolicyModel loaded = PolicyModel::load(dir / "policy", "inlining", {"a", "b", "c"});
+  const YesNoPolicy loaded = YesNoPolicy::load(dir / "policy", "inlining", {"a", "b", "c"});
   CHECK(loaded.training["trainer"] == "test");
   CHECK(loaded.hiddenSizes() == std::vector<size_t>{5});
   for (int64_t a = -5; a < 30; a += 3)
@@ -66,25 +66,25 @@ TEST_CASE("policy model: save and load give identical outputs", "[policy]") {
       CHECK(x[1] == y[1]);
     }
   // A training output directory works too (its policy is in policy/).
-  CHECK_NOTHROW(PolicyModel::load(dir.path(), "inlining", {"a", "b", "c"}));
+  CHECK_NOTHROW(YesNoPolicy::load(dir.path(), "inlining", {"a", "b", "c"}));
   CHECK_FALSE(fs::exists(dir / "policy.partial"));
 }
 
 TEST_CASE("policy model: mismatches are refused with a clear error", "[policy][errors]") {
   test::ScratchDirectory dir;
   samplePolicy().save(dir / "policy");
-  CHECK_THROWS_WITH(PolicyModel::load(dir / "policy", "inlining", {"a", "b", "d"}),
+  CHECK_THROWS_WITH(YesNoPolicy::load(dir / "policy", "inlining", {"a", "b", "d"}),
                     Contains("feature 2 is c in the policy but d in this compiler"));
-  CHECK_THROWS_WITH(PolicyModel::load(dir / "policy", "regalloc", {"a", "b", "c"}), Contains("problem"));
-  CHECK_THROWS_WITH(PolicyModel::load(dir / "nothing", "inlining", {"a"}),
+  CHECK_THROWS_WITH(YesNoPolicy::load(dir / "policy", "regalloc", {"a", "b", "c"}), Contains("problem"));
+  CHECK_THROWS_WITH(YesNoPolicy::load(dir / "nothing", "inlining", {"a"}),
                     Contains("policy.json") && Contains("missing"));
 
   // A vocab file changed after training: the fingerprint no longer matches.
   writeBuckets(dir / "policy/vocab", "b", {1, 2, 3, 5});
-  CHECK_THROWS_WITH(PolicyModel::load(dir / "policy", "inlining", {"a", "b", "c"}), Contains("fingerprint"));
+  CHECK_THROWS_WITH(YesNoPolicy::load(dir / "policy", "inlining", {"a", "b", "c"}), Contains("fingerprint"));
 
   samplePolicy().save(dir / "policy");
-  const PolicyModel model = PolicyModel::load(dir / "policy", "inlining", {"a", "b", "c"});
+  const YesNoPolicy model = YesNoPolicy::load(dir / "policy", "inlining", {"a", "b", "c"});
   CHECK_NOTHROW(model.checkVocab(dir / "policy/vocab"));
   writeBuckets(dir / "other", "a", {0, 10, 20});
   writeBuckets(dir / "other", "b", {1, 2, 3, 4});
@@ -94,7 +94,7 @@ TEST_CASE("policy model: mismatches are refused with a clear error", "[policy][e
   // Weights that do not fit the network.
   std::string weights = readFile(dir / "policy/model.json");
   writeFileAtomically(dir / "policy/model.json", R"({"layers": []})");
-  CHECK_THROWS_WITH(PolicyModel::load(dir / "policy", "inlining", {"a", "b", "c"}), Contains("model.json"));
+  CHECK_THROWS_WITH(YesNoPolicy::load(dir / "policy", "inlining", {"a", "b", "c"}), Contains("model.json"));
 }
 
 TEST_CASE("policy model: weights that are not finite 32-bit floats are malformed input", "[policy][errors]") {
@@ -105,14 +105,14 @@ TEST_CASE("policy model: weights that are not finite 32-bit floats are malformed
   // Finite as a double, infinite as the float the network computes with.
   weights["layers"][0]["weights"][1] = 1.7e308;
   writeFileAtomically(dir / "policy/model.json", weights.dump());
-  CHECK_THROWS_AS(PolicyModel::load(dir / "policy", "inlining", {"a", "b", "c"}), InputError);
-  CHECK_THROWS_WITH(PolicyModel::load(dir / "policy", "inlining", {"a", "b", "c"}),
+  CHECK_THROWS_AS(YesNoPolicy::load(dir / "policy", "inlining", {"a", "b", "c"}), InputError);
+  CHECK_THROWS_WITH(YesNoPolicy::load(dir / "policy", "inlining", {"a", "b", "c"}),
                     Contains("model.json") && Contains("layers[0].weights[1]") && Contains("finite"));
   weights["layers"][0]["weights"][1] = 1e39;
   writeFileAtomically(dir / "policy/model.json", weights.dump());
-  CHECK_THROWS_AS(PolicyModel::load(dir / "policy", "inlining", {"a", "b", "c"}), InputError);
+  CHECK_THROWS_AS(YesNoPolicy::load(dir / "policy", "inlining", {"a", "b", "c"}), InputError);
   weights["layers"][0]["weights"][1] = 0.5;
   weights["layers"].back()["bias"][0] = -3.5e38;
   writeFileAtomically(dir / "policy/model.json", weights.dump());
-  CHECK_THROWS_WITH(PolicyModel::load(dir / "policy", "inlining", {"a", "b", "c"}), Contains("bias[0]"));
+  CHECK_THROWS_WITH(YesNoPolicy::load(dir / "policy", "inlining", {"a", "b", "c"}), Contains("bias[0]"));
 }

@@ -1,4 +1,4 @@
-#include "mlgo/export/llvm_aot_export.h"
+#include "mlgo/export/yes_no_model_aot.h"
 #include "mlgo/problems/inlining/inlining_hook.h"
 
 #include <dlfcn.h>
@@ -22,6 +22,13 @@ const std::string kInlinerHeader = "InlinerSizeModel.h", kInlinerSource = "Inlin
 
 namespace {
 
+/// What `mlgo export --format llvm-aot` writes for an inlining policy.
+void exportInliningModel(const YesNoPolicy &policy, const std::string &origin, const fs::path &directory,
+                         bool replace) {
+  writeGeneratedSources(generateYesNoModel(policy, *findProblem("inlining").releaseModeModel(), origin), directory,
+                        replace);
+}
+
 std::vector<std::string> candidateSizes(const EvalReport &report) {
   std::vector<std::string> sizes;
   for (const ModuleEvaluation &module : report.modules)
@@ -30,16 +37,15 @@ std::vector<std::string> candidateSizes(const EvalReport &report) {
   return sizes;
 }
 
-
 }  // namespace
 
 TEST_CASE("llvm-aot export: LLVM's ReleaseModeModelRunner runs the generated model like mlgo runs the policy",
           "[export][aot]") {
   test::TracedTestCorpus traced;
   const bool everyPreprocessing = GENERATE(false, true);
-  const PolicyModel policy = test::randomInliningPolicy(traced, 7, everyPreprocessing);
+  const YesNoPolicy policy = test::randomInliningPolicy(traced, 7, everyPreprocessing);
   const fs::path exported = traced / "InlinerSizeModel";
-  exportLlvmAot(policy, "a test policy", exported, false);
+  exportInliningModel(policy, "a test policy", exported, false);
   REQUIRE(fs::exists(exported / kInlinerHeader));
   REQUIRE(fs::exists(exported / kInlinerSource));
 
@@ -48,8 +54,9 @@ TEST_CASE("llvm-aot export: LLVM's ReleaseModeModelRunner runs the generated mod
   // LLVM's runner around it, in a library sharing this process's libLLVM.
   const fs::path library = traced / "release_mode_runner.so";
   test::compileCxx({"-fPIC", "-shared", "-I", exported.string(), "-isystem", MLGO_LLVM_INCLUDE_DIR,
-              std::string(MLGO_TEST_SOURCES) + "/export/release_mode_runner.cpp", (exported / kInlinerSource).string(),
-              "-o", library.string(), "-L", MLGO_LLVM_LIBRARY_DIR, "-lLLVM"});
+                    std::string(MLGO_TEST_SOURCES) + "/export/release_mode_runner.cpp",
+                    (exported / kInlinerSource).string(), "-o", library.string(), "-L", MLGO_LLVM_LIBRARY_DIR,
+                    "-lLLVM"});
   void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   INFO(dlerror());
   REQUIRE(handle);
@@ -60,7 +67,7 @@ TEST_CASE("llvm-aot export: LLVM's ReleaseModeModelRunner runs the generated mod
   CompilerDriver driver(test::driverThreads(1));
   EvalOptions viaPolicy, viaRunner;
   auto ownDecisions = std::make_shared<test::RecordingPolicy>(
-      std::make_shared<NeuralInliningPolicy>(std::make_shared<const PolicyModel>(policy)));
+      std::make_shared<NeuralInliningPolicy>(std::make_shared<const YesNoPolicy>(policy)));
   auto runnerDecisions = std::make_shared<test::RecordingPolicy>(std::make_shared<inlining::ModelRunnerPolicy>(
       [makeRunner](llvm::LLVMContext &context) { return std::unique_ptr<llvm::MLModelRunner>(makeRunner(&context)); }));
   viaPolicy.candidateHooks = inlining::hooksFor(ownDecisions);
@@ -84,9 +91,9 @@ TEST_CASE("llvm-aot export: LLVM's ReleaseModeModelRunner runs the generated mod
 TEST_CASE("llvm-aot export: Run() allocates nothing and decides like the policy on every traced decision",
           "[export][aot]") {
   test::TracedTestCorpus traced;
-  const PolicyModel policy = test::randomInliningPolicy(traced, 11, true);
+  const YesNoPolicy policy = test::randomInliningPolicy(traced, 11, true);
   policy.save(traced / "policy");
-  exportLlvmAot(policy, "a test policy", traced / "aot", false);
+  exportInliningModel(policy, "a test policy", traced / "aot", false);
   const fs::path features = traced / "features.bin";
   test::CommandOutcome dump = test::runProgram(
       MLGO_BENCH_POLICY,
@@ -95,7 +102,7 @@ TEST_CASE("llvm-aot export: Run() allocates nothing and decides like the policy 
   REQUIRE(dump.exitCode == 0);
   const fs::path bench = traced / "aot_model_bench";
   test::compileCxx({"-I", (traced / "aot").string(), std::string(MLGO_TOOLS_SOURCES) + "/bench/aot_model_bench.cpp",
-              (traced / "aot" / kInlinerSource).string(), "-o", bench.string()});
+                    (traced / "aot" / kInlinerSource).string(), "-o", bench.string()});
   test::CommandOutcome run = test::runProgram(bench.string(), {features.string(), "2"});
   INFO(run.out << run.err);
   REQUIRE(run.exitCode == 0);
@@ -108,33 +115,28 @@ TEST_CASE("llvm-aot export: Run() allocates nothing and decides like the policy 
 TEST_CASE("llvm-aot export: an existing output is refused unless replaced, no partial output", "[export][errors]") {
   test::ScratchDirectory scratch;
   test::TracedTestCorpus traced;
-  const PolicyModel policy = test::randomInliningPolicy(traced, 3);
+  const YesNoPolicy policy = test::randomInliningPolicy(traced, 3);
   fs::create_directories(scratch / "out");
   writeFileAtomically(scratch / "out" / "keep.txt", "mine");
-  CHECK_THROWS_AS(exportLlvmAot(policy, "p", scratch / "out", false), UsageError);
+  CHECK_THROWS_AS(exportInliningModel(policy, "p", scratch / "out", false), UsageError);
   CHECK(readFile(scratch / "out" / "keep.txt") == "mine");
   // Replacing is for an earlier export: a directory holding a user's file is named and kept.
-  CHECK_THROWS_WITH(exportLlvmAot(policy, "p", scratch / "out", true), Catch::Contains("keep.txt"));
+  CHECK_THROWS_WITH(exportInliningModel(policy, "p", scratch / "out", true), Catch::Contains("keep.txt"));
   CHECK(readFile(scratch / "out" / "keep.txt") == "mine");
   fs::remove(scratch / "out" / "keep.txt");
-  exportLlvmAot(policy, "p", scratch / "out", true);
+  exportInliningModel(policy, "p", scratch / "out", true);
   CHECK(fs::exists(scratch / "out" / kInlinerSource));
-  exportLlvmAot(policy, "p", scratch / "out", true);  // an earlier export is replaced
+  exportInliningModel(policy, "p", scratch / "out", true);  // an earlier export is replaced
   CHECK(fs::exists(scratch / "out" / kInlinerSource));
   CHECK_FALSE(fs::exists(scratch / "out.partial"));
-
-  PolicyModel other("regalloc", policy.preprocessor(), policy.layers(), policy.activation());
-  CHECK_THROWS_WITH(exportLlvmAot(other, "p", scratch / "other", false), Catch::Contains("yes/no models") && Catch::Contains("a position among candidates"));
-  CHECK_FALSE(fs::exists(scratch / "other"));
-  CHECK_FALSE(fs::exists(scratch / "other.partial"));
 }
 
 TEST_CASE("llvm-aot export: a policy path with a newline stays inside the generated comment", "[export][errors]") {
   test::TracedTestCorpus traced;
-  const PolicyModel policy = test::randomInliningPolicy(traced, 3);
+  const YesNoPolicy policy = test::randomInliningPolicy(traced, 3);
   const std::string origin = (traced / "dir\n#error INJECTED\nint x = ").string() + "\\";
   const fs::path exported = traced / "model";
-  exportLlvmAot(policy, origin, exported, false);
+  exportInliningModel(policy, origin, exported, false);
   const std::string header = readFile(exported / kInlinerHeader), source = readFile(exported / kInlinerSource);
   CHECK(header.find("\n#error") == std::string::npos);
   CHECK(source.find("\n#error") == std::string::npos);

@@ -1,4 +1,4 @@
-#include "mlgo/policy/value_policy.h"
+#include "mlgo/policy/continuous_policy.h"
 
 #include <algorithm>
 #include <cmath>
@@ -26,8 +26,8 @@ bool scalarContinuous(const trace::DecisionSpec &spec) {
 }
 }  // namespace
 
-ValuePolicy::ValuePolicy(std::string problem, trace::DecisionSpec spec, std::vector<float> means,
-                         std::vector<float> stddevs, TargetScale scale, DenseNetwork network)
+ContinuousPolicy::ContinuousPolicy(std::string problem, trace::DecisionSpec spec, std::vector<float> means,
+                                   std::vector<float> stddevs, TargetScale scale, DenseNetwork network)
     : problem_(std::move(problem)),
       spec_(std::move(spec)),
       means_(std::move(means)),
@@ -35,15 +35,15 @@ ValuePolicy::ValuePolicy(std::string problem, trace::DecisionSpec spec, std::vec
       scale_(scale),
       network_(std::move(network)) {
   if (!scalarContinuous(spec_))
-    throw UsageError("value policy: the decisions must be real values of scalar features");
+    throw UsageError("continuous policy: the decisions must be real values of scalar features");
   const size_t width = spec_.features.size();
   if (means_.size() != width || stddevs_.size() != width)
-    throw UsageError("value policy: " + std::to_string(width) + " inputs need as many means and stddevs");
+    throw UsageError("continuous policy: " + std::to_string(width) + " inputs need as many means and stddevs");
   if (network_.inputs() != width || network_.outputs() != 1)
-    throw UsageError("value policy: the network must map " + std::to_string(width) + " inputs to 1 value");
+    throw UsageError("continuous policy: the network must map " + std::to_string(width) + " inputs to 1 value");
 }
 
-void ValuePolicy::squashedInputs(const trace::DecisionSpec &spec, const int64_t *words, float *out) {
+void ContinuousPolicy::squashedInputs(const trace::DecisionSpec &spec, const int64_t *words, float *out) {
   const char *bytes = reinterpret_cast<const char *>(words);
   for (size_t f = 0; f < spec.features.size(); ++f) {
     const char *at = bytes + spec.offsetOf(f);
@@ -62,12 +62,12 @@ void ValuePolicy::squashedInputs(const trace::DecisionSpec &spec, const int64_t 
   }
 }
 
-void ValuePolicy::inputs(const int64_t *words, float *out) const {
+void ContinuousPolicy::inputs(const int64_t *words, float *out) const {
   squashedInputs(spec_, words, out);
   for (size_t f = 0; f < features(); ++f) out[f] = (out[f] - means_[f]) / (stddevs_[f] + 1e-6f);
 }
 
-float ValuePolicy::output(const int64_t *words) const {
+float ContinuousPolicy::output(const int64_t *words) const {
   thread_local std::vector<float> buffer;
   buffer.resize(features());
   inputs(words, buffer.data());
@@ -76,22 +76,22 @@ float ValuePolicy::output(const int64_t *words) const {
   return output;
 }
 
-double ValuePolicy::valueOf(double output) const {
+double ContinuousPolicy::valueOf(double output) const {
   const double target = output * scale_.stddev + scale_.mean;
   // 2^target - 1, with mlgo's portable exp: glibc's double functions differ between CPUs.
   return std::max(0.0, portable::exp(target * kLn2) - 1.0);
 }
 
-float ValuePolicy::floatAnswer(const int64_t *words, double largest) const {
+float ContinuousPolicy::floatAnswer(const int64_t *words, double largest) const {
   const double value = decide(words);
   return static_cast<float>(largest > 0 ? std::min(value, largest) : value);
 }
 
-float ValuePolicy::target(double value) {
+float ContinuousPolicy::target(double value) {
   return static_cast<float>(portable::log1p(std::max(value, 0.0)) / kLn2);
 }
 
-json ValuePolicy::metadata() const {
+json ContinuousPolicy::metadata() const {
   return json{{"format", policy_directory::kFormat},
               {"version", policy_directory::kVersion},
               {"problem", problem_},
@@ -105,33 +105,33 @@ json ValuePolicy::metadata() const {
               {"mlgo_version", MLGO_VERSION}};
 }
 
-void ValuePolicy::save(const fs::path &directory) const {
+void ContinuousPolicy::save(const fs::path &directory) const {
   policy_directory::write(policy_directory::startPartial(directory), directory, metadata(), network_.layersToJson());
 }
 
-ValuePolicy ValuePolicy::load(const fs::path &given, const std::string &problem, const trace::DecisionSpec &spec) {
+ContinuousPolicy ContinuousPolicy::load(const fs::path &given, const std::string &problem,
+                                        const trace::DecisionSpec &spec) {
   const fs::path directory = policy_directory::resolve(given);
   const fs::path metadataPath = directory / policy_directory::kMetadataFile;
   const json metadata = policy_directory::readFile(metadataPath);
   policy_directory::checkFormat(metadata, metadataPath);
   policy_directory::checkIdentity(metadata, metadataPath, problem, kKind, spec);
   const fs::path weightsPath = directory / policy_directory::kWeightsFile;
-  return fromJson(metadata, policy_directory::readFile(weightsPath).value("layers", json()), metadataPath,
-                  weightsPath);
+  return fromJson(metadata, policy_directory::readFile(weightsPath).value("layers", json()), metadataPath, weightsPath);
 }
 
-ValuePolicy ValuePolicy::fromJson(const json &metadata, const json &layers, const fs::path &metadataPath,
-                                  const fs::path &weightsPath) {
+ContinuousPolicy ContinuousPolicy::fromJson(const json &metadata, const json &layers, const fs::path &metadataPath,
+                                            const fs::path &weightsPath) {
   using policy_directory::textField;
   const json output = metadata.value("output", json::object());
   if (textField(output, "transform") != kOutputTransform)
-    throw InputError(describeInputProblem(metadataPath.string(), "output.transform",
-                                          std::string("expected ") + kOutputTransform));
+    throw InputError(
+        describeInputProblem(metadataPath.string(), "output.transform", std::string("expected ") + kOutputTransform));
   TargetScale scale;
   for (auto [key, field] : {std::pair{"mean", &scale.mean}, std::pair{"stddev", &scale.stddev}}) {
     if (!output.contains(key) || !output[key].is_number() || !std::isfinite(output[key].get<double>()))
-      throw InputError(describeInputProblem(metadataPath.string(), std::string("output.") + key,
-                                            "missing or not a finite number"));
+      throw InputError(
+          describeInputProblem(metadataPath.string(), std::string("output.") + key, "missing or not a finite number"));
     *field = output[key].get<float>();
   }
   const json pre = metadata.value("preprocessing", json::object());
@@ -142,23 +142,23 @@ ValuePolicy ValuePolicy::fromJson(const json &metadata, const json &layers, cons
   const size_t width = spec.features.size();
   std::vector<float> means = policy_directory::preprocessingFloats(pre, "means", width, metadataPath);
   std::vector<float> stddevs = policy_directory::preprocessingFloats(pre, "stddevs", width, metadataPath);
-  ValuePolicy policy(textField(metadata, "problem"), spec, std::move(means), std::move(stddevs), scale,
-                     policy_directory::readNetwork(metadata, layers, metadataPath, weightsPath, width));
+  ContinuousPolicy policy(textField(metadata, "problem"), spec, std::move(means), std::move(stddevs), scale,
+                          policy_directory::readNetwork(metadata, layers, metadataPath, weightsPath, width));
   policy.training = metadata.value("training", json::object());
   return policy;
 }
 
-std::string ValuePolicy::serialize() const {
+std::string ContinuousPolicy::serialize() const {
   const std::vector<uint8_t> bytes = json::to_cbor(json{{"metadata", metadata()}, {"layers", network_.layersToJson()}});
   return std::string(bytes.begin(), bytes.end());
 }
 
-ValuePolicy ValuePolicy::deserialize(std::string_view bytes) {
+ContinuousPolicy ContinuousPolicy::deserialize(std::string_view bytes) {
   try {
     const json whole = json::from_cbor(bytes.begin(), bytes.end());
     return fromJson(whole.at("metadata"), whole.at("layers"), "(serialized policy)", "(serialized policy)");
   } catch (const std::exception &e) {
-    throw std::runtime_error("not a serialized value policy: " + jsonErrorText(e));
+    throw std::runtime_error("not a serialized continuous policy: " + jsonErrorText(e));
   }
 }
 

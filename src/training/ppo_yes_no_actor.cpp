@@ -1,6 +1,6 @@
-// train-ppo for decisions of int64 scalars and two actions (inlining): a
-// PolicyModel's network over the vocab-preprocessed features, two logits.
-#include "mlgo/policy/policy_model.h"
+// train-ppo for yes/no decisions (int64 scalars and two actions: inlining): a
+// YesNoPolicy's network over the vocab-preprocessed features, two logits.
+#include "mlgo/policy/yes_no_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/training/ppo_actor.h"
@@ -10,9 +10,9 @@ namespace mlgo {
 
 namespace {
 
-class ScalarPPOActor final : public PPOActor {
+class YesNoPPOActor final : public PPOActor {
  public:
-  ScalarPPOActor(const Problem &problem, std::optional<PolicyModel> start, FeaturePreprocessor preprocessor)
+  YesNoPPOActor(const Problem &problem, std::optional<YesNoPolicy> start, FeaturePreprocessor preprocessor)
       : PPOActor(2, preprocessor.outputCount()),
         problem_(problem.name()),
         start_(std::move(start)),
@@ -23,15 +23,14 @@ class ScalarPPOActor final : public PPOActor {
   void loadStartingWeights(TorchMlp &network) const override {
     if (start_) loadWeights(network, start_->layers());
   }
-  DistributionTerms distributions(TorchMlp &network, const PPOBatch &batch,
-                                  const torch::Tensor &rows) const override {
+  DistributionTerms distributions(TorchMlp &network, const PPOBatch &batch, const torch::Tensor &rows) const override {
     return categoricalTerms(network->forward(batch.inputs.index_select(0, rows)), batch.oldLogits.index_select(0, rows),
                             batch.actions.index_select(0, rows));
   }
   void applyTemperature(TorchMlp &network, double temperature) const override { scaleLogits(network, temperature); }
   std::unique_ptr<SamplingPolicy> policy(const TorchMlp &network, Activation activation,
                                          const nlohmann::json &training) const override {
-    PolicyModel model = toPolicyModel(network, problem_, preprocessor_, activation);
+    YesNoPolicy model = toPolicyModel(network, problem_, preprocessor_, activation);
     model.training = training;
     return samplingPolicy(std::move(model));
   }
@@ -44,28 +43,28 @@ class ScalarPPOActor final : public PPOActor {
 
  private:
   std::string problem_;
-  std::optional<PolicyModel> start_;
+  std::optional<YesNoPolicy> start_;
   FeaturePreprocessor preprocessor_;
 };
 
 }  // namespace
 
-std::unique_ptr<PPOActor> makeScalarPPOActor(const Problem &problem,
-                                             const std::optional<std::filesystem::path> &startingPolicy,
-                                             const std::filesystem::path &vocab, const PPOSettings &settings) {
-  requireScalarBinaryDecisions(problem, "train-ppo");
+std::unique_ptr<PPOActor> makeYesNoPPOActor(const Problem &problem,
+                                            const std::optional<std::filesystem::path> &startingPolicy,
+                                            const std::filesystem::path &vocab, const PPOSettings &settings) {
+  requireYesNoDecisions(problem, "train-ppo");
   if (vocab.empty()) throw UsageError("train-ppo for " + problem.name() + " needs --vocab (gen-vocab's output)");
   if (!startingPolicy) {
     // The network's input: the config's preprocessing of the vocab.
     PreprocessingConfig preprocessing;
     preprocessing.withSqrt = settings.withSqrt;
     preprocessing.passthrough = settings.passthroughFeatures;
-    return std::make_unique<ScalarPPOActor>(problem, std::nullopt,
-                                            preprocessorFromVocab(problem.featureNames(), vocab, preprocessing));
+    return std::make_unique<YesNoPPOActor>(problem, std::nullopt,
+                                           preprocessorFromVocab(problem.featureNames(), vocab, preprocessing));
   }
-  PolicyModel start = loadStartingPolicy(problem, *startingPolicy, vocab, networkShapeOf(settings));
+  YesNoPolicy start = loadStartingYesNoPolicy(problem, *startingPolicy, vocab, networkShapeOf(settings));
   FeaturePreprocessor preprocessor = start.preprocessor();
-  return std::make_unique<ScalarPPOActor>(problem, std::move(start), std::move(preprocessor));
+  return std::make_unique<YesNoPPOActor>(problem, std::move(start), std::move(preprocessor));
 }
 
 }  // namespace mlgo
