@@ -1,4 +1,5 @@
-// mlgo report: plots and one HTML page for a training run and its evaluations.
+// mlgo report: plots and one HTML page for a training run, its evaluations
+// and a project's builds.
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -9,6 +10,7 @@
 #include "mlgo/report/training_report.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/exit_codes.h"
+#include "mlgo/support/table.h"
 
 namespace mlgo::cli {
 
@@ -17,6 +19,7 @@ namespace {
 struct ReportFlags {
   std::string run;
   std::vector<std::string> evaluations;
+  std::vector<std::string> builds;
   std::string metric = "text";
   std::string output;
   std::string gnuplot = "gnuplot";
@@ -31,15 +34,31 @@ std::vector<std::string> comparableMetrics() {
   return metrics;
 }
 
+/// A LABEL=FILE value of `flag`; UsageError (with `example`) for another spelling.
+std::pair<std::string, std::filesystem::path> labelledFile(const std::string &flag, const std::string &value,
+                                                           const std::string &example) {
+  const size_t equals = value.find('=');
+  if (equals == std::string::npos || equals == 0 || equals + 1 == value.size())
+    throw UsageError(flag + " \"" + value + "\": expected LABEL=FILE, e.g. " + flag + " " + example);
+  return {value.substr(0, equals), value.substr(equals + 1)};
+}
+
+void printBuilds(const BuildCurve &curve) {
+  const std::string plot =
+      curve.plotted() ? "plotted as " + curve.plotName() : "no store builds (compare-builds --store-builds N), no plot";
+  std::printf("builds %s (%s): %s\n", curve.label.c_str(), curve.file.c_str(), plot.c_str());
+  TextTable table(buildTableHeader());
+  for (std::vector<std::string> &row : buildTableRows(curve)) table.addRow(std::move(row));
+  std::printf("%s", table.render().c_str());
+}
+
 int runReport(const ReportFlags &flags) {
   ReportOptions options;
   if (!flags.run.empty()) options.run = flags.run;
-  for (const std::string &evaluation : flags.evaluations) {
-    const size_t equals = evaluation.find('=');
-    if (equals == std::string::npos || equals == 0 || equals + 1 == evaluation.size())
-      throw UsageError("--eval \"" + evaluation + "\": expected LABEL=FILE, e.g. --eval held-out=heldout-eval.json");
-    options.evaluations.emplace_back(evaluation.substr(0, equals), evaluation.substr(equals + 1));
-  }
+  for (const std::string &evaluation : flags.evaluations)
+    options.evaluations.push_back(labelledFile("--eval", evaluation, "held-out=heldout-eval.json"));
+  for (const std::string &builds : flags.builds)
+    options.builds.push_back(labelledFile("--builds", builds, "pcre2=compared/comparison.json"));
   options.metric = flags.metric;
   options.output = flags.output;
   const auto outputLock = claimOutput(flags.output, "report", ExistingOutput::Keep);
@@ -50,6 +69,7 @@ int runReport(const ReportFlags &flags) {
                 "(%zu smaller, %zu larger, %zu failed)\n",
                 row.label.c_str(), row.modules, row.baselineTotal, row.candidateTotal, 100 * row.change(),
                 row.smaller, row.larger, row.failed);
+  for (const BuildCurve &curve : summary.builds) printBuilds(curve);
   std::printf("report: %s (%zu plots", summary.html.c_str(), summary.plots.size());
   if (options.run) std::printf(", %zu %s iterations", summary.iterations, summary.trainer.c_str());
   std::printf(")\n");
@@ -63,6 +83,9 @@ void addReportCommand(CLI::App *command, CommandRunner &runner) {
   command->add_option("--run", flags->run, "train-ppo or train-es output directory (its metrics.jsonl is plotted)");
   command->add_option("--eval", flags->evaluations,
                       "LABEL=FILE: an `mlgo eval --json` result to tabulate and plot (repeatable, in table order)");
+  command->add_option("--builds", flags->builds,
+                      "LABEL=FILE: an `mlgo compare-builds` comparison.json to tabulate, its store builds plotted "
+                      "as builds-LABEL.png (repeatable)");
   command->add_option("--metric", flags->metric,
                       "What the table and plots compare: a size, or a problem's measure (e.g. regalloc_score)")
       ->check(CLI::IsMember(comparableMetrics()))

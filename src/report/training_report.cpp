@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/fmt/fmt.h>
 
+#include "mlgo/report/gnuplot_text.h"
 #include "mlgo/report/training_curves.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
@@ -62,20 +63,6 @@ std::string base64(const std::string &bytes) {
   return out;
 }
 
-/// A gnuplot single-quoted string (a quote inside is doubled).
-/// A gnuplot single-quoted string of `text`: quotes doubled, and control
-/// characters (a newline would end the string and the command, and start
-/// another, e.g. `!shell command`) shown as spaces.
-std::string gnuplotString(const std::string &text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'') out += "''";
-    else if ((unsigned char)c < 0x20 || c == 0x7f) out += ' ';
-    else out += c;
-  }
-  return out + "'";
-}
-
 /// Per evaluation: the changed modules' size changes in equal-width bins
 /// (share of all compared modules, in %) and every module's change sorted.
 void writeChangeData(const fs::path &directory, size_t index, const EvaluationRow &row, double low, double high,
@@ -127,7 +114,7 @@ std::pair<double, double> comparedValues(const json &module, const fs::path &fil
 }
 
 std::string gnuplotScript(const std::optional<TrainingCurves> &curves, const std::vector<EvaluationRow> &rows,
-                          double low, double high, size_t bins) {
+                          const std::vector<BuildCurve> &builds, double low, double high, size_t bins) {
   std::string s =
       "# Written by mlgo report; rerun with `gnuplot plots.gnuplot` in this directory.\n"
       "set terminal pngcairo size 960,540 noenhanced font 'sans,11'\n"
@@ -159,13 +146,41 @@ std::string gnuplotScript(const std::optional<TrainingCurves> &curves, const std
                      gnuplotString(what + " change (%)")) +
          sorted + "\n";
   }
+  for (const BuildCurve &curve : builds) s += buildCurveGnuplot(curve);
   return s;
 }
 
 std::string percent(double fraction) { return fmt::format("{:+.2f}%", 100 * fraction); }
 
+std::string figure(const fs::path &plot) {
+  return "<figure><img alt=\"" + htmlEscape(plot.stem().string()) + "\" src=\"data:image/png;base64," +
+         base64(readFile(plot)) + "\"><figcaption>" + htmlEscape(plot.filename().string()) + "</figcaption></figure>\n";
+}
+
+std::string htmlTableRow(const std::vector<std::string> &cells, const char *tag) {
+  std::string row = "<tr>";
+  for (const std::string &cell : cells) row += fmt::format("<{0}>{1}</{0}>", tag, htmlEscape(cell));
+  return row + "</tr>\n";
+}
+
+/// A project's builds: its table, then its plot when it has store builds.
+std::string buildsSection(const BuildCurve &curve, const fs::path &output) {
+  std::string section = "<h2>Builds: " + htmlEscape(curve.label) + "</h2>\n<p><code>" +
+                        htmlEscape(curve.file.string()) + "</code>: linked and object sizes against " +
+                        htmlEscape(curve.ways.front().name) + ", build time against its build";
+  const size_t storeBuilds = curve.storeBuilds().size();
+  section += storeBuilds ? fmt::format("; {} store builds.</p>\n", storeBuilds)
+                         : "; no store builds (<code>compare-builds --store-builds N</code>), so no plot.</p>\n";
+  section += "<table>" + htmlTableRow(buildTableHeader(), "th");
+  for (const std::vector<std::string> &row : buildTableRows(curve)) section += htmlTableRow(row, "td");
+  section += "</table>\n";
+  if (curve.plotted()) section += figure(output / curve.plotName());
+  return section;
+}
+
 std::string htmlPage(const ReportOptions &options, const std::optional<TrainingCurves> &curves,
-                     const std::vector<EvaluationRow> &rows, const std::vector<fs::path> &plots) {
+                     const std::vector<EvaluationRow> &rows, const std::vector<BuildCurve> &builds,
+                     const std::vector<fs::path> &plots) {
   std::string page =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>mlgo report</title>\n"
       "<style>body{font-family:sans-serif;max-width:1000px;margin:2em auto;color:#222}"
@@ -187,11 +202,9 @@ std::string htmlPage(const ReportOptions &options, const std::optional<TrainingC
                           row.candidateTotal, percent(row.change()), row.smaller, row.larger, row.failed);
     page += "</table>\n";
   }
-  page += "<h2>Plots</h2>\n";
-  for (const fs::path &plot : plots)
-    page += "<figure><img alt=\"" + htmlEscape(plot.stem().string()) + "\" src=\"data:image/png;base64," +
-            base64(readFile(plot)) + "\"><figcaption>" + htmlEscape(plot.filename().string()) +
-            "</figcaption></figure>\n";
+  for (const BuildCurve &curve : builds) page += buildsSection(curve, options.output);
+  if (!plots.empty()) page += "<h2>Plots</h2>\n";
+  for (const fs::path &plot : plots) page += figure(plot);
   page +=
       "<p>Data behind the plots: <code>data/*.tsv</code>; script: <code>plots.gnuplot</code>.</p>\n</body></html>\n";
   return page;
@@ -232,8 +245,11 @@ EvaluationRow readEvaluation(const std::string &label, const fs::path &file, con
 }
 
 ReportSummary writeTrainingReport(const ReportOptions &options) {
-  if (!options.run && options.evaluations.empty())
-    throw UsageError("nothing to report: give a training run (--run) or evaluations (--eval LABEL=FILE)");
+  if (!options.run && options.evaluations.empty() && options.builds.empty())
+    throw UsageError(
+        "nothing to report: give a training run (--run), evaluations (--eval LABEL=FILE) or builds "
+        "(--builds LABEL=COMPARISON_JSON)");
+  checkBuildLabels(options.builds);
   if (options.metric.empty()) throw UsageError("--metric is empty (text, text+data or a problem's measure)");
   const std::optional<std::string> gnuplot = findProgramOnPath(options.gnuplot);
   if (!gnuplot)
@@ -244,10 +260,13 @@ ReportSummary writeTrainingReport(const ReportOptions &options) {
   if (options.run) curves = readTrainingCurves(*options.run / "metrics.jsonl");
   for (const auto &[label, file] : options.evaluations)
     summary.rows.push_back(readEvaluation(label, file, options.metric));
+  for (const auto &[label, file] : options.builds) summary.builds.push_back(readBuildCurve(label, file));
 
   const fs::path data = options.output / "data";
   fs::create_directories(data);
   if (curves) writeFileAtomically(data / "training.tsv", curves->table);
+  for (const BuildCurve &curve : summary.builds)
+    if (curve.plotted()) writeFileAtomically(data / curve.dataName(), buildCurveData(curve));
 
   // One histogram range for every evaluation, clamped so that one outlier
   // does not squeeze the rest into a single bar.
@@ -263,7 +282,8 @@ ReportSummary writeTrainingReport(const ReportOptions &options) {
   if (high - low < 2) low -= 1, high += 1;
   for (size_t i = 0; i < summary.rows.size(); ++i) writeChangeData(data, i, summary.rows[i], low, high, kBins);
 
-  writeFileAtomically(options.output / "plots.gnuplot", gnuplotScript(curves, summary.rows, low, high, kBins));
+  writeFileAtomically(options.output / "plots.gnuplot",
+                      gnuplotScript(curves, summary.rows, summary.builds, low, high, kBins));
   // gnuplot runs in the output directory so that the script stays relocatable.
   const fs::path absoluteOutput = fs::absolute(options.output);
   const ProcessOutcome outcome = runProcess(
@@ -278,13 +298,17 @@ ReportSummary writeTrainingReport(const ReportOptions &options) {
   if (!summary.rows.empty())
     for (const char *name : {"size-change-histogram.png", "size-change-sorted.png"})
       summary.plots.push_back(options.output / name);
+  // The page shows each project's plot in its own section.
+  const std::vector<fs::path> pagePlots = summary.plots;
+  for (const BuildCurve &curve : summary.builds)
+    if (curve.plotted()) summary.plots.push_back(options.output / curve.plotName());
   for (const fs::path &plot : summary.plots)
     if (!fs::exists(plot)) throw std::runtime_error("gnuplot did not write " + plot.string());
 
   summary.html = options.output / "index.html";
   summary.iterations = curves ? curves->iterations : 0;
   summary.trainer = curves ? curves->trainer : "";
-  writeFileAtomically(summary.html, htmlPage(options, curves, summary.rows, summary.plots));
+  writeFileAtomically(summary.html, htmlPage(options, curves, summary.rows, summary.builds, pagePlots));
   return summary;
 }
 

@@ -1,12 +1,14 @@
 #pragma once
-// `mlgo report`: a training run's curves and the per-module size changes of
-// its evaluations as PNG plots (rendered by gnuplot) and one self-contained
-// HTML page with the final table.
+// `mlgo report`: a training run's curves, the per-module size changes of
+// its evaluations and a project's builds (compare-builds) as PNG plots
+// (rendered by gnuplot) and one self-contained HTML page with the tables.
 #include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "mlgo/report/build_curve.h"
 
 namespace mlgo {
 
@@ -34,6 +36,9 @@ struct ReportOptions {
   std::optional<std::filesystem::path> run;
   /// (label, eval JSON) pairs, in the order the table shows them.
   std::vector<std::pair<std::string, std::filesystem::path>> evaluations;
+  /// (label, comparison.json of `mlgo compare-builds`) pairs, in the order
+  /// the page shows them; each label names its plot, builds-LABEL.png.
+  std::vector<std::pair<std::string, std::filesystem::path>> builds;
   /// What evaluations compare: "text", "text+data", or a problem's measure
   /// ("regalloc_score": `measures` of `mlgo eval --problem regalloc`).
   std::string metric = "text";
@@ -45,15 +50,18 @@ struct ReportSummary {
   std::filesystem::path html;
   std::vector<std::filesystem::path> plots;
   std::vector<EvaluationRow> rows;
+  std::vector<BuildCurve> builds;  ///< in the order of ReportOptions::builds
   size_t iterations = 0;  ///< metrics.jsonl records read
   std::string trainer;    ///< the run's trainer ("train-ppo", "train-es"; empty without a run)
 };
 
 /// Writes <output>/index.html, <output>/*.png and the plotted data
 /// (<output>/data/*.tsv, <output>/plots.gnuplot). Throws InputError for a
-/// missing or malformed metrics.jsonl or eval JSON (file, line or entry
-/// named), UsageError when there is nothing to report or gnuplot is missing,
-/// std::runtime_error when gnuplot fails (its message included).
+/// missing or malformed metrics.jsonl, eval JSON or comparison.json (file,
+/// line or entry named), UsageError when there is nothing to report, a
+/// build label cannot name a file or gnuplot is missing, std::runtime_error
+/// when gnuplot fails (its message included). Every input is read before
+/// anything is written.
 ReportSummary writeTrainingReport(const ReportOptions &options);
 
 }  // namespace mlgo
