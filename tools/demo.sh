@@ -13,7 +13,10 @@
 #      `mlgo serve`, eval on the training and the held-out projects, and
 #      `mlgo report` (plots and report/index.html);
 #   5. rebuilds held-out and training projects by their own builds through
-#      `mlgo cc` (tools/demo/linked-builds.sh): linked sizes and test results;
+#      `mlgo cc` (tools/demo/linked-builds.sh): linked sizes and test results,
+#      and one held-out project built ten times learning from one store
+#      (`--store --explore 5`) beside autotune's best at the same budget: the
+#      curve goes into the report (`mlgo report --builds`);
 #   6. prints the table: -Oz size, policy size and change, training and held-out,
 #      and the linked programs.
 #
@@ -21,6 +24,10 @@
 #   MLGO_PPO_ITERATIONS  the demo's training budget: PPO policy iterations
 #                        (default 400, about 40 minutes on 2 cores)
 #   MLGO_DEMO_DIR        where everything goes (default: demo-output/ here)
+#   MLGO_DEMO_CURVE_PROJECT, MLGO_DEMO_STORE_BUILDS
+#                        the project built again and again through one store
+#                        (default pcre2) and how often (default 10; 0: not;
+#                        about 5 minutes a build on 2 cores)
 #   MLGO_THREADS         compile threads (default 0: one per core)
 #   MLGO_DEMO_THINLTO    1: also build zlib, bzip2 and lua5.4 with ThinLTO
 #                        (-flto=thin, Debian's lld-19), extract both flavours
@@ -183,7 +190,8 @@ linked_builds() {
   "$root/tools/demo/linked-builds.sh" "$mlgo" "$out/projects" "$out/linked" "$policy" > "$out/linked.txt"
 }
 cached linked-builds "$out/linked.txt" "$policy_key $(hash_of "$out/projects/projects.tsv" \
-  "$root/configs/autotune/pass-predictor")" -- linked_builds
+  "$root/configs/autotune/pass-predictor") ${MLGO_DEMO_CURVE_PROJECT:-pcre2} ${MLGO_DEMO_STORE_BUILDS:-10}" -- \
+  linked_builds
 
 if [ "${MLGO_DEMO_THINLTO:-0}" = 1 ]; then
   step "ThinLTO corpora: zlib, bzip2 and lua5.4 built with -flto=thin -fuse-ld=lld, extract-ir --thinlto-build local and distributed"
@@ -215,12 +223,16 @@ if [ "${MLGO_DEMO_REGALLOC:-0}" = 1 ]; then
 fi
 
 step "mlgo report: plots and one HTML page"
+# The store's curve: what the curve project's ten builds learned (linked/).
+curve="${MLGO_DEMO_CURVE_PROJECT:-pcre2}"
+curve_args=()
+[ -f "$out/linked/$curve/comparison.json" ] && curve_args=(--builds "$curve=$out/linked/$curve/comparison.json")
 make_report() {
   "$mlgo" report --run "$out/ppo" --eval "training=$out/eval-train.json" --eval "held-out=$out/eval-heldout.json" \
-    --output "$out/report" > "$out/report.txt"
+    "${curve_args[@]}" --output "$out/report" > "$out/report.txt"
 }
 cached report "$out/report.txt" "$(hash_of "$out/ppo/metrics.jsonl" "$out/eval-train.json" \
-  "$out/eval-heldout.json")" -- make_report
+  "$out/eval-heldout.json" "$out/linked.txt")" -- make_report
 
 step "results"
 {
@@ -229,7 +241,7 @@ step "results"
   echo
   cat "$out/serve.txt"
   echo
-  echo ".text with the PPO policy vs -Oz (the default heuristic):"
+  echo ".text with the PPO policy vs -Oz (the default heuristic); $curve's builds learning from one store:"
   sed 's/^/  /' "$out/report.txt"
   echo
   echo "held-out projects, the predictor's 5 first pass lists and -Oz (text+data):"
@@ -244,7 +256,7 @@ step "results"
   echo "  ppo/                             PPO run: policy/, metrics.jsonl, TensorBoard events (tensorboard --logdir $out/ppo)"
   echo "  eval-{train,heldout}.json        per-module sizes"
   echo "  InlinerSizeModel/ policy.pt      the policy for a release-mode LLVM build and for LibTorch/PyTorch"
-  echo "  report/index.html                training curves, size-change distributions and this table"
+  echo "  report/index.html                training curves, size-change distributions, the store's curve and these tables"
   echo "  predicted/best.json              predicted pass lists per held-out module (mlgo eval --pass-lists takes it)"
   echo "  linked/NAME/                     mlgo compare-builds of each rebuilt project (comparison.json, build logs)"
   if [ "${MLGO_DEMO_THINLTO:-0}" = 1 ]; then

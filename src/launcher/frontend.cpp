@@ -2,6 +2,7 @@
 
 #include <clang/Basic/DiagnosticOptions.h>
 #include <clang/CodeGen/CodeGenAction.h>
+#include <clang/Basic/SourceManager.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/CompilerInvocation.h>
 #include <clang/Frontend/TextDiagnosticPrinter.h>
@@ -79,6 +80,11 @@ FrontendResult runFrontend(const std::vector<std::string> &cc1, bool recordComma
   std::unique_ptr<llvm::Module> module = ran ? action.takeModule() : nullptr;
   diagnosticStream.flush();
   if (!module || instance.getDiagnostics().hasErrorOccurred()) return result;
+  if (instance.hasSourceManager()) {
+    const clang::SourceManager &sources = instance.getSourceManager();
+    for (auto file = sources.fileinfo_begin(); file != sources.fileinfo_end(); ++file)
+      result.sourceBytes += uint64_t(file->getFirst().getSize());
+  }
   llvm::raw_string_ostream bitcode(result.bitcode);
   // As clang embeds it (llvm::embedBitcodeInModule), use-list order kept.
   llvm::WriteBitcodeToFile(*module, bitcode, /*ShouldPreserveUseListOrder=*/true);

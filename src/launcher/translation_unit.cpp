@@ -173,8 +173,9 @@ void gateCandidates(builds::BuildStore &store, const std::string &key, const App
 /// its choice; otherwise the unit's new lists are compiled (its recorded
 /// level and, with --predict, the first ranked lists; with --explore N, its
 /// next N lists), recorded, gated, and the choice is compiled.
-Candidate compileWithStore(const CompilerDriver &driver, const CorpusModule &module, const std::string &bitcode,
+Candidate compileWithStore(const CompilerDriver &driver, const CorpusModule &module, const FrontendResult &frontend,
                            const Application &application, TranslationUnitOutcome &outcome) {
+  const std::string &bitcode = frontend.bitcode;
   builds::BuildStore &store = *application.store;
   const std::string key = builds::unitKey(bitcode, module.commandLine);
   outcome.storeUnit = key;
@@ -182,8 +183,8 @@ Candidate compileWithStore(const CompilerDriver &driver, const CorpusModule &mod
   auto compile = [&](const std::string &pipeline) {
     auto work = std::make_shared<OptimizationWork>();
     Candidate candidate = compileCandidate(driver, module, {pipeline, false}, application, work);
-    const uint64_t cost =
-        work->estimatedNanoseconds() + estimatedCodeGenerationNanoseconds(candidate.result.irInstructions);
+    const uint64_t cost = estimatedFrontendNanoseconds(frontend.sourceBytes) + work->estimatedNanoseconds() +
+                          estimatedCodeGenerationNanoseconds(candidate.result.irInstructions);
     const builds::StoredTrial trial = trialOf(pipeline, candidate.result, cost);
     compiled[pipeline] = std::move(candidate);
     return trial;
@@ -293,7 +294,7 @@ TranslationUnitOutcome compileTranslationUnit(const CompilePlan &plan, const App
   const CompilerDriver driver(options);
   Candidate best;
   try {
-    best = application.store ? compileWithStore(driver, module, frontend.bitcode, application, outcome)
+    best = application.store ? compileWithStore(driver, module, frontend, application, outcome)
                              : compileWays(driver, module, application, outcome);
   } catch (const std::exception &e) {
     return finish(firstLine(e.what()));

@@ -9,6 +9,11 @@
 # and .text+data against clang-19 beside the sums over the objects, the test
 # suite's result and time, the build time, and xz-utils' compression
 # benchmark (median of 5).
+# One held-out project (MLGO_DEMO_CURVE_PROJECT, default pcre2) is also built
+# MLGO_DEMO_STORE_BUILDS times (default 10; 0: not) in a row through one
+# store with --explore 5 (compare-builds --store-builds), beside autotune's
+# best lists at the same budget per module (--pass-lists: `mlgo autotune
+# --budget 5N` on the project's corpus): what a project's own builds learn.
 # Usage: tools/demo/linked-builds.sh MLGO PROJECTS_DIR OUTPUT POLICY [JOBS]
 #   PROJECTS_DIR: tools/demo/build-corpus.sh's work directory (NAME/src)
 #   POLICY: an inlining policy directory, or - for no policy build
@@ -27,7 +32,20 @@ libjsoncpp train   -DCCACHE_EXECUTABLE=CCACHE_EXECUTABLE-NOTFOUND -DJSONCPP_WITH
 LIST
 policy_args=()
 [[ "$policy" != - ]] && policy_args=(--policy "$policy")
+curve_project=${MLGO_DEMO_CURVE_PROJECT:-pcre2} store_builds=${MLGO_DEMO_STORE_BUILDS:-10} explore=5
 mkdir -p "$output"
+
+# The store's curve for one project: N builds learning from one store, and
+# autotune's best at the budget those builds spend per unit (N x 5 lists).
+curve_args() {  # curve_args NAME
+  [[ "$1" == "$curve_project" && "$store_builds" -gt 0 ]] || return 0
+  local corpus="$projects/corpus/heldout/$1"
+  [[ -f "$corpus/corpus_description.json" ]] || corpus="$projects/corpus/train/$1"
+  rm -rf "$output/$1-autotune"
+  "$mlgo" autotune --corpus "$corpus" --budget $((store_builds * explore)) --metric text+data \
+    --output "$output/$1-autotune" > "$output/$1-autotune.txt" 2> "$output/$1-autotune.log"
+  echo --store-builds "$store_builds" --explore "$explore" --pass-lists "$output/$1-autotune/best.json"
+}
 built=()
 while read -r name split args; do
   [[ -z "$name" ]] && continue
@@ -37,8 +55,10 @@ while read -r name split args; do
   for arg in "${common[@]}" $args; do configure+=("--configure-arg=$arg"); done
   bench=()
   [[ "$name" == xz-utils ]] && bench=(--bench "seq 1 1500000 | ./xz -6 -c > /dev/null")
+  read -r -a curve <<< "$(curve_args "$name")"
   if "$mlgo" compare-builds --project "$src" --output "$output/$name" --force --jobs "$jobs" \
-       "${policy_args[@]}" --predict "${bench[@]}" "${configure[@]}" > "$output/$name.txt" 2> "$output/$name.log"; then
+       "${policy_args[@]}" --predict "${curve[@]}" "${bench[@]}" "${configure[@]}" > "$output/$name.txt" \
+       2> "$output/$name.log"; then
     built+=("$name:$split")
   else
     echo "linked-builds: $name: a build failed (see $output/$name.log and $output/$name/*/build.log)" >&2

@@ -55,9 +55,9 @@ struct StoredTrial {
   bool compiled = false;  ///< false: the compile failed (not tried again)
   SectionSizes sizes;
   uint64_t irInstructions = 0;
-  /// The compile's estimated nanoseconds, optimization and code generation
-  /// (mlgo/driver/optimization_work.h): what a rebuild with this list pays,
-  /// against the recorded level's.
+  /// The compile's estimated nanoseconds: frontend, optimization and code
+  /// generation (mlgo/driver/optimization_work.h): what a rebuild with this
+  /// list pays, against the recorded level's.
   uint64_t work = 0;
   /// What the linker kept of the unit's sections compiled so, in the last
   /// build whose linker maps were read (text; data: every other loaded
@@ -111,10 +111,11 @@ struct StoreSummary {
 /// the same directory.
 std::string unitKey(std::string_view bitcode, const std::vector<std::string> &commandLine);
 
-/// A list is chosen only when its compile is estimated to cost at most this
-/// much of the recorded level's: a rebuild from the store then costs what a
-/// plain build does, with the store's own lookup on top.
-inline constexpr double kMaxWorkRatio = 1.0;
+/// A list is chosen only when its whole compile (frontend, optimization,
+/// code generation) is estimated to cost at most this much of the recorded
+/// level's: a rebuild from the store then costs about a plain build, with
+/// the store's own lookup on top.
+inline constexpr double kMaxWorkRatio = 1.05;
 
 /// Whether `trial`'s estimated compile cost is within kMaxWorkRatio of the
 /// unit's recorded level's (a unit without a recorded level has no limit to

@@ -17,7 +17,7 @@ namespace mlgo {
 
 /// Names the cost model: stores that weighed work with another one are not
 /// this mlgo's (their work figures mean something else).
-inline constexpr const char *kCostModelVersion = "2";
+inline constexpr const char *kCostModelVersion = "3";
 
 class OptimizationWork final : public PipelineHook {
  public:
@@ -34,5 +34,10 @@ class OptimizationWork final : public PipelineHook {
 /// Estimated nanoseconds of code generation for a module of
 /// `instructions` optimized IR instructions.
 uint64_t estimatedCodeGenerationNanoseconds(uint64_t instructions);
+
+/// Estimated nanoseconds of clang's frontend for a unit whose source files
+/// (the main file and its headers) hold `sourceBytes`: the part of a compile
+/// no pass list changes, which C++ units spend most of their time in.
+uint64_t estimatedFrontendNanoseconds(uint64_t sourceBytes);
 
 }  // namespace mlgo
