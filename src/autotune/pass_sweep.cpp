@@ -7,7 +7,7 @@
 
 #include "mlgo/autotune/module_features.h"
 #include "mlgo/autotune/pass_pool.h"
-#include "mlgo/builds/build_store.h"
+#include "mlgo/autotune/build_store.h"
 #include "mlgo/distributed/rank_share.h"
 #include "mlgo/driver/module_journal.h"
 #include "mlgo/support/atomic_file.h"
@@ -134,8 +134,8 @@ std::vector<PoolList> poolFromHarvest(const fs::path &directory, const SearchSpa
 /// A project store's gated lists (builds/build_store.h): what the project's
 /// builds found, winners first.
 std::vector<PoolList> poolFromStore(const fs::path &file, const SearchSpace &space) {
-  const std::unique_ptr<builds::BuildStore> store = builds::BuildStore::openExisting(file);
-  if (!(store->storedIdentity() == builds::storeIdentityOf(space)))
+  const std::unique_ptr<autotune::BuildStore> store = autotune::BuildStore::openExisting(file);
+  if (!(store->storedIdentity() == autotune::storeIdentityOf(space)))
     throw InputError(describeInputProblem(file.string(), "", "a store of another LLVM or search space"));
   std::vector<PoolList> lists;
   for (const std::string &pipeline : store->gatedPipelines()) {

@@ -12,7 +12,7 @@
 #include "common_options.h"
 #include "mlgo/autotune/search_space.h"
 #include "mlgo/builds/build_comparison.h"
-#include "mlgo/builds/build_store.h"
+#include "mlgo/autotune/build_store.h"
 #include "mlgo/builds/linked_choices.h"
 #include "mlgo/builds/project_build.h"
 #include "mlgo/launcher/application.h"
@@ -73,10 +73,10 @@ bool isStoreWay(const builds::BuildVariant &variant) { return variant.name.rfind
 /// the next build chooses by what ships rather than by object sizes.
 void teachStore(const CompareBuildsFlags &flags, const builds::BuiltVariant &storeWay,
                 const builds::BuiltVariant &plain, const fs::path &buildRoot) {
-  const std::vector<builds::KeptByLinker> kept = builds::keptForStore(storeWay, plain, buildRoot);
+  const std::vector<autotune::KeptByLinker> kept = builds::keptForStore(storeWay, plain, buildRoot);
   if (kept.empty()) return;
   const autotune::SearchSpace space = autotune::SearchSpace::load(autotune::defaultSearchSpaceFile());
-  builds::BuildStore store(storeOf(flags), builds::storeIdentityOf(space));
+  autotune::BuildStore store(storeOf(flags), autotune::storeIdentityOf(space));
   if (!store.usable()) return;
   store.recordKept(kept);
   spdlog::info("{}: what the linker kept of {} units went into the store", storeWay.variant.name, kept.size() / 2);

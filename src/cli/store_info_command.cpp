@@ -8,7 +8,7 @@
 #include "commands.h"
 #include "common_options.h"
 #include "mlgo/autotune/search_space.h"
-#include "mlgo/builds/build_store.h"
+#include "mlgo/autotune/build_store.h"
 #include "mlgo/support/exit_codes.h"
 
 namespace mlgo::cli {
@@ -25,9 +25,9 @@ double change(uint64_t before, uint64_t after) {
   return before ? double(after) / double(before) - 1.0 : 0.0;
 }
 
-nlohmann::json unitsToJson(const std::vector<builds::StoredUnit> &units) {
+nlohmann::json unitsToJson(const std::vector<autotune::StoredUnit> &units) {
   nlohmann::json rows = nlohmann::json::array();
-  for (const builds::StoredUnit &unit : units) {
+  for (const autotune::StoredUnit &unit : units) {
     nlohmann::json row{{"module", unit.module}, {"key", unit.key}, {"trials", unit.trials.size()}};
     auto recorded = unit.trials.find("");
     if (unit.choice && recorded != unit.trials.end()) {
@@ -42,8 +42,8 @@ nlohmann::json unitsToJson(const std::vector<builds::StoredUnit> &units) {
   return rows;
 }
 
-void printUnits(const std::vector<builds::StoredUnit> &units) {
-  for (const builds::StoredUnit &unit : units) {
+void printUnits(const std::vector<autotune::StoredUnit> &units) {
+  for (const autotune::StoredUnit &unit : units) {
     auto recorded = unit.trials.find("");
     if (!unit.choice || recorded == unit.trials.end()) {
       std::printf("  %-40s %4zu lists  (its recorded level never compiled)\n", unit.module.c_str(), unit.trials.size());
@@ -58,10 +58,10 @@ void printUnits(const std::vector<builds::StoredUnit> &units) {
 }
 
 int runStoreInfo(const StoreInfoFlags &flags) {
-  const std::unique_ptr<builds::BuildStore> store = builds::BuildStore::openExisting(flags.store);
-  const builds::StoreSummary summary = store->summarize();
+  const std::unique_ptr<autotune::BuildStore> store = autotune::BuildStore::openExisting(flags.store);
+  const autotune::StoreSummary summary = store->summarize();
   const autotune::SearchSpace space = autotune::SearchSpace::load(autotune::defaultSearchSpaceFile());
-  const bool usable = summary.identity == builds::storeIdentityOf(space);
+  const bool usable = summary.identity == autotune::storeIdentityOf(space);
   const double total = change(summary.recordedTextData, summary.chosenTextData);
   const std::string integrity = store->integrity();
   if (flags.json) {

@@ -10,7 +10,7 @@
 
 #include "commands.h"
 #include "common_options.h"
-#include "mlgo/builds/build_store.h"
+#include "mlgo/autotune/build_store.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/exit_codes.h"
 
@@ -29,20 +29,20 @@ int runStoreMerge(const StoreMergeFlags &flags) {
   const fs::path output = flags.output;
   if (fs::is_directory(output))
     throw InputError(describeInputProblem(flags.output, "", "is a directory: the store is one SQLite file"));
-  std::vector<std::unique_ptr<builds::BuildStore>> inputs;
-  if (fs::exists(output)) inputs.push_back(builds::BuildStore::openExisting(output));
+  std::vector<std::unique_ptr<autotune::BuildStore>> inputs;
+  if (fs::exists(output)) inputs.push_back(autotune::BuildStore::openExisting(output));
   for (const std::string &input : flags.inputs) {
     if (fs::exists(output) && fs::equivalent(input, output)) continue;
-    inputs.push_back(builds::BuildStore::openExisting(input));
+    inputs.push_back(autotune::BuildStore::openExisting(input));
   }
   const fs::path temporary = output.string() + ".merging-" + std::to_string(::getpid());
   for (const char *suffix : {"", "-wal", "-shm"}) fs::remove(temporary.string() + suffix);
   try {
     {
-      builds::BuildStore merged(temporary, inputs.front()->storedIdentity());
+      autotune::BuildStore merged(temporary, inputs.front()->storedIdentity());
       for (const auto &input : inputs) merged.merge(*input);
       merged.finishAsOneFile();
-      const builds::StoreSummary summary = merged.summarize();
+      const autotune::StoreSummary summary = merged.summarize();
       spdlog::info("{}: {} units, {} lists tried, {} verdicts", flags.output, summary.units, summary.trials,
                    summary.verdicts);
     }

@@ -6,7 +6,7 @@
 #include "mlgo/autotune/correctness_gate.h"
 #include "mlgo/autotune/pass_predictor.h"
 #include "mlgo/autotune/search_space.h"
-#include "mlgo/builds/build_store.h"
+#include "mlgo/autotune/build_store.h"
 #include "mlgo/eval/clang_subprocess.h"
 #include "mlgo/support/temporary_directory.h"
 #include "mlgo/launcher/unit_choices.h"
@@ -82,11 +82,11 @@ class LazyGate {
 
 /// The project's store, or null when it belongs to another LLVM, search
 /// space or cost model: then the first compile that finds it so says so.
-std::shared_ptr<builds::BuildStore> openStore(const std::filesystem::path &file, const autotune::SearchSpace &space) {
-  const builds::StoreIdentity identity = builds::storeIdentityOf(space);
-  std::shared_ptr<builds::BuildStore> store;
+std::shared_ptr<autotune::BuildStore> openStore(const std::filesystem::path &file, const autotune::SearchSpace &space) {
+  const autotune::StoreIdentity identity = autotune::storeIdentityOf(space);
+  std::shared_ptr<autotune::BuildStore> store;
   try {
-    store = std::make_shared<builds::BuildStore>(std::filesystem::absolute(file), identity);
+    store = std::make_shared<autotune::BuildStore>(std::filesystem::absolute(file), identity);
   } catch (const InputError &) {
     throw;
   } catch (const std::exception &e) {
@@ -96,7 +96,7 @@ std::shared_ptr<builds::BuildStore> openStore(const std::filesystem::path &file,
   if (store->usable()) return store;
   if (store->noteForeignWriter())
     spdlog::warn("{}: written under {}; this mlgo has {}: the store is ignored (give another --store)", file.string(),
-                 builds::describeIdentity(store->storedIdentity()), builds::describeIdentity(identity));
+                 autotune::describeIdentity(store->storedIdentity()), autotune::describeIdentity(identity));
   return nullptr;
 }
 

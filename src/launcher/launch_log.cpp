@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "mlgo/autotune/pass_predictor.h"
-#include "mlgo/builds/build_store.h"
+#include "mlgo/autotune/build_store.h"
 #include "mlgo/support/errors.h"
 
 namespace mlgo::launcher {

@@ -11,7 +11,7 @@
 #include "mlgo/autotune/correctness_gate.h"
 #include "mlgo/autotune/module_features.h"
 #include "mlgo/autotune/pass_predictor.h"
-#include "mlgo/builds/build_store.h"
+#include "mlgo/autotune/build_store.h"
 #include "mlgo/corpus/compile_commands.h"
 #include "mlgo/corpus/corpus.h"
 #include "mlgo/driver/compiler_driver.h"
@@ -146,22 +146,22 @@ constexpr size_t kGateChecksPerCompile = 3;
 
 /// Gates the unit's compiled lists that are smaller than its choice, within
 /// its work limit and not judged yet, smallest first, until one is accepted.
-void gateCandidates(builds::BuildStore &store, const std::string &key, const Application &application) {
-  const std::optional<builds::StoredUnit> unit = store.unit(key);
+void gateCandidates(autotune::BuildStore &store, const std::string &key, const Application &application) {
+  const std::optional<autotune::StoredUnit> unit = store.unit(key);
   if (!unit || !unit->choice) return;
   // Only the verdicts on this unit's lists: the store's others are no concern here.
-  const std::map<std::string, builds::StoredVerdict> verdicts = store.verdictsFor(*unit);
-  const int64_t chosenSize = builds::shippedBytes(*unit, unit->trials.at(*unit->choice));
-  std::vector<const builds::StoredTrial *> waiting;
+  const std::map<std::string, autotune::StoredVerdict> verdicts = store.verdictsFor(*unit);
+  const int64_t chosenSize = autotune::shippedBytes(*unit, unit->trials.at(*unit->choice));
+  std::vector<const autotune::StoredTrial *> waiting;
   for (const auto &[pipeline, trial] : unit->trials)
-    if (!pipeline.empty() && trial.compiled && builds::shippedBytes(*unit, trial) < chosenSize &&
-        builds::withinWorkLimit(*unit, trial) && !verdicts.count(pipeline))
+    if (!pipeline.empty() && trial.compiled && autotune::shippedBytes(*unit, trial) < chosenSize &&
+        autotune::withinWorkLimit(*unit, trial) && !verdicts.count(pipeline))
       waiting.push_back(&trial);
-  auto rank = [&unit](const builds::StoredTrial *trial) {
-    return std::make_tuple(builds::shippedBytes(*unit, *trial), trial->pipeline.size(), trial->pipeline);
+  auto rank = [&unit](const autotune::StoredTrial *trial) {
+    return std::make_tuple(autotune::shippedBytes(*unit, *trial), trial->pipeline.size(), trial->pipeline);
   };
   std::sort(waiting.begin(), waiting.end(),
-            [&rank](const builds::StoredTrial *a, const builds::StoredTrial *b) { return rank(a) < rank(b); });
+            [&rank](const autotune::StoredTrial *a, const autotune::StoredTrial *b) { return rank(a) < rank(b); });
   for (size_t i = 0; i < waiting.size() && i < kGateChecksPerCompile; ++i) {
     const autotune::GateVerdict verdict = application.gate().check(waiting[i]->pipeline);
     store.recordVerdict(waiting[i]->pipeline, {verdict.passed, verdict.cxxLinkOnly, verdict.failure});
@@ -176,8 +176,8 @@ void gateCandidates(builds::BuildStore &store, const std::string &key, const App
 Candidate compileWithStore(const CompilerDriver &driver, const CorpusModule &module, const FrontendResult &frontend,
                            const Application &application, TranslationUnitOutcome &outcome) {
   const std::string &bitcode = frontend.bitcode;
-  builds::BuildStore &store = *application.store;
-  const std::string key = builds::unitKey(bitcode, module.commandLine);
+  autotune::BuildStore &store = *application.store;
+  const std::string key = autotune::unitKey(bitcode, module.commandLine);
   outcome.storeUnit = key;
   std::map<std::string, Candidate> compiled;
   auto compile = [&](const std::string &pipeline) {
@@ -185,16 +185,16 @@ Candidate compileWithStore(const CompilerDriver &driver, const CorpusModule &mod
     Candidate candidate = compileCandidate(driver, module, {pipeline, false}, application, work);
     const uint64_t cost = estimatedFrontendNanoseconds(frontend.sourceBytes) + work->estimatedNanoseconds() +
                           estimatedCodeGenerationNanoseconds(candidate.result.irInstructions);
-    const builds::StoredTrial trial = trialOf(pipeline, candidate.result, cost);
+    const autotune::StoredTrial trial = trialOf(pipeline, candidate.result, cost);
     compiled[pipeline] = std::move(candidate);
     return trial;
   };
-  std::optional<builds::StoredUnit> unit = store.unit(key);
+  std::optional<autotune::StoredUnit> unit = store.unit(key);
   if (unit && unit->choice && application.explore == 0) {
     outcome.storeUse = "hit";
   } else {
-    const std::map<std::string, builds::StoredTrial> known = unit ? unit->trials : decltype(unit->trials){};
-    std::vector<builds::StoredTrial> fresh;
+    const std::map<std::string, autotune::StoredTrial> known = unit ? unit->trials : decltype(unit->trials){};
+    std::vector<autotune::StoredTrial> fresh;
     const std::vector<std::string> ranked = rankedForStore(application, module);
     if (application.explore > 0) {
       ExplorationSettings settings;

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mlgo/autotune/search_space.h"
-#include "mlgo/builds/build_store.h"
+#include "mlgo/autotune/build_store.h"
 #include "mlgo/corpus/corpus.h"
 #include "mlgo/driver/optimization_work.h"
 #include "mlgo/support/atomic_file.h"
@@ -74,9 +74,9 @@ json storeInfo(const fs::path &store) {
 
 /// Everything a store holds, in one comparable value.
 json storeContents(const fs::path &store) {
-  const auto opened = builds::BuildStore::openExisting(store);
+  const auto opened = autotune::BuildStore::openExisting(store);
   json contents{{"units", json::array()}, {"verdicts", json::object()}};
-  for (const builds::StoredUnit &unit : opened->units()) {
+  for (const autotune::StoredUnit &unit : opened->units()) {
     json trials = json::object();
     for (const auto &[pipeline, trial] : unit.trials)
       trials[pipeline] = {trial.compiled, trial.sizes.text, trial.sizes.rodata, trial.sizes.data, trial.sizes.bss,
@@ -221,7 +221,7 @@ TEST_CASE("mlgo cc --store: a store of another search space is ignored, and one 
   clean(project);
   const fs::path store = scratch / "units.db";
   const autotune::SearchSpace space = autotune::SearchSpace::load(autotune::defaultSearchSpaceFile());
-  builds::BuildStore(store, {builds::storeIdentityOf(space).llvm, "another search space", kCostModelVersion});
+  autotune::BuildStore(store, {autotune::storeIdentityOf(space).llvm, "another search space", kCostModelVersion});
 
   const test::CommandOutcome built = make(project, storeOptions(store, scratch / "log", 2), 1);
   INFO(built.err);
@@ -319,7 +319,7 @@ TEST_CASE("mlgo cc --store: a store hit's object has the sizes mlgo eval --pass-
   }
 
   // The store is a pool: sweep-passes takes its gated lists, winners first.
-  const std::vector<std::string> gated = builds::BuildStore::openExisting(store)->gatedPipelines();
+  const std::vector<std::string> gated = autotune::BuildStore::openExisting(store)->gatedPipelines();
   REQUIRE(gated.size() >= 2);
   const test::CommandOutcome swept =
       test::runMlgo({"sweep-passes", "--corpus", (scratch / "corpus").string(), "--lists", store.string(), "--output",
@@ -352,7 +352,7 @@ TEST_CASE("mlgo store-merge: two builds' stores joined equal one store both buil
   CHECK(storeInfo(scratch / "merged.db")["integrity"] == "ok");
 
   // A store of another search space is not merged into it.
-  builds::BuildStore(scratch / "other.db", {"19.1.7", "another search space", kCostModelVersion});
+  autotune::BuildStore(scratch / "other.db", {"19.1.7", "another search space", kCostModelVersion});
   const test::CommandOutcome refused = test::runMlgo(
       {"store-merge", "--output", (scratch / "merged.db").string(), (scratch / "other.db").string()});
   CHECK(refused.exitCode == 3);
@@ -380,8 +380,8 @@ TEST_CASE("mlgo cc --explore: B/N builds try what mlgo autotune --budget B tries
   REQUIRE(tuned.exitCode == 0);
   const json tuning = readJsonFile(scratch / "tune" / "best.json")["modules"].at(0);
 
-  const auto opened = builds::BuildStore::openExisting(store);
-  const std::vector<builds::StoredUnit> units = opened->units();
+  const auto opened = autotune::BuildStore::openExisting(store);
+  const std::vector<autotune::StoredUnit> units = opened->units();
   REQUIRE(units.size() == 1);
   uint64_t smallest = UINT64_MAX;
   for (const auto &[pipeline, trial] : units[0].trials)

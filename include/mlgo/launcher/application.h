@@ -14,13 +14,10 @@
 #include "mlgo/driver/pipeline_hook.h"
 
 namespace mlgo::autotune {
+class BuildStore;
 class PassPredictor;
 class PassListGate;
 class SearchSpace;
-}
-
-namespace mlgo::builds {
-class BuildStore;
 }
 
 namespace mlgo::launcher {
@@ -53,7 +50,7 @@ struct Application {
   std::filesystem::path recordCorpus;
   /// --store FILE: what the project's builds tried (builds/build_store.h);
   /// null when none was given or the store is another LLVM's or search space's.
-  std::shared_ptr<builds::BuildStore> store;
+  std::shared_ptr<autotune::BuildStore> store;
   /// --explore N: new lists each unit tries (unit_exploration.h), and the
   /// budget of the autotune search it replays.
   size_t explore = 0;

@@ -1,4 +1,4 @@
-#include "mlgo/builds/build_store.h"
+#include "mlgo/autotune/build_store.h"
 
 #include <algorithm>
 #include <chrono>
@@ -17,7 +17,7 @@
 #include "mlgo/driver/optimization_work.h"
 #include "mlgo/support/errors.h"
 
-namespace mlgo::builds {
+namespace mlgo::autotune {
 
 namespace fs = std::filesystem;
 
@@ -161,8 +161,8 @@ std::string describeIdentity(const StoreIdentity &identity) {
          identity.costModel;
 }
 
-StoreIdentity storeIdentityOf(const autotune::SearchSpace &space) {
-  return {LLVM_VERSION_STRING, autotune::searchSpaceHash(space), kCostModelVersion};
+StoreIdentity storeIdentityOf(const SearchSpace &space) {
+  return {LLVM_VERSION_STRING, searchSpaceHash(space), kCostModelVersion};
 }
 
 std::string unitKey(std::string_view bitcode, const std::vector<std::string> &commandLine) {
@@ -532,4 +532,4 @@ void BuildStore::merge(const BuildStore &other) {
   transaction.commit();
 }
 
-}  // namespace mlgo::builds
+}  // namespace mlgo::autotune

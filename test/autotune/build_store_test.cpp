@@ -2,13 +2,13 @@
 
 #include <sqlite3.h>
 
-#include "mlgo/builds/build_store.h"
+#include "mlgo/autotune/build_store.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 #include "support/test_environment.h"
 
 using namespace mlgo;
-using namespace mlgo::builds;
+using namespace mlgo::autotune;
 using Catch::Matchers::Contains;
 
 namespace {

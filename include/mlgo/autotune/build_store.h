@@ -25,10 +25,8 @@
 struct sqlite3;
 
 namespace mlgo::autotune {
-class SearchSpace;
-}
 
-namespace mlgo::builds {
+class SearchSpace;
 
 /// What the store's figures mean: they are only comparable under the same
 /// LLVM and the same search space (its hash includes the always-inline
@@ -47,7 +45,7 @@ struct StoreIdentity {
 std::string describeIdentity(const StoreIdentity &identity);
 
 /// This mlgo's identity for lists of `space`.
-StoreIdentity storeIdentityOf(const autotune::SearchSpace &space);
+StoreIdentity storeIdentityOf(const SearchSpace &space);
 
 /// One compile of a unit: `pipeline` "" is the unit's recorded level.
 struct StoredTrial {
@@ -213,4 +211,4 @@ class BuildStore {
   sqlite3 *db_ = nullptr;
 };
 
-}  // namespace mlgo::builds
+}  // namespace mlgo::autotune
