@@ -60,7 +60,7 @@ std::map<std::string, LoggedUnit> loggedUnits(const BuiltVariant &built, const f
 }
 
 std::vector<autotune::KeptByLinker> keptForStore(const BuiltVariant &storeWay, const BuiltVariant &plain,
-                                       const fs::path &buildRoot) {
+                                                 const fs::path &buildRoot) {
   std::vector<autotune::KeptByLinker> kept;
   if (!storeWay.outcome.built || !plain.outcome.built) return kept;
   const std::map<std::string, SectionSizes> applied = storeWay.kept.byUnit(), recorded = plain.kept.byUnit();
@@ -69,7 +69,8 @@ std::vector<autotune::KeptByLinker> keptForStore(const BuiltVariant &storeWay, c
     // A unit the linker kept nothing of (an object no link took) ships nothing either way.
     if (auto found = applied.find(object); found != applied.end())
       kept.push_back({logged.storeUnit, logged.way.pipeline, found->second});
-    if (auto found = recorded.find(object); found != recorded.end())
+    // A unit compiled at its recorded level has just said what the linker kept of that.
+    if (auto found = recorded.find(object); found != recorded.end() && !logged.way.pipeline.empty())
       kept.push_back({logged.storeUnit, "", found->second});
   }
   return kept;

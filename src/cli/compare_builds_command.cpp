@@ -5,14 +5,15 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <set>
 
 #include <spdlog/spdlog.h>
 
 #include "commands.h"
 #include "common_options.h"
+#include "mlgo/autotune/build_store.h"
 #include "mlgo/autotune/search_space.h"
 #include "mlgo/builds/build_comparison.h"
-#include "mlgo/autotune/build_store.h"
 #include "mlgo/builds/linked_choices.h"
 #include "mlgo/builds/project_build.h"
 #include "mlgo/launcher/application.h"
@@ -79,7 +80,9 @@ void teachStore(const CompareBuildsFlags &flags, const builds::BuiltVariant &sto
   autotune::BuildStore store(storeOf(flags), autotune::storeIdentityOf(space));
   if (!store.usable()) return;
   store.recordKept(kept);
-  spdlog::info("{}: what the linker kept of {} units went into the store", storeWay.variant.name, kept.size() / 2);
+  std::set<std::string> units;
+  for (const autotune::KeptByLinker &entry : kept) units.insert(entry.unit);
+  spdlog::info("{}: what the linker kept of {} units went into the store", storeWay.variant.name, units.size());
 }
 
 bool isWithin(const fs::path &inner, const fs::path &outer) {

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "mlgo/builds/build_comparison.h"
 #include "mlgo/autotune/build_store.h"
+#include "mlgo/builds/build_comparison.h"
 #include "mlgo/launcher/unit_choices.h"
 
 namespace mlgo::builds {
@@ -43,7 +43,7 @@ launcher::UnitChoices chooseUnits(const std::vector<BuiltVariant> &variants, con
 /// the recorded level's byte for byte), so that the store chooses by what
 /// ships.
 std::vector<autotune::KeptByLinker> keptForStore(const BuiltVariant &storeWay, const BuiltVariant &plain,
-                                       const std::filesystem::path &buildRoot);
+                                                 const std::filesystem::path &buildRoot);
 
 /// The linked files where `built` is larger than `reference` in .text or in
 /// .text+data, or missing.
