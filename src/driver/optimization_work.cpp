@@ -39,7 +39,7 @@ const PassCost &costOf(llvm::StringRef pass) {
 
 /// The cost of a pass on a unit of `instructions`. Past the largest function
 /// the calibration timed, the quadratic term grows by one more power: GVN
-/// hoisting on pcre2's 42,587-instruction match() takes 5.1 s, 2.5 times
+/// hoisting on pcre2's 42,587-instruction match() takes 5.1 s, 5.5 times
 /// what its quadratic fit to functions of up to 10,000 instructions says.
 /// A function that large is rare, and a list that might be slow on it is
 /// better left unchosen.
