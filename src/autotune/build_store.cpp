@@ -46,6 +46,8 @@ CREATE TABLE IF NOT EXISTS kept(
   unit TEXT NOT NULL, pipeline TEXT NOT NULL, text INTEGER NOT NULL, data INTEGER NOT NULL,
   bss INTEGER NOT NULL, PRIMARY KEY(unit, pipeline), FOREIGN KEY(unit, pipeline) REFERENCES trials(unit, pipeline))
   WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS objects(hash TEXT PRIMARY KEY, unit TEXT NOT NULL, pipeline TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS verified_links(link TEXT PRIMARY KEY) WITHOUT ROWID;
 )sql";
 
 /// A unit's trials with what the linker kept of each, where known.
@@ -409,6 +411,40 @@ void BuildStore::recordKept(const std::vector<KeptByLinker> &kept) {
   transaction.commit();
 }
 
+void BuildStore::recordObjects(const std::vector<std::pair<std::string, ObjectOrigin>> &objects) {
+  WriteTransaction transaction(db_, path_);
+  insertObjects(objects);
+  transaction.commit();
+}
+
+void BuildStore::insertObjects(const std::vector<std::pair<std::string, ObjectOrigin>> &objects) {
+  Statement row(db_, "INSERT OR REPLACE INTO objects(hash, unit, pipeline) VALUES(?, ?, ?)", path_);
+  for (const auto &[hash, origin] : objects) row.bind(1, hash).bind(2, origin.unit).bind(3, origin.pipeline).run();
+}
+
+std::optional<ObjectOrigin> BuildStore::objectOrigin(const std::string &hash) const {
+  Statement row(db_, "SELECT unit, pipeline FROM objects WHERE hash = ?", path_);
+  row.bind(1, hash);
+  if (!row.step()) return std::nullopt;
+  return ObjectOrigin{row.text(0), row.text(1)};
+}
+
+fs::path BuildStore::recordedObjectPath(const std::string &unit) const {
+  return fs::path(path_.string() + ".objects") / (unit + ".o");
+}
+
+bool BuildStore::linkVerified(const std::string &link) const {
+  Statement row(db_, "SELECT 1 FROM verified_links WHERE link = ?", path_);
+  row.bind(1, link);
+  return row.step();
+}
+
+void BuildStore::recordVerifiedLink(const std::string &link) {
+  WriteTransaction transaction(db_, path_);
+  Statement(db_, "INSERT OR IGNORE INTO verified_links(link) VALUES(?)", path_).bind(1, link).run();
+  transaction.commit();
+}
+
 void BuildStore::insertVerdict(const std::string &pipeline, const StoredVerdict &verdict) {
   Statement insert(db_, "INSERT OR IGNORE INTO verdicts(pipeline, passed, cxx_link_only, failure) VALUES(?, ?, ?, ?)",
                    path_);
@@ -516,11 +552,15 @@ void BuildStore::merge(const BuildStore &other) {
                                               ": their sizes cannot be compared"));
   const std::vector<StoredUnit> units = other.units();
   const std::map<std::string, StoredVerdict> verdicts = other.verdicts();
+  std::vector<std::pair<std::string, ObjectOrigin>> objects;
+  for (Statement row(other.db_, "SELECT hash, unit, pipeline FROM objects ORDER BY hash", other.path_); row.step();)
+    objects.push_back({row.text(0), {row.text(1), row.text(2)}});
   // One transaction: the merge lands whole or not at all. The choices are
   // made again for every unit, since either store's verdicts may judge the
   // other's trials.
   WriteTransaction transaction(db_, path_);
   for (const auto &[pipeline, verdict] : verdicts) insertVerdict(pipeline, verdict);
+  insertObjects(objects);
   for (const StoredUnit &stored : units) {
     std::vector<StoredTrial> trials;
     for (const auto &[pipeline, trial] : stored.trials) trials.push_back(trial);

@@ -4,7 +4,7 @@
 #include <set>
 #include <vector>
 
-#include "mlgo/builds/link_map.h"
+#include "mlgo/launcher/link_map.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/text_input.h"
@@ -12,6 +12,10 @@
 namespace mlgo::builds {
 
 namespace fs = std::filesystem;
+using launcher::KeptSection;
+using launcher::SectionKind;
+using launcher::parseLinkMap;
+using launcher::splitArchiveMember;
 
 namespace {
 

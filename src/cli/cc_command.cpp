@@ -21,6 +21,7 @@
 #include "mlgo/launcher/application.h"
 #include "mlgo/launcher/compile_plan.h"
 #include "mlgo/launcher/launch_log.h"
+#include "mlgo/launcher/store_link.h"
 #include "mlgo/launcher/translation_unit.h"
 #include "mlgo/driver/compile_memo.h"
 #include "mlgo/support/atomic_file.h"
@@ -202,6 +203,17 @@ int runUnapplied(const CcFlags &flags, const std::vector<std::string> &command, 
   return runRealCompiler(command, compiler);
 }
 
+/// A link of a build with a store: never larger than its plain link
+/// (launcher/store_link.h), logged.
+int runStoreLink(const CcFlags &flags, const std::vector<std::string> &command, const fs::path &compiler,
+                 const launcher::CompilePlan &plan, autotune::BuildStore &store) {
+  if (plan.linkOutput.empty()) return runRealCompiler(command, compiler);
+  const launcher::StoreLinkOutcome outcome = launcher::linkThroughStore(command, compiler, plan.linkOutput, store);
+  if (!flags.log.empty() && outcome.verdict != launcher::StoreLinkVerdict::Failed)
+    launcher::appendLogLine(flags.log, launcher::storeLinkRecord(plan.linkOutput, outcome));
+  return outcome.exitCode;
+}
+
 int runCc(CcFlags flags) {
   if (flags.printPluginPath) {
     std::printf("%s\n", passPlugin().c_str());
@@ -229,7 +241,9 @@ int runCc(CcFlags flags) {
   const std::vector<std::string> command = withLinkMap(flags.command, plan, flags.linkMaps);
   if (application.empty()) return runRealCompiler(command, compiler);
   switch (plan.kind) {
-    case launcher::CommandKind::Other: return runRealCompiler(command, compiler);
+    case launcher::CommandKind::Other:
+      return plan.links && application.store ? runStoreLink(flags, command, compiler, plan, *application.store)
+                                             : runRealCompiler(command, compiler);
     case launcher::CommandKind::Unapplied: return runUnapplied(flags, command, compiler, plan, application);
     case launcher::CommandKind::LtoCompile:
     case launcher::CommandKind::LtoLink: return runLto(flags, command, compiler, plan, application);

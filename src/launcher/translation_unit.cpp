@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include "mlgo/autotune/build_store.h"
 #include "mlgo/corpus/compile_commands.h"
 #include "mlgo/corpus/corpus.h"
+#include "mlgo/driver/compile_memo.h"
 #include "mlgo/driver/compiler_driver.h"
 #include "mlgo/driver/object_capture.h"
 #include "mlgo/driver/optimization_work.h"
@@ -169,6 +171,30 @@ void gateCandidates(autotune::BuildStore &store, const std::string &key, const A
   }
 }
 
+/// What a link needs to compare the unit's object with its plain compile
+/// (store_link.h): which unit and pipeline the object comes from and, for a
+/// list, the recorded level's object beside the store (compiled once more on
+/// a store hit that lacks it). A store that cannot take them leaves the
+/// unit's link unverified, with a warning there, and the compile as it is.
+void rememberObjects(autotune::BuildStore &store, const std::string &key, const std::string &pipeline,
+                     const std::string &object, const std::function<std::string()> &recordedObject) {
+  try {
+    std::vector<std::pair<std::string, autotune::ObjectOrigin>> origins{{CompileMemo::hash(object), {key, pipeline}}};
+    const fs::path cached = store.recordedObjectPath(key);
+    if (!pipeline.empty() && !fs::is_regular_file(cached)) {
+      const std::string recorded = recordedObject();
+      if (!recorded.empty()) {
+        fs::create_directories(cached.parent_path());
+        writeFileAtomically(cached, recorded);
+        origins.push_back({CompileMemo::hash(recorded), {key, ""}});
+      }
+    }
+    store.recordObjects(origins);
+  } catch (const std::exception &e) {
+    spdlog::warn("--store: {}", firstLine(e.what()));
+  }
+}
+
 /// The unit through the project's store: a decided unit compiles once with
 /// its choice; otherwise the unit's new lists are compiled (its recorded
 /// level and, with --predict, the first ranked lists; with --explore N, its
@@ -219,9 +245,17 @@ Candidate compileWithStore(const CompilerDriver &driver, const CorpusModule &mod
   outcome.passList = pipeline;
   if (unit && unit->trials.count("") && unit->trials.at("").compiled)
     outcome.recordedTextData = unit->trials.at("").sizes.textPlusData();
+  auto recordedObject = [&]() {
+    auto recorded = compiled.find("");
+    if (recorded != compiled.end()) return recorded->second.object;
+    Candidate plain = compileCandidate(driver, module, {"", false}, application);
+    return plain.result.ok() ? plain.object : std::string();
+  };
   auto done = compiled.find(pipeline);
-  return done != compiled.end() ? std::move(done->second)
-                                : compileCandidate(driver, module, {pipeline, false}, application);
+  Candidate chosen = done != compiled.end() ? std::move(done->second)
+                                            : compileCandidate(driver, module, {pipeline, false}, application);
+  if (chosen.result.ok()) rememberObjects(store, key, pipeline, chosen.object, recordedObject);
+  return chosen;
 }
 
 /// Compiles the ways the unit has (candidateWays) and keeps the smallest.

@@ -15,12 +15,16 @@ instcombine alone, and after sroa, early-cse, simplifycfg and instcombine.
 Every included element of configs/autotune/passes.txt runs alone on each
 (`opt-19 -passes=ELEMENT -disable-output`, CPU time less a no-op run's),
 and t = a * sum(n) + q * sum(n^2) is fitted by non-negative least squares,
-with n each function's instructions (the module's for a module pass), as
-mlgo's OptimizationWork hook counts them. Each pass class keeps the largest
-(a, q) over the three states. The largest function timed bounds the range
-the fit holds in (past it, the hook lets the quadratic term grow faster). Codegen: llc-19 -O2 on each state after -Oz
-gives nanoseconds per instruction of the optimized module.
-Takes about 15 minutes on two cores; run it on a quiet machine.
+with n each function's instructions, as mlgo's OptimizationWork hook counts
+them: a module pass too is charged the square of each function, not of the
+module, since that is how their time was seen to grow (the IR outliner's on
+the training corpus's largest functions; no module pass grew with the square
+of a module of many small functions). Each pass class keeps the largest
+(a, q) over the four states. The largest function timed bounds the range
+the fit holds in (past it, the hook lets the quadratic term grow faster).
+Codegen: llc-19 -O2 on each state after -Oz gives nanoseconds per
+instruction of the optimized module.
+Takes about 20 minutes on two cores; run it on a quiet machine.
 """
 import json, os, re, resource, subprocess, sys, tempfile
 
@@ -29,7 +33,8 @@ WRAP = {'module': '{}', 'cgscc': 'cgscc({})', 'function': 'function({})',
         'loop': 'function(loop({}))', 'loop-mssa': 'function(loop-mssa({}))'}
 STATES = {'raw': 'always-inline',
           'instcombine': 'always-inline,function(instcombine<no-verify-fixpoint>)',
-          'simplified': 'always-inline,function(sroa,early-cse,simplifycfg,instcombine<no-verify-fixpoint>)'}
+          'simplified': 'always-inline,function(sroa,early-cse,simplifycfg,instcombine<no-verify-fixpoint>)',
+          'inlined': 'always-inline,cgscc(inline),function(sroa)'}
 
 
 def function_sizes(bitcode):
@@ -120,7 +125,7 @@ def main():
             if status != 0:
                 continue
             total = sum(sizes)
-            squares = total * total if level == 'module' else sum(n * n for n in sizes)
+            squares = sum(n * n for n in sizes)
             by_state.setdefault(state, []).append((total, squares, max(0.0, seconds - baseline)))
         fits = [fit(points) for points in by_state.values() if len(points) >= count // 2]
         if fits:

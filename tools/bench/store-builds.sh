@@ -2,7 +2,8 @@
 # Learning from builds: a CMake project built again and again through
 # `mlgo cc --store --explore N`, as a developer or CI rebuilds it.
 #   1. clang-19 alone, RUNS clean builds (the plain build and its time);
-#   2. BUILDS clean builds with --store and --explore N (and --predict);
+#   2. BUILDS clean builds with --store and --explore N (and --predict),
+#      links through mlgo cc too (each never larger than its plain link);
 #      after each, the store's gain over every unit's recorded level
 #      (mlgo store-info) and the linked files' .text+data against the plain
 #      build's (llvm-size, Berkeley text + data, per ELF executable and
@@ -25,10 +26,11 @@ cmake_args=(-G Ninja -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19
 mkdir -p "$work"
 store="$work/units.db"
 
-configure() {  # configure BUILD_DIR [launcher]
+configure() {  # configure BUILD_DIR [launcher]: compiles and links through mlgo cc
   local launcher=()
   [[ "${2:-}" == launcher ]] &&
-    launcher=("-DCMAKE_C_COMPILER_LAUNCHER=$mlgo;cc" "-DCMAKE_CXX_COMPILER_LAUNCHER=$mlgo;cc")
+    launcher=("-DCMAKE_C_COMPILER_LAUNCHER=$mlgo;cc" "-DCMAKE_CXX_COMPILER_LAUNCHER=$mlgo;cc"
+      "-DCMAKE_C_LINKER_LAUNCHER=$mlgo;cc" "-DCMAKE_CXX_LINKER_LAUNCHER=$mlgo;cc")
   cmake -S "$source" -B "$1" "${cmake_args[@]}" "${launcher[@]}" > "$1.configure.log"
 }
 

@@ -70,6 +70,14 @@ struct KeptByLinker {
   SectionSizes sizes;
 };
 
+/// Where an object mlgo cc wrote comes from: the unit and the pipeline it
+/// was compiled with ("" its recorded level), found by the object's hash in
+/// a link's inputs.
+struct ObjectOrigin {
+  std::string unit;
+  std::string pipeline;
+};
+
 /// The correctness gate's verdict on a list (autotune::GateVerdict's fields).
 struct StoredVerdict {
   bool passed = false;
@@ -169,6 +177,17 @@ class BuildStore {
   /// (entries for a trial the store does not hold are left out) and updates
   /// their choices, in one transaction.
   void recordKept(const std::vector<KeptByLinker> &kept);
+  /// Records which unit and pipeline objects (by their content hash,
+  /// CompileMemo::hash) were compiled from, in one transaction.
+  void recordObjects(const std::vector<std::pair<std::string, ObjectOrigin>> &objects);
+  std::optional<ObjectOrigin> objectOrigin(const std::string &hash) const;
+  /// Where the unit's object at its recorded level is kept (beside the
+  /// store, in STORE.objects/): what a link compares its choices with.
+  std::filesystem::path recordedObjectPath(const std::string &unit) const;
+  /// Whether a link (a hash of its command and its inputs' contents) was
+  /// found no larger than its plain link already.
+  bool linkVerified(const std::string &link) const;
+  void recordVerifiedLink(const std::string &link);
   /// The chosen pipelines of the store's units, most often chosen first
   /// (ties in text order), the recorded level left out: what won on a
   /// project's units, which its new units try first.
@@ -206,6 +225,7 @@ class BuildStore {
   void insertTrials(const std::string &key, const std::string &module, bool cxx,
                     const std::vector<StoredTrial> &trials);
   void insertVerdict(const std::string &pipeline, const StoredVerdict &verdict);
+  void insertObjects(const std::vector<std::pair<std::string, ObjectOrigin>> &objects);
   std::filesystem::path path_;
   StoreIdentity identity_, stored_;
   sqlite3 *db_ = nullptr;

@@ -2,8 +2,8 @@
 // A hook that estimates the CPU time a compile's optimization pipeline
 // takes, from what each pass ran on: every pass invocation costs
 // a * n + q * n^2 nanoseconds, n the IR instructions of its unit (a function
-// pass's function, a CGSCC pass's functions, a loop pass's loop, a module
-// pass's module), with (a, q) calibrated per pass class on the demo's
+// pass's function, a loop pass's loop; a CGSCC or module pass pays for each
+// of its functions alone), with (a, q) calibrated per pass class on the demo's
 // training corpus (tools/autotune/calibrate-pass-costs.py, generating
 // src/driver/pass_costs.inc). The quadratic term counts passes whose time
 // grows faster than the code, such as GVN hoisting on one huge function.
@@ -17,7 +17,7 @@ namespace mlgo {
 
 /// Names the cost model: stores that weighed work with another one are not
 /// this mlgo's (their work figures mean something else).
-inline constexpr const char *kCostModelVersion = "3";
+inline constexpr const char *kCostModelVersion = "4";
 
 class OptimizationWork final : public PipelineHook {
  public:

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace mlgo::builds {
+namespace mlgo::launcher {
 
 enum class SectionKind { Text, Data, Bss, NotLoaded };
 
@@ -33,4 +33,4 @@ std::vector<KeptSection> parseLinkMap(std::string_view map, const std::string &m
 /// "lib/libx.a(m.o)" -> {"lib/libx.a", "m.o"}; a plain file -> {file, ""}.
 std::pair<std::string, std::string> splitArchiveMember(const std::string &file);
 
-}  // namespace mlgo::builds
+}  // namespace mlgo::launcher

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 
-#include "mlgo/builds/link_map.h"
+#include "mlgo/launcher/link_map.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 #include "support/test_environment.h"
 
 using namespace mlgo;
-using namespace mlgo::builds;
+using namespace mlgo::launcher;
 namespace fs = std::filesystem;
 
 namespace {

@@ -1,4 +1,4 @@
-#include "mlgo/builds/link_map.h"
+#include "mlgo/launcher/link_map.h"
 
 #include <cstdlib>
 #include <sstream>
@@ -6,7 +6,7 @@
 #include "mlgo/support/errors.h"
 #include "mlgo/support/text_input.h"
 
-namespace mlgo::builds {
+namespace mlgo::launcher {
 
 namespace {
 
@@ -151,4 +151,4 @@ std::pair<std::string, std::string> splitArchiveMember(const std::string &file) 
   return {file.substr(0, open), file.substr(open + 1, file.size() - open - 2)};
 }
 
-}  // namespace mlgo::builds
+}  // namespace mlgo::launcher

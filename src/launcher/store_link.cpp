@@ -1,0 +1,393 @@
+#include "mlgo/launcher/store_link.h"
+
+#include <cerrno>
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <optional>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <llvm/Object/Archive.h>
+#include <llvm/Object/ArchiveWriter.h>
+#include <llvm/Support/Error.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <spdlog/spdlog.h>
+
+#include "mlgo/autotune/build_store.h"
+#include "mlgo/driver/compile_memo.h"
+#include "mlgo/driver/object_sizes.h"
+#include "mlgo/launcher/link_map.h"
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/subprocess.h"
+#include "mlgo/support/temporary_directory.h"
+
+namespace mlgo::launcher {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char *kMapOption = "-Wl,-Map=";
+
+/// One object of a link's inputs that the store knows.
+struct KnownObject {
+  std::string hash;
+  autotune::ObjectOrigin origin;
+};
+
+/// A file the link command names: a plain object or an archive, with the
+/// objects of it the store knows (by member name for an archive; a name
+/// that several members share is left out: a map cannot tell them apart).
+struct LinkInput {
+  size_t argument = 0;  ///< its index in the command
+  fs::path path;        ///< as the command names it, from the link's directory
+  bool archive = false;
+  std::map<std::string, KnownObject> known;  ///< member name ("" for a plain object) -> origin
+  std::string contentHash;                   ///< of the whole file
+  bool listed() const {
+    for (const auto &[member, object] : known)
+      if (!object.origin.pipeline.empty()) return true;
+    return false;
+  }
+};
+
+bool startsWith(const std::string &text, const char *prefix) { return text.rfind(prefix, 0) == 0; }
+
+std::optional<KnownObject> knownObject(const autotune::BuildStore &store, llvm::StringRef bytes) {
+  const std::string hash = CompileMemo::hash(std::string_view(bytes.data(), bytes.size()));
+  std::optional<autotune::ObjectOrigin> origin = store.objectOrigin(hash);
+  if (!origin) return std::nullopt;
+  return KnownObject{hash, std::move(*origin)};
+}
+
+/// The members of a (regular) archive, in order; empty with `error` set when
+/// it cannot be read or is thin.
+std::vector<std::pair<std::string, llvm::StringRef>> archiveMembers(const llvm::object::Archive &archive,
+                                                                    std::string &error) {
+  std::vector<std::pair<std::string, llvm::StringRef>> members;
+  if (archive.isThin()) {
+    error = "a thin archive";
+    return {};
+  }
+  llvm::Error failed = llvm::Error::success();
+  for (const llvm::object::Archive::Child &child : archive.children(failed)) {
+    llvm::Expected<llvm::StringRef> name = child.getName();
+    llvm::Expected<llvm::StringRef> buffer = child.getBuffer();
+    if (!name || !buffer) {
+      if (!name) error = llvm::toString(name.takeError());
+      if (!buffer) error = llvm::toString(buffer.takeError());
+      llvm::consumeError(std::move(failed));
+      return {};
+    }
+    members.emplace_back(name->str(), *buffer);
+  }
+  if (failed) {
+    error = llvm::toString(std::move(failed));
+    return {};
+  }
+  return members;
+}
+
+std::unique_ptr<llvm::object::Archive> openArchive(const llvm::MemoryBuffer &buffer, std::string &error) {
+  llvm::Expected<std::unique_ptr<llvm::object::Archive>> archive =
+      llvm::object::Archive::create(buffer.getMemBufferRef());
+  if (!archive) {
+    error = llvm::toString(archive.takeError());
+    return nullptr;
+  }
+  return std::move(*archive);
+}
+
+/// The link's input files: every argument that names an ELF object or an
+/// archive (the output and options left out). `problem` says why the link
+/// cannot be compared with its plain one, when it cannot.
+std::vector<LinkInput> scanInputs(const std::vector<std::string> &command, const autotune::BuildStore &store,
+                                  std::string &problem) {
+  std::vector<LinkInput> inputs;
+  for (size_t i = 1; i < command.size(); ++i) {
+    const std::string &arg = command[i];
+    if (arg == "-o") {
+      ++i;  // the output, from an earlier build
+      continue;
+    }
+    if (arg.empty() || arg[0] == '-') continue;
+    std::error_code error;
+    if (!fs::is_regular_file(arg, error)) continue;
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer = llvm::MemoryBuffer::getFile(arg);
+    if (!buffer) continue;
+    const llvm::StringRef bytes = (*buffer)->getBuffer();
+    LinkInput input{i, arg, bytes.starts_with("!<arch>\n") || bytes.starts_with("!<thin>\n"), {},
+                    CompileMemo::hash(std::string_view(bytes.data(), bytes.size()))};
+    if (!input.archive) {
+      if (!bytes.starts_with("\x7f" "ELF")) continue;
+      if (std::optional<KnownObject> known = knownObject(store, bytes)) input.known[""] = std::move(*known);
+      inputs.push_back(std::move(input));
+      continue;
+    }
+    std::string unreadable;
+    std::unique_ptr<llvm::object::Archive> archive = openArchive(**buffer, unreadable);
+    std::vector<std::pair<std::string, llvm::StringRef>> members;
+    if (archive) members = archiveMembers(*archive, unreadable);
+    if (!unreadable.empty()) {
+      problem = arg + ": " + unreadable;
+      continue;
+    }
+    std::map<std::string, size_t> named;
+    for (const auto &[name, memberBytes] : members) ++named[name];
+    for (const auto &[name, memberBytes] : members)
+      if (std::optional<KnownObject> known = knownObject(store, memberBytes)) {
+        if (named[name] > 1 && !known->origin.pipeline.empty()) problem = arg + ": several members named " + name;
+        if (named[name] == 1) input.known[name] = std::move(*known);
+      }
+    inputs.push_back(std::move(input));
+  }
+  return inputs;
+}
+
+/// `archive` as it is, with each member the store knows compiled with a list
+/// replaced by its unit's object at the recorded level.
+void writePlainArchive(const LinkInput &input, const autotune::BuildStore &store, const fs::path &target) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer = llvm::MemoryBuffer::getFile(input.path.string());
+  if (!buffer) throw std::runtime_error(input.path.string() + ": " + buffer.getError().message());
+  std::string error;
+  std::unique_ptr<llvm::object::Archive> archive = openArchive(**buffer, error);
+  if (!archive) throw std::runtime_error(input.path.string() + ": " + error);
+  const std::vector<std::pair<std::string, llvm::StringRef>> members = archiveMembers(*archive, error);
+  if (!error.empty()) throw std::runtime_error(input.path.string() + ": " + error);
+  std::vector<std::string> contents;  // the new members' bytes, alive until written
+  contents.reserve(members.size());
+  std::vector<llvm::NewArchiveMember> rewritten;
+  for (const auto &[name, bytes] : members) {
+    auto known = input.known.find(name);
+    if (known != input.known.end() && !known->second.origin.pipeline.empty())
+      contents.push_back(readFile(store.recordedObjectPath(known->second.origin.unit)));
+    else
+      contents.push_back(bytes.str());
+  }
+  for (size_t m = 0; m < members.size(); ++m) {
+    llvm::NewArchiveMember member(llvm::MemoryBufferRef(contents[m], members[m].first));
+    member.MemberName = members[m].first;
+    rewritten.push_back(std::move(member));
+  }
+  if (llvm::Error failed = llvm::writeArchive(target.string(), rewritten, llvm::SymtabWritingMode::NormalSymtab,
+                                              archive->kind(), /*Deterministic=*/true, /*Thin=*/false))
+    throw std::runtime_error(target.string() + ": " + llvm::toString(std::move(failed)));
+}
+
+/// Runs the link with the build's own stdin, stdout and stderr; its exit code.
+int runLink(const std::vector<std::string> &command, const fs::path &compiler) {
+  std::vector<char *> argv;
+  for (const std::string &arg : command) argv.push_back(const_cast<char *>(arg.c_str()));
+  argv.push_back(nullptr);
+  spdlog::default_logger()->flush();
+  const pid_t child = ::fork();
+  if (child < 0) throw std::runtime_error(std::string("cannot start the link: ") + std::strerror(errno));
+  if (child == 0) {
+    ::execv(compiler.c_str(), argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+/// What the link's map says each unit's sections (of its objects the store
+/// knows) put into the output.
+std::map<std::pair<std::string, std::string>, SectionSizes> attribute(const std::string &map, const fs::path &mapFile,
+                                                                      const std::vector<LinkInput> &inputs) {
+  std::map<std::string, const LinkInput *> byPath;
+  for (const LinkInput &input : inputs) byPath[input.path.lexically_normal().string()] = &input;
+  std::map<std::pair<std::string, std::string>, SectionSizes> kept;
+  for (const KeptSection &section : parseLinkMap(map, mapFile.string())) {
+    if (section.kind == SectionKind::NotLoaded) continue;
+    const auto [container, member] = splitArchiveMember(section.file);
+    auto input = byPath.find(fs::path(container).lexically_normal().string());
+    if (input == byPath.end()) continue;
+    auto known = input->second->known.find(member);
+    if (known == input->second->known.end()) continue;
+    SectionSizes &sizes = kept[{known->second.origin.unit, known->second.origin.pipeline}];
+    if (section.kind == SectionKind::Text) sizes.text += section.size;
+    if (section.kind == SectionKind::Data) sizes.data += section.size;
+    if (section.kind == SectionKind::Bss) sizes.bss += section.size;
+  }
+  return kept;
+}
+
+SectionSizes linkedSizes(const fs::path &file) {
+  SectionSizes sizes;
+  std::string error;
+  if (!measureObjectSizes(readFile(file), sizes, error)) throw std::runtime_error(file.string() + ": " + error);
+  return sizes;
+}
+
+/// The link's identity for the store: its directory, its arguments and the
+/// contents of its inputs.
+std::string linkKey(const std::vector<std::string> &command, const std::vector<LinkInput> &inputs) {
+  std::string key = fs::current_path().string();
+  for (size_t i = 1; i < command.size(); ++i)
+    if (!startsWith(command[i], kMapOption)) key += '\0' + command[i];
+  for (const LinkInput &input : inputs) key += '\n' + input.contentHash;
+  return CompileMemo::hash(key);
+}
+
+/// The map the link writes: the one the command asks for (mlgo cc
+/// --link-maps, or the user's), or one of ours added to it.
+fs::path mapOf(std::vector<std::string> &command, const fs::path &scratch) {
+  for (const std::string &arg : command)
+    if (startsWith(arg, kMapOption)) return arg.substr(std::strlen(kMapOption));
+  command.push_back(kMapOption + (scratch / "link.map").string());
+  return scratch / "link.map";
+}
+
+/// The same link with every input compiled with a list at its recorded
+/// level, writing into `scratch`; `inputs` become the plain link's.
+std::vector<std::string> plainCommand(std::vector<std::string> command, std::vector<LinkInput> &inputs,
+                                      const autotune::BuildStore &store, const fs::path &scratch) {
+  size_t archives = 0;
+  for (LinkInput &input : inputs) {
+    if (!input.listed()) continue;
+    if (input.archive) {
+      const fs::path rewritten = scratch / std::to_string(archives++) / input.path.filename();
+      fs::create_directories(rewritten.parent_path());
+      writePlainArchive(input, store, rewritten);
+      input.path = rewritten;
+    } else {
+      input.path = store.recordedObjectPath(input.known.at("").origin.unit);
+    }
+    command[input.argument] = input.path.string();
+    for (auto &[member, object] : input.known) object.origin.pipeline.clear();
+  }
+  for (size_t i = 1; i < command.size(); ++i) {
+    if (command[i] == "-o" && i + 1 < command.size()) command[i + 1] = (scratch / "plain.out").string();
+    if (startsWith(command[i], kMapOption)) command[i] = kMapOption + (scratch / "plain.map").string();
+  }
+  return command;
+}
+
+bool namesOutput(const std::vector<std::string> &command) {
+  return std::find(command.begin(), command.end(), "-o") != command.end();
+}
+
+/// What a link tells the store: the listed units' kept bytes from the link
+/// as given, the recorded level's from the plain one.
+void recordKept(autotune::BuildStore &store, const std::map<std::pair<std::string, std::string>, SectionSizes> &given,
+                const std::map<std::pair<std::string, std::string>, SectionSizes> &plain) {
+  std::vector<autotune::KeptByLinker> kept;
+  for (const auto &[unitAndList, sizes] : given)
+    if (!unitAndList.second.empty()) kept.push_back({unitAndList.first, unitAndList.second, sizes});
+  for (const auto &[unitAndList, sizes] : plain)
+    if (unitAndList.second.empty()) kept.push_back({unitAndList.first, "", sizes});
+  if (!kept.empty()) store.recordKept(kept);
+}
+
+bool missingRecordedObject(const std::vector<LinkInput> &inputs, const autotune::BuildStore &store,
+                           std::string &unit) {
+  for (const LinkInput &input : inputs)
+    for (const auto &[member, object] : input.known)
+      if (!object.origin.pipeline.empty() && !fs::is_regular_file(store.recordedObjectPath(object.origin.unit))) {
+        unit = object.origin.unit;
+        return true;
+      }
+  return false;
+}
+
+/// Replaces `target` by `replacement`'s bytes (and mode), atomically.
+void replaceFile(const fs::path &replacement, const fs::path &target) {
+  const fs::path temporary = target.string() + ".mlgo-plain";
+  fs::copy_file(replacement, temporary, fs::copy_options::overwrite_existing);
+  fs::rename(temporary, target);
+}
+
+}  // namespace
+
+const char *storeLinkVerdictName(StoreLinkVerdict verdict) {
+  switch (verdict) {
+    case StoreLinkVerdict::Failed: return "failed";
+    case StoreLinkVerdict::PlainInputs: return "plain-inputs";
+    case StoreLinkVerdict::Verified: return "verified";
+    case StoreLinkVerdict::Kept: return "kept";
+    case StoreLinkVerdict::Plain: return "plain";
+    case StoreLinkVerdict::Unverified: return "unverified";
+  }
+  return "unknown";
+}
+
+StoreLinkOutcome linkThroughStore(const std::vector<std::string> &givenCommand, const fs::path &compiler,
+                                  const fs::path &output, autotune::BuildStore &store) {
+  StoreLinkOutcome outcome;
+  std::string problem;
+  const std::vector<LinkInput> inputs = scanInputs(givenCommand, store, problem);
+  for (const LinkInput &input : inputs)
+    for (const auto &[member, object] : input.known) outcome.listedInputs += !object.origin.pipeline.empty();
+  RunTemporaryDirectory scratch("mlgo-cc-link");
+  std::vector<std::string> command = givenCommand;
+  const fs::path map = mapOf(command, scratch.path());
+  outcome.exitCode = runLink(command, compiler);
+  if (outcome.exitCode != 0) {
+    outcome.verdict = StoreLinkVerdict::Failed;
+    return outcome;
+  }
+  auto unverified = [&outcome, &output](std::string reason) {
+    outcome.verdict = StoreLinkVerdict::Unverified;
+    outcome.reason = std::move(reason);
+    spdlog::warn("{}: not compared with its plain link ({}); it ships as linked", output.string(), outcome.reason);
+    return outcome;
+  };
+  try {
+    const auto given = attribute(readFile(map), map, inputs);
+    if (outcome.listedInputs == 0) {
+      outcome.verdict = StoreLinkVerdict::PlainInputs;
+      recordKept(store, {}, given);  // this link is the plain one
+      return outcome;
+    }
+    const std::string key = linkKey(givenCommand, inputs);
+    if (store.linkVerified(key)) {
+      outcome.verdict = StoreLinkVerdict::Verified;
+      return outcome;
+    }
+    std::string unit;
+    if (!problem.empty()) return unverified(problem);
+    if (!namesOutput(command)) return unverified("the command names no output with -o");
+    if (missingRecordedObject(inputs, store, unit)) return unverified("no recorded-level object of unit " + unit);
+    std::vector<LinkInput> plainInputs = inputs;
+    std::vector<std::string> plain = plainCommand(command, plainInputs, store, scratch.path());
+    plain.front() = compiler.string();
+    const ProcessOutcome plainLink = runProcess(plain, std::chrono::milliseconds(0));
+    if (!plainLink.succeeded()) return unverified("the plain link failed: " + plainLink.stderrText.substr(0, 200));
+    const SectionSizes linked = linkedSizes(output), plainSizes = linkedSizes(scratch.path() / "plain.out");
+    outcome.linkedTextData = linked.textPlusData();
+    outcome.plainTextData = plainSizes.textPlusData();
+    const fs::path plainMap = scratch.path() / "plain.map";
+    recordKept(store, given, attribute(readFile(plainMap), plainMap, plainInputs));
+    if (outcome.linkedTextData <= outcome.plainTextData) {
+      outcome.verdict = StoreLinkVerdict::Kept;
+      store.recordVerifiedLink(key);
+      return outcome;
+    }
+    replaceFile(scratch.path() / "plain.out", output);
+    if (map.parent_path() != scratch.path()) replaceFile(scratch.path() / "plain.map", map);
+    outcome.verdict = StoreLinkVerdict::Plain;
+  } catch (const std::exception &e) {
+    return unverified(e.what());
+  }
+  return outcome;
+}
+
+nlohmann::json storeLinkRecord(const fs::path &output, const StoreLinkOutcome &outcome) {
+  nlohmann::json record{{"link", output.string()},
+                        {"directory", fs::current_path().string()},
+                        {"store_link", storeLinkVerdictName(outcome.verdict)},
+                        {"listed_inputs", outcome.listedInputs}};
+  if (!outcome.reason.empty()) record["reason"] = outcome.reason;
+  if (outcome.plainTextData > 0) {
+    record["linked_text+data"] = outcome.linkedTextData;
+    record["plain_text+data"] = outcome.plainTextData;
+  }
+  return record;
+}
+
+}  // namespace mlgo::launcher
