@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <set>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -100,50 +101,72 @@ std::unique_ptr<llvm::object::Archive> openArchive(const llvm::MemoryBuffer &buf
   return std::move(*archive);
 }
 
-/// The link's input files: every argument that names an ELF object or an
-/// archive (the output and options left out). `problem` says why the link
+/// `path` as a link input, when it is an ELF object or an archive: with the
+/// objects of it that the store knows. `problem` says why a link with it
 /// cannot be compared with its plain one, when it cannot.
+std::optional<LinkInput> scanFile(const std::string &path, size_t argument, const autotune::BuildStore &store,
+                                  std::string &problem) {
+  std::error_code error;
+  if (!fs::is_regular_file(path, error)) return std::nullopt;
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer) return std::nullopt;
+  const llvm::StringRef bytes = (*buffer)->getBuffer();
+  LinkInput input{argument, path, bytes.starts_with("!<arch>\n") || bytes.starts_with("!<thin>\n"), {},
+                  CompileMemo::hash(std::string_view(bytes.data(), bytes.size()))};
+  if (!input.archive) {
+    if (!bytes.starts_with("\x7f" "ELF")) return std::nullopt;
+    if (std::optional<KnownObject> known = knownObject(store, bytes)) input.known[""] = std::move(*known);
+    return input;
+  }
+  std::string unreadable;
+  std::unique_ptr<llvm::object::Archive> archive = openArchive(**buffer, unreadable);
+  std::vector<std::pair<std::string, llvm::StringRef>> members;
+  if (archive) members = archiveMembers(*archive, unreadable);
+  if (!unreadable.empty()) {
+    problem = path + ": " + unreadable;
+    return std::nullopt;
+  }
+  std::map<std::string, size_t> named;
+  for (const auto &[name, memberBytes] : members) ++named[name];
+  for (const auto &[name, memberBytes] : members)
+    if (std::optional<KnownObject> known = knownObject(store, memberBytes)) {
+      if (named[name] > 1 && !known->origin.pipeline.empty()) problem = path + ": several members named " + name;
+      if (named[name] == 1) input.known[name] = std::move(*known);
+    }
+  return input;
+}
+
+/// The link's input files: every argument that names an ELF object or an
+/// archive (the output and options left out).
 std::vector<LinkInput> scanInputs(const std::vector<std::string> &command, const autotune::BuildStore &store,
                                   std::string &problem) {
   std::vector<LinkInput> inputs;
   for (size_t i = 1; i < command.size(); ++i) {
-    const std::string &arg = command[i];
-    if (arg == "-o") {
+    if (command[i] == "-o") {
       ++i;  // the output, from an earlier build
       continue;
     }
-    if (arg.empty() || arg[0] == '-') continue;
-    std::error_code error;
-    if (!fs::is_regular_file(arg, error)) continue;
-    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer = llvm::MemoryBuffer::getFile(arg);
-    if (!buffer) continue;
-    const llvm::StringRef bytes = (*buffer)->getBuffer();
-    LinkInput input{i, arg, bytes.starts_with("!<arch>\n") || bytes.starts_with("!<thin>\n"), {},
-                    CompileMemo::hash(std::string_view(bytes.data(), bytes.size()))};
-    if (!input.archive) {
-      if (!bytes.starts_with("\x7f" "ELF")) continue;
-      if (std::optional<KnownObject> known = knownObject(store, bytes)) input.known[""] = std::move(*known);
-      inputs.push_back(std::move(input));
-      continue;
-    }
-    std::string unreadable;
-    std::unique_ptr<llvm::object::Archive> archive = openArchive(**buffer, unreadable);
-    std::vector<std::pair<std::string, llvm::StringRef>> members;
-    if (archive) members = archiveMembers(*archive, unreadable);
-    if (!unreadable.empty()) {
-      problem = arg + ": " + unreadable;
-      continue;
-    }
-    std::map<std::string, size_t> named;
-    for (const auto &[name, memberBytes] : members) ++named[name];
-    for (const auto &[name, memberBytes] : members)
-      if (std::optional<KnownObject> known = knownObject(store, memberBytes)) {
-        if (named[name] > 1 && !known->origin.pipeline.empty()) problem = arg + ": several members named " + name;
-        if (named[name] == 1) input.known[name] = std::move(*known);
-      }
-    inputs.push_back(std::move(input));
+    if (command[i].empty() || command[i][0] == '-') continue;
+    if (std::optional<LinkInput> input = scanFile(command[i], i, store, problem)) inputs.push_back(std::move(*input));
   }
   return inputs;
+}
+
+/// An archive the link found by itself (-lNAME with -L) that holds objects
+/// compiled with a list: the plain link cannot swap them, so the link is not
+/// compared. "" when there is none.
+std::string listedArchiveFoundByLinker(const std::vector<KeptSection> &sections, const std::vector<LinkInput> &inputs,
+                                       const autotune::BuildStore &store) {
+  std::set<std::string> named, seen;
+  for (const LinkInput &input : inputs) named.insert(input.path.lexically_normal().string());
+  for (const KeptSection &section : sections) {
+    const std::string container = fs::path(splitArchiveMember(section.file).first).lexically_normal().string();
+    if (named.count(container) || !seen.insert(container).second) continue;
+    std::string problem;
+    const std::optional<LinkInput> found = scanFile(container, 0, store, problem);
+    if (found && found->archive && found->listed()) return container;
+  }
+  return "";
 }
 
 /// `archive` as it is, with each member the store knows compiled with a list
@@ -197,12 +220,12 @@ int runLink(const std::vector<std::string> &command, const fs::path &compiler) {
 
 /// What the link's map says each unit's sections (of its objects the store
 /// knows) put into the output.
-std::map<std::pair<std::string, std::string>, SectionSizes> attribute(const std::string &map, const fs::path &mapFile,
+std::map<std::pair<std::string, std::string>, SectionSizes> attribute(const std::vector<KeptSection> &sections,
                                                                       const std::vector<LinkInput> &inputs) {
   std::map<std::string, const LinkInput *> byPath;
   for (const LinkInput &input : inputs) byPath[input.path.lexically_normal().string()] = &input;
   std::map<std::pair<std::string, std::string>, SectionSizes> kept;
-  for (const KeptSection &section : parseLinkMap(map, mapFile.string())) {
+  for (const KeptSection &section : sections) {
     if (section.kind == SectionKind::NotLoaded) continue;
     const auto [container, member] = splitArchiveMember(section.file);
     auto input = byPath.find(fs::path(container).lexically_normal().string());
@@ -268,9 +291,6 @@ std::vector<std::string> plainCommand(std::vector<std::string> command, std::vec
   return command;
 }
 
-bool namesOutput(const std::vector<std::string> &command) {
-  return std::find(command.begin(), command.end(), "-o") != command.end();
-}
 
 /// What a link tells the store: the listed units' kept bytes from the link
 /// as given, the recorded level's from the plain one.
@@ -284,16 +304,6 @@ void recordKept(autotune::BuildStore &store, const std::map<std::pair<std::strin
   if (!kept.empty()) store.recordKept(kept);
 }
 
-bool missingRecordedObject(const std::vector<LinkInput> &inputs, const autotune::BuildStore &store,
-                           std::string &unit) {
-  for (const LinkInput &input : inputs)
-    for (const auto &[member, object] : input.known)
-      if (!object.origin.pipeline.empty() && !fs::is_regular_file(store.recordedObjectPath(object.origin.unit))) {
-        unit = object.origin.unit;
-        return true;
-      }
-  return false;
-}
 
 /// Replaces `target` by `replacement`'s bytes (and mode), atomically.
 void replaceFile(const fs::path &replacement, const fs::path &target) {
@@ -316,6 +326,48 @@ const char *storeLinkVerdictName(StoreLinkVerdict verdict) {
   return "unknown";
 }
 
+namespace {
+
+std::vector<KeptSection> readMap(const fs::path &map) { return parseLinkMap(readFile(map), map.string()); }
+
+/// The link as given has objects of the store's lists: it runs again
+/// plainly, and the smaller output ships. Throws what stops the comparison.
+void compareWithPlainLink(const std::vector<std::string> &command, const fs::path &compiler, const fs::path &output,
+                          const fs::path &map, const std::vector<LinkInput> &inputs, autotune::BuildStore &store,
+                          const fs::path &scratch, StoreLinkOutcome &outcome) {
+  std::vector<LinkInput> plainInputs = inputs;
+  std::vector<std::string> plain = plainCommand(command, plainInputs, store, scratch);
+  plain.front() = compiler.string();
+  const ProcessOutcome plainLink = runProcess(plain, std::chrono::milliseconds(0));
+  if (!plainLink.succeeded()) throw std::runtime_error("the plain link failed: " + plainLink.stderrText.substr(0, 200));
+  outcome.linkedTextData = linkedSizes(output).textPlusData();
+  outcome.plainTextData = linkedSizes(scratch / "plain.out").textPlusData();
+  recordKept(store, attribute(readMap(map), inputs), attribute(readMap(scratch / "plain.map"), plainInputs));
+  if (outcome.linkedTextData <= outcome.plainTextData) {
+    outcome.verdict = StoreLinkVerdict::Kept;
+    store.recordVerifiedLink(linkKey(command, inputs));
+    return;
+  }
+  replaceFile(scratch / "plain.out", output);
+  if (map.parent_path() != scratch) replaceFile(scratch / "plain.map", map);
+  outcome.verdict = StoreLinkVerdict::Plain;
+}
+
+/// Why the link cannot be compared with its plain one; "" when it can.
+std::string incomparable(const std::vector<std::string> &command, const std::vector<LinkInput> &inputs,
+                         const std::vector<KeptSection> &sections, const autotune::BuildStore &store) {
+  if (std::find(command.begin(), command.end(), "-o") == command.end()) return "the command names no output with -o";
+  for (const LinkInput &input : inputs)
+    for (const auto &[member, object] : input.known)
+      if (!object.origin.pipeline.empty() && !fs::is_regular_file(store.recordedObjectPath(object.origin.unit)))
+        return "no recorded-level object of unit " + object.origin.unit;
+  if (const std::string archive = listedArchiveFoundByLinker(sections, inputs, store); !archive.empty())
+    return archive + " (found by the linker, not named on the command line) holds objects of the store's lists";
+  return "";
+}
+
+}  // namespace
+
 StoreLinkOutcome linkThroughStore(const std::vector<std::string> &givenCommand, const fs::path &compiler,
                                   const fs::path &output, autotune::BuildStore &store) {
   StoreLinkOutcome outcome;
@@ -331,48 +383,24 @@ StoreLinkOutcome linkThroughStore(const std::vector<std::string> &givenCommand, 
     outcome.verdict = StoreLinkVerdict::Failed;
     return outcome;
   }
-  auto unverified = [&outcome, &output](std::string reason) {
-    outcome.verdict = StoreLinkVerdict::Unverified;
-    outcome.reason = std::move(reason);
-    spdlog::warn("{}: not compared with its plain link ({}); it ships as linked", output.string(), outcome.reason);
-    return outcome;
-  };
   try {
-    const auto given = attribute(readFile(map), map, inputs);
-    if (outcome.listedInputs == 0) {
+    const std::vector<KeptSection> sections = readMap(map);
+    if (problem.empty()) problem = incomparable(command, inputs, sections, store);
+    if (problem.empty() && outcome.listedInputs == 0) {
       outcome.verdict = StoreLinkVerdict::PlainInputs;
-      recordKept(store, {}, given);  // this link is the plain one
-      return outcome;
-    }
-    const std::string key = linkKey(givenCommand, inputs);
-    if (store.linkVerified(key)) {
+      recordKept(store, {}, attribute(sections, inputs));  // this link is the plain one
+    } else if (problem.empty() && store.linkVerified(linkKey(command, inputs))) {
       outcome.verdict = StoreLinkVerdict::Verified;
-      return outcome;
+    } else if (problem.empty()) {
+      compareWithPlainLink(command, compiler, output, map, inputs, store, scratch.path(), outcome);
     }
-    std::string unit;
-    if (!problem.empty()) return unverified(problem);
-    if (!namesOutput(command)) return unverified("the command names no output with -o");
-    if (missingRecordedObject(inputs, store, unit)) return unverified("no recorded-level object of unit " + unit);
-    std::vector<LinkInput> plainInputs = inputs;
-    std::vector<std::string> plain = plainCommand(command, plainInputs, store, scratch.path());
-    plain.front() = compiler.string();
-    const ProcessOutcome plainLink = runProcess(plain, std::chrono::milliseconds(0));
-    if (!plainLink.succeeded()) return unverified("the plain link failed: " + plainLink.stderrText.substr(0, 200));
-    const SectionSizes linked = linkedSizes(output), plainSizes = linkedSizes(scratch.path() / "plain.out");
-    outcome.linkedTextData = linked.textPlusData();
-    outcome.plainTextData = plainSizes.textPlusData();
-    const fs::path plainMap = scratch.path() / "plain.map";
-    recordKept(store, given, attribute(readFile(plainMap), plainMap, plainInputs));
-    if (outcome.linkedTextData <= outcome.plainTextData) {
-      outcome.verdict = StoreLinkVerdict::Kept;
-      store.recordVerifiedLink(key);
-      return outcome;
-    }
-    replaceFile(scratch.path() / "plain.out", output);
-    if (map.parent_path() != scratch.path()) replaceFile(scratch.path() / "plain.map", map);
-    outcome.verdict = StoreLinkVerdict::Plain;
   } catch (const std::exception &e) {
-    return unverified(e.what());
+    problem = e.what();
+  }
+  if (!problem.empty()) {
+    outcome.verdict = StoreLinkVerdict::Unverified;
+    outcome.reason = problem;
+    spdlog::warn("{}: not compared with its plain link ({}); it ships as linked", output.string(), problem);
   }
   return outcome;
 }

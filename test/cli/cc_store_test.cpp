@@ -10,6 +10,7 @@
 #include "mlgo/autotune/search_space.h"
 #include "mlgo/autotune/build_store.h"
 #include "mlgo/corpus/corpus.h"
+#include "mlgo/driver/object_sizes.h"
 #include "mlgo/driver/optimization_work.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/text_input.h"
@@ -430,4 +431,39 @@ TEST_CASE("mlgo cc --store, --explore: bad settings are refused before anything 
   // Nothing was compiled, and the file given as a store is as it was.
   CHECK_FALSE(fs::exists(object));
   CHECK(readFile(store) == "plain text, not a database of any kind, long enough to be read as one\n");
+}
+
+TEST_CASE("mlgo cc --store at a link: every build's program is at most the plain build's, and the links teach the store",
+          "[cli][launcher][store][clang]") {
+  test::ScratchDirectory scratch;
+  const fs::path dedup = test::testData() / "builds" / "dedup";
+  fs::copy(dedup, scratch / "plain");
+  fs::copy(dedup, scratch / "store");
+  REQUIRE(test::runIn(scratch / "plain", {"make", "-s", "CXX=clang++-19", "program"}).exitCode == 0);
+  SectionSizes plain;
+  std::string error;
+  REQUIRE(measureObjectSizes(readFile(scratch / "plain" / "program"), plain, error));
+  const fs::path store = scratch / "units.db";
+  std::string cxx = test::mlgoBinary() + " cc";
+  for (const std::string &option : storeOptions(store, scratch / "log", 3)) cxx += " " + option;
+  cxx += " clang++-19";
+  for (int build = 0; build < 2; ++build) {
+    REQUIRE(test::runIn(scratch / "store", {"make", "-s", "clean-objects"}).exitCode == 0);
+    const test::CommandOutcome built = test::runIn(scratch / "store", {"make", "-s", "CXX=" + cxx, "check"});
+    INFO(built.out << built.err);
+    REQUIRE(built.exitCode == 0);
+    SectionSizes linked;
+    REQUIRE(measureObjectSizes(readFile(scratch / "store" / "program"), linked, error));
+    CHECK(linked.textPlusData() <= plain.textPlusData());
+  }
+  std::vector<json> links;
+  for (const json &line : logLines(scratch / "log"))
+    if (line.contains("link")) links.push_back(line);
+  REQUIRE(links.size() == 2);
+  for (const json &link : links) {
+    CHECK(link["link"] == "program");
+    CHECK_THAT(link["store_link"].get<std::string>(), Catch::Matchers::Matches("plain-inputs|kept|plain|verified"));
+  }
+  // What the linker kept of the units is in the store now.
+  CHECK(storeInfo(store)["kept_trials"].get<size_t>() >= 4);
 }

@@ -128,6 +128,13 @@ TEST_CASE("store link: members of an archive are compared too, and a link of pla
   CHECK(archived.verdict == StoreLinkVerdict::Plain);
   CHECK(readFile(objects.path("program")) == plainLink(objects, {"main.o", "c.o", "libplain.a"}));
 
+  // Found by the linker (-l), the archive cannot be swapped: the link ships as linked, and says why.
+  const StoreLinkOutcome searched =
+      link(store, objects, {"clang++-19", "-Oz", "-o", "program", "main.o", "c.o", "-L.", "-lab"});
+  CHECK(searched.exitCode == 0);
+  CHECK(searched.verdict == StoreLinkVerdict::Unverified);
+  CHECK_THAT(searched.reason, Catch::Contains("libab.a") && Catch::Contains("found by the linker"));
+
   const StoreLinkOutcome plain = link(store, objects, {"clang++-19", "-Oz", "-o", "program", "a.o", "b.o", "c.o", "main.o"});
   CHECK(plain.verdict == StoreLinkVerdict::PlainInputs);
   CHECK(plain.listedInputs == 0);
