@@ -180,24 +180,17 @@ int runLto(const CcFlags &flags, std::vector<std::string> command, const fs::pat
 
 /// A unit mlgo does not compile in-process: the real compiler compiles it
 /// as it is, with one warning where what was given is not applied. Logged
-/// only: an -O0 unit, left as clang compiles it on purpose; a unit a choice
-/// file leaves plain; and a command that compiles and links at once, as
-/// configure's probes do (libtool reads any output on stderr there as a flag
-/// the compiler does not take).
+/// only: an -O0 unit, left as clang compiles it on purpose; and a command
+/// that compiles and links at once, as configure's probes do (libtool reads
+/// any output on stderr there as a flag the compiler does not take).
 int runUnapplied(const CcFlags &flags, const std::vector<std::string> &command, const fs::path &compiler,
                  const launcher::CompilePlan &plan, const launcher::Application &application) {
   const bool unoptimized = plan.inProcess() && !plan.optimizes();
-  const bool chosenPlain = plan.inProcess() && !unoptimized;
-  const std::string reason = unoptimized ? "-O0: left as clang compiles it" : chosenPlain ? "" : plan.plainReason;
-  if (!unoptimized && !chosenPlain && !plan.links)
-    spdlog::warn("{}: {}; compiled plainly", plan.source.string(), reason);
+  const std::string reason = unoptimized ? "-O0: left as clang compiles it" : plan.plainReason;
+  if (!unoptimized && !plan.links) spdlog::warn("{}: {}; compiled plainly", plan.source.string(), reason);
   if (!flags.log.empty()) {
     nlohmann::json record = launcher::planRecord(plan, application, reason);
     if (unoptimized) record["unoptimized"] = true;
-    if (chosenPlain) {
-      record["module"] = launcher::moduleOfPlan(plan);
-      record["applied"] = nlohmann::json::object();  // the choice file's "plain"
-    }
     launcher::appendLogLine(flags.log, record);
   }
   return runRealCompiler(command, compiler);
@@ -221,8 +214,13 @@ int runCc(CcFlags flags) {
   }
   if (flags.command.empty()) throw UsageError("mlgo cc: give the compiler and its arguments, e.g. mlgo cc clang-19 -c x.c");
   takeEnvironment(flags);
-  launcher::ApplicationFiles files{flags.policy,         flags.passLists, flags.predict, flags.predictor,
-                                   flags.predictedLists, flags.choices};
+  launcher::ApplicationFiles files;
+  files.policy = flags.policy;
+  files.passLists = flags.passLists;
+  files.predict = flags.predict;
+  files.predictor = flags.predictor;
+  files.predictedLists = flags.predictedLists;
+  files.choices = flags.choices;
   files.record = flags.record.empty() ? fs::path() : fs::absolute(flags.record);
   files.store = flags.store;
   files.explore = flags.explore;
@@ -249,8 +247,10 @@ int runCc(CcFlags flags) {
     case launcher::CommandKind::LtoLink: return runLto(flags, command, compiler, plan, application);
     case launcher::CommandKind::Compile: break;
   }
-  if (!plan.optimizes() || (application.policyUnits && !application.appliesTo(launcher::moduleOfPlan(plan))))
-    return runUnapplied(flags, command, compiler, plan, application);
+  // A unit a choice file leaves plain compiles in-process too, at its
+  // recorded level: clang's object byte for byte (tested), without starting
+  // a second compiler after this one.
+  if (!plan.optimizes()) return runUnapplied(flags, command, compiler, plan, application);
   // clang fails on an object directory that does not exist; so does the build.
   if (plan.object.has_parent_path() && !fs::is_directory(plan.object.parent_path()))
     return runRealCompiler(command, compiler);

@@ -169,7 +169,11 @@ builds::BuiltVariant buildChoices(const CompareBuildsFlags &flags, const builds:
 int runCompareBuilds(const CompareBuildsFlags &flags) {
   // Every input checked before anything is built or written.
   checkOutputPlace(flags, builds::detectProjectKind(flags.project));
-  launcher::loadApplication({flags.policy, flags.passLists, flags.predict, "", 1}, std::chrono::milliseconds(1));
+  launcher::ApplicationFiles given;
+  given.policy = flags.policy;
+  given.passLists = flags.passLists;
+  given.predict = flags.predict;
+  launcher::loadApplication(given, std::chrono::milliseconds(1));
   const auto outputLock = claimOutput(flags.output, "compare-builds", freshOutput(flags.force));
   builds::BuildSettings settings;
   settings.project = fs::absolute(flags.project);

@@ -292,8 +292,6 @@ void recordInCorpus(const Application &application, const std::string &module, c
 
 }  // namespace
 
-std::string moduleOfPlan(const CompilePlan &plan) { return moduleNameForObject(plan.object, fs::current_path()); }
-
 TranslationUnitOutcome compileTranslationUnit(const CompilePlan &plan, const Application &application,
                                               const fs::path &buildDirectory) {
   const auto start = std::chrono::steady_clock::now();

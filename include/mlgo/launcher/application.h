@@ -63,11 +63,6 @@ struct Application {
   bool empty() const {
     return !policyHooks && passLists.empty() && !prediction && !policyUnits && recordCorpus.empty() && !store;
   }
-  /// Whether anything applies to the unit named `module`.
-  bool appliesTo(const std::string &module) const {
-    return passLists.count(module) || prediction || (policyHooks && (!policyUnits || policyUnits->count(module))) ||
-           !recordCorpus.empty() || store;
-  }
   /// Whether the unit named `module` gets the policy.
   bool policyFor(const std::string &module) const {
     return policyHooks && (!policyUnits || policyUnits->count(module));

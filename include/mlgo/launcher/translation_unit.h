@@ -40,10 +40,6 @@ struct TranslationUnitOutcome {
   double seconds = 0;
 };
 
-/// The planned unit's module name, relative to the directory the compile
-/// runs in (the current one), as extract-ir names modules.
-std::string moduleOfPlan(const CompilePlan &plan);
-
 /// Compiles the planned translation unit with `application`, writing
 /// plan.object (atomically) on success. `buildDirectory` is where the
 /// compile runs: module names are relative to it.
