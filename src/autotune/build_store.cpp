@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <thread>
 #include <set>
@@ -241,7 +242,9 @@ void BuildStore::setUp() {
     throw InputError(describeInputProblem(path_.string(), "", "is an SQLite database but not a store of mlgo's"));
   exec("PRAGMA journal_mode=WAL");
   exec("PRAGMA synchronous=FULL");
-  {
+  // Every compile of a build opens the store: a store whose schema is whole
+  // is only read here (a write is a synced transaction).
+  if (!hasWholeSchema()) {
     WriteTransaction transaction(db_, path_);
     exec(kSchema);
     exec(("PRAGMA application_id=" + std::to_string(kApplicationId)).c_str());
@@ -266,6 +269,15 @@ void BuildStore::setUp() {
                                           "is \"" + meta["format"] + "\"; this mlgo reads format " + kStoreFormat));
   // A store from before the cost model was named has none: it is model 1's.
   stored_ = {meta["llvm"], meta["search_space"], meta.count("cost_model") ? meta["cost_model"] : "1"};
+}
+
+bool BuildStore::hasWholeSchema() const {
+  int64_t tables = 0;
+  for (Statement row(db_, "SELECT count(*) FROM sqlite_master WHERE type = 'table'", path_); row.step();)
+    tables = row.integer(0);
+  int64_t schemaTables = 0;
+  for (const char *at = kSchema; (at = std::strstr(at, "CREATE TABLE")); ++at) ++schemaTables;
+  return tables == schemaTables && metaRows() > 0;
 }
 
 int64_t BuildStore::metaRows() const {

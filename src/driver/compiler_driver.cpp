@@ -322,7 +322,7 @@ void compileContained(const CompileRequest &request, const FaultInjection &fault
   continueNameCounter(*state.module, module.nameCounter);
   std::string verifierMessage;
   llvm::raw_string_ostream verifierStream(verifierMessage);
-  if (llvm::verifyModule(*state.module, &verifierStream))
+  if (!module.fromOwnFrontend && llvm::verifyModule(*state.module, &verifierStream))
     return fail(FailureKind::VerifierError, "module fails the IR verifier: " + verifierStream.str());
   if (thinltoModule) {
     state.thinltoIndex = loadThinLTOIndex(module.thinltoIndexPath, *state.module, error);

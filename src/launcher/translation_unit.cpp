@@ -179,9 +179,14 @@ void gateCandidates(autotune::BuildStore &store, const std::string &key, const A
 void rememberObjects(autotune::BuildStore &store, const std::string &key, const std::string &pipeline,
                      const std::string &object, const std::function<std::string()> &recordedObject) {
   try {
-    std::vector<std::pair<std::string, autotune::ObjectOrigin>> origins{{CompileMemo::hash(object), {key, pipeline}}};
+    const std::string hash = CompileMemo::hash(object);
     const fs::path cached = store.recordedObjectPath(key);
-    if (!pipeline.empty() && !fs::is_regular_file(cached)) {
+    const bool haveRecorded = pipeline.empty() || fs::is_regular_file(cached);
+    const std::optional<autotune::ObjectOrigin> known = store.objectOrigin(hash);
+    // A rebuild's object is the last build's: nothing to write (a write is a synced transaction).
+    if (haveRecorded && known && known->unit == key && known->pipeline == pipeline) return;
+    std::vector<std::pair<std::string, autotune::ObjectOrigin>> origins{{hash, {key, pipeline}}};
+    if (!haveRecorded) {
       const std::string recorded = recordedObject();
       if (!recorded.empty()) {
         fs::create_directories(cached.parent_path());
@@ -313,7 +318,8 @@ TranslationUnitOutcome compileTranslationUnit(const CompilePlan &plan, const App
 
   Corpus single;
   single.directory = buildDirectory;
-  single.modules.push_back({outcome.module, bitcode.path(), recordedCommandLine(plan), {}, {}, frontend.nameCounter});
+  single.modules.push_back(
+      {outcome.module, bitcode.path(), recordedCommandLine(plan), {}, {}, frontend.nameCounter, true});
   const CorpusModule &module = single.modules.front();
   try {
     applyCorpusBackendOptions(single);

@@ -30,12 +30,15 @@ const StoreIdentity kIdentity{"19.1.7", "space", "2"};
 }  // namespace
 
 TEST_CASE("build store: a unit's choice is its smallest gated list within the work limit", "[store]") {
-  const StoredUnit unit = unitOf(false, {trial("", 100, 1000), trial("small", 80, 950), trial("smaller", 70, 5000),
-                                         trial("broken", 10, 100, false), trial("ungated", 60, 100)});
-  std::map<std::string, StoredVerdict> verdicts{{"small", {true, false, ""}}, {"smaller", {true, false, ""}},
+  const StoredUnit unit =
+      unitOf(false, {trial("", 100, 1000), trial("small", 80, 950), trial("smaller", 70, 5000),
+                     trial("dearer", 75, 1051), trial("broken", 10, 100, false), trial("ungated", 60, 100)});
+  std::map<std::string, StoredVerdict> verdicts{{"small", {true, false, ""}},
+                                                {"smaller", {true, false, ""}},
+                                                {"dearer", {true, false, ""}},
                                                 {"broken", {true, false, ""}}};
-  // "smaller" costs a rebuild 5x the recorded level's compile; "ungated" has no
-  // verdict; "broken" did not compile.
+  // "smaller" costs a rebuild 5x the recorded level's compile and "dearer"
+  // a little more than it; "ungated" has no verdict; "broken" did not compile.
   CHECK(chooseTrial(unit, verdicts) == std::optional<std::string>("small"));
   verdicts["small"] = {false, false, "prog: wrong answer"};
   CHECK(chooseTrial(unit, verdicts) == std::optional<std::string>(""));

@@ -32,6 +32,10 @@ struct CorpusModule {
   /// (mlgo/driver/name_counter.h), when known: mlgo cc compiles its own
   /// frontend's module. 0 for a corpus's modules.
   unsigned nameCounter = 0;
+  /// The bitcode is this process's own frontend's (mlgo cc): the IR verifier
+  /// is skipped, as clang skips it between its frontend and its passes. A
+  /// corpus's bitcode is input from elsewhere and always verified.
+  bool fromOwnFrontend = false;
 };
 
 struct Corpus {
