@@ -32,12 +32,6 @@ namespace {
 
 constexpr const char *kMapOption = "-Wl,-Map=";
 
-/// One object of a link's inputs that the store knows.
-struct KnownObject {
-  std::string hash;
-  autotune::ObjectOrigin origin;
-};
-
 /// A file the link command names: a plain object or an archive, with the
 /// objects of it the store knows (by member name for an archive; a name
 /// that several members share is left out: a map cannot tell them apart).
@@ -45,22 +39,19 @@ struct LinkInput {
   size_t argument = 0;  ///< its index in the command
   fs::path path;        ///< as the command names it, from the link's directory
   bool archive = false;
-  std::map<std::string, KnownObject> known;  ///< member name ("" for a plain object) -> origin
+  std::map<std::string, autotune::ObjectOrigin> known;  ///< member name ("" for a plain object) -> origin
   std::string contentHash;                   ///< of the whole file
   bool listed() const {
     for (const auto &[member, object] : known)
-      if (!object.origin.pipeline.empty()) return true;
+      if (!object.pipeline.empty()) return true;
     return false;
   }
 };
 
 bool startsWith(const std::string &text, const char *prefix) { return text.rfind(prefix, 0) == 0; }
 
-std::optional<KnownObject> knownObject(const autotune::BuildStore &store, llvm::StringRef bytes) {
-  const std::string hash = CompileMemo::hash(std::string_view(bytes.data(), bytes.size()));
-  std::optional<autotune::ObjectOrigin> origin = store.objectOrigin(hash);
-  if (!origin) return std::nullopt;
-  return KnownObject{hash, std::move(*origin)};
+std::optional<autotune::ObjectOrigin> knownObject(const autotune::BuildStore &store, llvm::StringRef bytes) {
+  return store.objectOrigin(CompileMemo::hash(std::string_view(bytes.data(), bytes.size())));
 }
 
 /// The members of a (regular) archive, in order; empty with `error` set when
@@ -115,7 +106,7 @@ std::optional<LinkInput> scanFile(const std::string &path, size_t argument, cons
                   CompileMemo::hash(std::string_view(bytes.data(), bytes.size()))};
   if (!input.archive) {
     if (!bytes.starts_with("\x7f" "ELF")) return std::nullopt;
-    if (std::optional<KnownObject> known = knownObject(store, bytes)) input.known[""] = std::move(*known);
+    if (std::optional<autotune::ObjectOrigin> known = knownObject(store, bytes)) input.known[""] = std::move(*known);
     return input;
   }
   std::string unreadable;
@@ -129,8 +120,8 @@ std::optional<LinkInput> scanFile(const std::string &path, size_t argument, cons
   std::map<std::string, size_t> named;
   for (const auto &[name, memberBytes] : members) ++named[name];
   for (const auto &[name, memberBytes] : members)
-    if (std::optional<KnownObject> known = knownObject(store, memberBytes)) {
-      if (named[name] > 1 && !known->origin.pipeline.empty()) problem = path + ": several members named " + name;
+    if (std::optional<autotune::ObjectOrigin> known = knownObject(store, memberBytes)) {
+      if (named[name] > 1 && !known->pipeline.empty()) problem = path + ": several members named " + name;
       if (named[name] == 1) input.known[name] = std::move(*known);
     }
   return input;
@@ -184,8 +175,8 @@ void writePlainArchive(const LinkInput &input, const autotune::BuildStore &store
   std::vector<llvm::NewArchiveMember> rewritten;
   for (const auto &[name, bytes] : members) {
     auto known = input.known.find(name);
-    if (known != input.known.end() && !known->second.origin.pipeline.empty())
-      contents.push_back(readFile(store.recordedObjectPath(known->second.origin.unit)));
+    if (known != input.known.end() && !known->second.pipeline.empty())
+      contents.push_back(readFile(store.recordedObjectPath(known->second.unit)));
     else
       contents.push_back(bytes.str());
   }
@@ -232,7 +223,7 @@ std::map<std::pair<std::string, std::string>, SectionSizes> attribute(const std:
     if (input == byPath.end()) continue;
     auto known = input->second->known.find(member);
     if (known == input->second->known.end()) continue;
-    SectionSizes &sizes = kept[{known->second.origin.unit, known->second.origin.pipeline}];
+    SectionSizes &sizes = kept[{known->second.unit, known->second.pipeline}];
     if (section.kind == SectionKind::Text) sizes.text += section.size;
     if (section.kind == SectionKind::Data) sizes.data += section.size;
     if (section.kind == SectionKind::Bss) sizes.bss += section.size;
@@ -279,10 +270,10 @@ std::vector<std::string> plainCommand(std::vector<std::string> command, std::vec
       writePlainArchive(input, store, rewritten);
       input.path = rewritten;
     } else {
-      input.path = store.recordedObjectPath(input.known.at("").origin.unit);
+      input.path = store.recordedObjectPath(input.known.at("").unit);
     }
     command[input.argument] = input.path.string();
-    for (auto &[member, object] : input.known) object.origin.pipeline.clear();
+    for (auto &[member, object] : input.known) object.pipeline.clear();
   }
   for (size_t i = 1; i < command.size(); ++i) {
     if (command[i] == "-o" && i + 1 < command.size()) command[i + 1] = (scratch / "plain.out").string();
@@ -290,7 +281,6 @@ std::vector<std::string> plainCommand(std::vector<std::string> command, std::vec
   }
   return command;
 }
-
 
 /// What a link tells the store: the listed units' kept bytes from the link
 /// as given, the recorded level's from the plain one.
@@ -304,29 +294,12 @@ void recordKept(autotune::BuildStore &store, const std::map<std::pair<std::strin
   if (!kept.empty()) store.recordKept(kept);
 }
 
-
 /// Replaces `target` by `replacement`'s bytes (and mode), atomically.
 void replaceFile(const fs::path &replacement, const fs::path &target) {
   const fs::path temporary = target.string() + ".mlgo-plain";
   fs::copy_file(replacement, temporary, fs::copy_options::overwrite_existing);
   fs::rename(temporary, target);
 }
-
-}  // namespace
-
-const char *storeLinkVerdictName(StoreLinkVerdict verdict) {
-  switch (verdict) {
-    case StoreLinkVerdict::Failed: return "failed";
-    case StoreLinkVerdict::PlainInputs: return "plain-inputs";
-    case StoreLinkVerdict::Verified: return "verified";
-    case StoreLinkVerdict::Kept: return "kept";
-    case StoreLinkVerdict::Plain: return "plain";
-    case StoreLinkVerdict::Unverified: return "unverified";
-  }
-  return "unknown";
-}
-
-namespace {
 
 std::vector<KeptSection> readMap(const fs::path &map) { return parseLinkMap(readFile(map), map.string()); }
 
@@ -359,8 +332,8 @@ std::string incomparable(const std::vector<std::string> &command, const std::vec
   if (std::find(command.begin(), command.end(), "-o") == command.end()) return "the command names no output with -o";
   for (const LinkInput &input : inputs)
     for (const auto &[member, object] : input.known)
-      if (!object.origin.pipeline.empty() && !fs::is_regular_file(store.recordedObjectPath(object.origin.unit)))
-        return "no recorded-level object of unit " + object.origin.unit;
+      if (!object.pipeline.empty() && !fs::is_regular_file(store.recordedObjectPath(object.unit)))
+        return "no recorded-level object of unit " + object.unit;
   if (const std::string archive = listedArchiveFoundByLinker(sections, inputs, store); !archive.empty())
     return archive + " (found by the linker, not named on the command line) holds objects of the store's lists";
   return "";
@@ -368,13 +341,25 @@ std::string incomparable(const std::vector<std::string> &command, const std::vec
 
 }  // namespace
 
+const char *storeLinkVerdictName(StoreLinkVerdict verdict) {
+  switch (verdict) {
+    case StoreLinkVerdict::Failed: return "failed";
+    case StoreLinkVerdict::PlainInputs: return "plain-inputs";
+    case StoreLinkVerdict::Verified: return "verified";
+    case StoreLinkVerdict::Kept: return "kept";
+    case StoreLinkVerdict::Plain: return "plain";
+    case StoreLinkVerdict::Unverified: return "unverified";
+  }
+  return "unknown";
+}
+
 StoreLinkOutcome linkThroughStore(const std::vector<std::string> &givenCommand, const fs::path &compiler,
                                   const fs::path &output, autotune::BuildStore &store) {
   StoreLinkOutcome outcome;
   std::string problem;
   const std::vector<LinkInput> inputs = scanInputs(givenCommand, store, problem);
   for (const LinkInput &input : inputs)
-    for (const auto &[member, object] : input.known) outcome.listedInputs += !object.origin.pipeline.empty();
+    for (const auto &[member, object] : input.known) outcome.listedInputs += !object.pipeline.empty();
   RunTemporaryDirectory scratch("mlgo-cc-link");
   std::vector<std::string> command = givenCommand;
   const fs::path map = mapOf(command, scratch.path());
