@@ -8,9 +8,10 @@
 #      (mlgo store-info) and the linked files' .text+data against the plain
 #      build's (llvm-size, Berkeley text + data, per ELF executable and
 #      shared library the build links);
-#   3. RUNS clean builds with the store alone: every unit a store hit.
+#   3. RUNS clean builds with the store alone (every unit a store hit),
+#      each after one more plain build.
 # Prints one JSON line per build and a summary: the hit builds' median wall
-# time against clang-19's.
+# time against the plain builds' they alternated with.
 # Usage: tools/bench/store-builds.sh MLGO WORKDIR SOURCE BUILDS EXPLORE [RUNS] [JOBS] [-- CMAKE_ARGS...]
 #   BUILDS 0: no explore build; time the plain and store-hit builds again with
 #   the store an earlier run left in WORKDIR.
@@ -95,8 +96,13 @@ print(json.dumps({"build": int(build), "seconds": seconds, "cpu_seconds": cpu, "
 PY
 done
 
-hit_times=() hit_cpu=()
+# The hit builds alternate with plain ones, so that the machine's drift
+# between runs falls on both alike.
+hit_times=() hit_cpu=() plain_times=() plain_cpu=()
 for run in $(seq "$runs"); do
+  read -r wall cpu < <(timed_build "$work/plain")
+  plain_times+=("$wall") plain_cpu+=("$cpu")
+  rm -f "$work/hit-$run.jsonl"
   read -r wall cpu < <(timed_build "$work/store" MLGO_CC_STORE="$store" MLGO_CC_LOG="$work/hit-$run.jsonl")
   hit_times+=("$wall") hit_cpu+=("$cpu")
 done
