@@ -19,13 +19,6 @@ using launcher::splitArchiveMember;
 
 namespace {
 
-SectionSizes &add(SectionSizes &sizes, const KeptSection &section) {
-  if (section.kind == SectionKind::Text) sizes.text += section.size;
-  if (section.kind == SectionKind::Data) sizes.data += section.size;
-  if (section.kind == SectionKind::Bss) sizes.bss += section.size;
-  return sizes;
-}
-
 /// `path` relative to `root` when it lies below it; empty otherwise.
 std::string below(const fs::path &path, const fs::path &root) {
   const fs::path relative = path.lexically_normal().lexically_relative(root.lexically_normal());
@@ -116,7 +109,7 @@ KeptBytes attributeLinkMaps(const fs::path &maps, const fs::path &buildRoot, con
       if (section.kind == SectionKind::NotLoaded) continue;
       const std::string unit = resolver.unitOf(section.file, directory);
       if (unit.empty()) continue;
-      add(units[unit], section);
+      launcher::addKeptSection(units[unit], section);
       auto [owner, isNew] = owners.emplace(section.section, unit);
       if (!isNew && owner->second != unit) shared.insert(section.section);
     }

@@ -151,4 +151,10 @@ std::pair<std::string, std::string> splitArchiveMember(const std::string &file) 
   return {file.substr(0, open), file.substr(open + 1, file.size() - open - 2)};
 }
 
+void addKeptSection(SectionSizes &sizes, const KeptSection &section) {
+  if (section.kind == SectionKind::Text) sizes.text += section.size;
+  if (section.kind == SectionKind::Data) sizes.data += section.size;
+  if (section.kind == SectionKind::Bss) sizes.bss += section.size;
+}
+
 }  // namespace mlgo::launcher

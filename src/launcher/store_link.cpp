@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -143,6 +144,18 @@ std::vector<LinkInput> scanInputs(const std::vector<std::string> &command, const
   return inputs;
 }
 
+/// Whether `path` starts as an archive does (read without mapping the file:
+/// the linker also finds large shared libraries by itself).
+bool isArchive(const std::string &path) {
+  char magic[8] = {};
+  std::FILE *file = std::fopen(path.c_str(), "rb");
+  if (!file) return false;
+  const size_t read = std::fread(magic, 1, sizeof magic, file);
+  std::fclose(file);
+  const std::string_view start(magic, read);
+  return start == "!<arch>\n" || start == "!<thin>\n";
+}
+
 /// An archive the link found by itself (-lNAME with -L) that holds objects
 /// compiled with a list: the plain link cannot swap them, so the link is not
 /// compared. "" when there is none.
@@ -152,7 +165,7 @@ std::string listedArchiveFoundByLinker(const std::vector<KeptSection> &sections,
   for (const LinkInput &input : inputs) named.insert(input.path.lexically_normal().string());
   for (const KeptSection &section : sections) {
     const std::string container = fs::path(splitArchiveMember(section.file).first).lexically_normal().string();
-    if (named.count(container) || !seen.insert(container).second) continue;
+    if (named.count(container) || !seen.insert(container).second || !isArchive(container)) continue;
     std::string problem;
     const std::optional<LinkInput> found = scanFile(container, 0, store, problem);
     if (found && found->archive && found->listed()) return container;
@@ -223,10 +236,7 @@ std::map<std::pair<std::string, std::string>, SectionSizes> attribute(const std:
     if (input == byPath.end()) continue;
     auto known = input->second->known.find(member);
     if (known == input->second->known.end()) continue;
-    SectionSizes &sizes = kept[{known->second.unit, known->second.pipeline}];
-    if (section.kind == SectionKind::Text) sizes.text += section.size;
-    if (section.kind == SectionKind::Data) sizes.data += section.size;
-    if (section.kind == SectionKind::Bss) sizes.bss += section.size;
+    addKeptSection(kept[{known->second.unit, known->second.pipeline}], section);
   }
   return kept;
 }

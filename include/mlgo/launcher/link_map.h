@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "mlgo/driver/compile_result.h"
+
 namespace mlgo::launcher {
 
 enum class SectionKind { Text, Data, Bss, NotLoaded };
@@ -29,6 +31,10 @@ struct KeptSection {
 /// Every input section of non-zero size in `map`, in order. Throws
 /// InputError naming `mapName` when the text is neither format.
 std::vector<KeptSection> parseLinkMap(std::string_view map, const std::string &mapName);
+
+/// Adds `section`'s bytes to `sizes` by its kind (text; data: every other
+/// loaded byte; bss); a section not loaded adds nothing.
+void addKeptSection(SectionSizes &sizes, const KeptSection &section);
 
 /// "lib/libx.a(m.o)" -> {"lib/libx.a", "m.o"}; a plain file -> {file, ""}.
 std::pair<std::string, std::string> splitArchiveMember(const std::string &file);
