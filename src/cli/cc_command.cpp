@@ -17,7 +17,7 @@
 #include <spdlog/spdlog.h>
 
 #include "commands.h"
-#include "common_options.h"
+#include "validators.h"
 #include "mlgo/launcher/application.h"
 #include "mlgo/launcher/compile_plan.h"
 #include "mlgo/launcher/launch_log.h"
@@ -268,6 +268,11 @@ int runCc(CcFlags flags) {
 }
 
 }  // namespace
+
+const Subcommand kCcSubcommand{"cc",
+                                "Compiler launcher: build with a policy or tuned pass lists (mlgo cc [options] "
+                                "clang-19 ARGS...; everything else runs the real compiler)",
+                                addCcCommand, false, false};
 
 void addCcCommand(CLI::App *command, CommandRunner &runner) {
   auto flags = std::make_shared<CcFlags>();

@@ -12,10 +12,7 @@ const std::vector<Subcommand> &subcommands() {
        addCombineCorpusCommand, false, false},
       {"eval", "Compile a corpus and compare sizes with the -Oz default",
        addEvalCommand, false, false, "--json"},
-      {"cc",
-       "Compiler launcher: build with a policy or tuned pass lists (mlgo cc [options] clang-19 ARGS...; "
-       "everything else runs the real compiler)",
-       addCcCommand, false, false},
+      kCcSubcommand,
       {"compare-builds",
        "Build a project with clang-19 and through mlgo cc (with a policy, tuned lists); compare linked sizes and tests",
        addCompareBuildsCommand, false, false, "--output"},

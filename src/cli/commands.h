@@ -23,6 +23,9 @@ struct Subcommand {
   const char *outputFlag = nullptr;
 };
 
+/// mlgo cc's row, which its own entry point (cc_main.cpp) also uses.
+extern const Subcommand kCcSubcommand;
+
 /// Every subcommand, in the order --help lists them.
 const std::vector<Subcommand> &subcommands();
 

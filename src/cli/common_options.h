@@ -11,6 +11,7 @@
 #include "mlgo/policy/yes_no_policy.h"
 #include "mlgo/training/config_schema.h"
 #include "mlgo/support/output_directory.h"
+#include "validators.h"
 
 namespace mlgo {
 class Problem;
@@ -34,22 +35,8 @@ struct DriverFlags {
 Cluster &runCluster();
 void setRunCluster(Cluster *cluster);
 
-/// For options held in unsigned integers: CLI11 would turn "-5" into a huge
-/// count (a budget that runs until killed), so the text must be digits only,
-/// at least `minimum` and at most `maximum` (a count that sizes files or
-/// memory has a bound).
 /// At most this many trace shards: each is a file open while tracing.
 inline constexpr uint64_t kMaxTraceShards = 1024;
-
-CLI::Validator wholeNumber(uint64_t minimum = 0, uint64_t maximum = std::numeric_limits<uint64_t>::max());
-/// A finite number of seconds, at least 0 (or above 0): NaN and infinity are
-/// refused.
-CLI::Validator finiteSeconds(bool zeroAllowed);
-
-/// For flags naming a file to write (--json, a coreset's --output): an
-/// existing directory, or a name ending in '/', is a usage error before
-/// anything runs, not a failure at the end of the run.
-CLI::Validator outputFile();
 
 /// --threads, --timeout, the memo's flags and the hidden --inject-fault.
 void addDriverFlags(CLI::App &command, DriverFlags &flags);

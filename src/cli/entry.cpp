@@ -2,8 +2,9 @@
 // clang: mapping and relocating them costs a process about as much as a
 // clang-19 start. A build through `mlgo cc` with nothing to apply must not
 // pay that twice per compile, so this entry point, which links neither,
-// hands such a call straight to the compiler and loads the library for
-// everything else.
+// hands such a call straight to the compiler. Every other `mlgo cc` call
+// loads libmlgo_cc.so, which holds that command alone (cc_main.cpp);
+// everything else loads libmlgo_cli.so.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -56,34 +57,36 @@ std::string executableDirectory() {
   return executable.substr(0, executable.rfind('/'));
 }
 
+/// Loads `library` from beside the executable (a build tree) or from where
+/// the libraries are installed, and returns its entry point `symbol`;
+/// nullptr after saying why.
+using Main = int (*)(int, char **);
+Main loadEntryPoint(const char *library, const char *symbol) {
+  const std::string directory = executableDirectory();
+  std::string tried;
+  for (const std::string &candidate : {directory + "/" + library,
+                                       directory + "/" MLGO_LIBRARY_FROM_BINARY "/" + library}) {
+    // RTLD_GLOBAL: OpenMPI's components, loaded later, look up its symbols.
+    // RTLD_LAZY: a compile of `mlgo cc` calls a sliver of LLVM's and clang's
+    // functions; binding every one of them up front cost each compile 4 ms
+    // of its ~12 ms over clang's own start (perf, 2026-12-06).
+    if (void *handle = ::dlopen(candidate.c_str(), RTLD_LAZY | RTLD_GLOBAL)) {
+      if (auto entry = reinterpret_cast<Main>(::dlsym(handle, symbol))) return entry;
+      std::fprintf(stderr, "mlgo: error: %s has no %s: %s\n", candidate.c_str(), symbol, ::dlerror());
+      return nullptr;
+    }
+    tried += std::string("\n  ") + ::dlerror();
+  }
+  std::fprintf(stderr, "mlgo: error: cannot load %s:%s\n", library, tried.c_str());
+  return nullptr;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
   // execvp returns only when it cannot run the compiler: mlgo then says why.
   if (const int compiler = plainCompilerCall(argc, argv)) ::execvp(argv[compiler], argv + compiler);
-  // Beside the executable in a build tree; installed, where the libraries go.
-  const std::string directory = executableDirectory();
-  void *library = nullptr;
-  std::string tried;
-  for (const std::string &candidate :
-       {directory + "/libmlgo_cli.so", directory + "/" MLGO_LIBRARY_FROM_BINARY "/libmlgo_cli.so"}) {
-    // RTLD_GLOBAL: OpenMPI's components, loaded later, look up its symbols.
-    // RTLD_LAZY: a compile of `mlgo cc` calls a sliver of LLVM's, clang's
-    // and OpenMPI's functions; binding every one of them up front cost each
-    // compile 4 ms of its ~12 ms over clang's own start (perf, 2026-12-06).
-    library = ::dlopen(candidate.c_str(), RTLD_LAZY | RTLD_GLOBAL);
-    if (library) break;
-    tried += std::string("\n  ") + ::dlerror();
-  }
-  if (!library) {
-    std::fprintf(stderr, "mlgo: error: cannot load libmlgo_cli.so:%s\n", tried.c_str());
-    return 1;
-  }
-  using Main = int (*)(int, char **);
-  const auto mlgoMain = reinterpret_cast<Main>(::dlsym(library, "mlgo_main"));
-  if (!mlgoMain) {
-    std::fprintf(stderr, "mlgo: error: libmlgo_cli.so has no mlgo_main: %s\n", ::dlerror());
-    return 1;
-  }
-  return mlgoMain(argc, argv);
+  const bool cc = argc > 1 && std::strcmp(argv[1], "cc") == 0;
+  const Main entry = cc ? loadEntryPoint("libmlgo_cc.so", "mlgo_cc_main") : loadEntryPoint("libmlgo_cli.so", "mlgo_main");
+  return entry ? entry(argc, argv) : 1;
 }

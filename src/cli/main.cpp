@@ -4,11 +4,11 @@
 #include <iostream>
 
 #include <CLI/CLI.hpp>
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "commands.h"
 #include "common_options.h"
+#include "exit_code_mapping.h"
 #include "run_manifest_flags.h"
 #include "training_library_loader.h"
 #include "mlgo/distributed/cluster.h"
@@ -19,49 +19,6 @@
 #include "mlgo/support/text_input.h"
 
 namespace {
-
-/// Runs the chosen command and maps library errors to the documented exit
-/// codes; `failed` tells an error from a command that returned its code.
-int runMapped(const mlgo::cli::CommandRunner &runner, bool &failed) {
-  failed = true;
-  try {
-    const int code = runner();
-    failed = false;
-    return code;
-  } catch (const mlgo::UsageError &e) {
-    spdlog::error("{}", e.what());
-    return mlgo::exit_code::kUsage;
-  } catch (const mlgo::RunStopped &e) {
-    spdlog::error("{}", e.what());
-    return mlgo::exit_code::kStopped;
-  } catch (const mlgo::RankLost &e) {
-    spdlog::error("{}", e.what());
-    return mlgo::exit_code::kRankLost;
-  } catch (const mlgo::OutputInUse &e) {
-    spdlog::error("{}", e.what());
-    return mlgo::exit_code::kOutputInUse;
-  } catch (const mlgo::InputError &e) {
-    spdlog::error("{}", e.what());
-    return mlgo::exit_code::kBadInput;
-  } catch (const std::filesystem::filesystem_error &e) {
-    // A path of the wrong kind (a file where a directory belongs, or the
-    // reverse) or a loop of symbolic links is the user's input; other file
-    // system failures are not.
-    const std::errc kind = std::errc(e.code().value());
-    const bool wrongPath = kind == std::errc::not_a_directory || kind == std::errc::is_a_directory ||
-                           kind == std::errc::file_exists || kind == std::errc::no_such_file_or_directory ||
-                           kind == std::errc::too_many_symbolic_link_levels;
-    spdlog::error("{}: {}", e.path1().string(), e.code().message());
-    return wrongPath ? mlgo::exit_code::kBadInput : mlgo::exit_code::kFailure;
-  } catch (const nlohmann::json::exception &e) {
-    // An entry of a JSON input that no reader checked: still in mlgo's words.
-    spdlog::error("{}", mlgo::jsonErrorText(e));
-    return mlgo::exit_code::kFailure;
-  } catch (const std::exception &e) {
-    spdlog::error("{}", e.what());
-    return mlgo::exit_code::kFailure;
-  }
-}
 
 /// The table's row of the subcommand the command line chose.
 const mlgo::cli::Subcommand &chosenSubcommand(const CLI::App &app) {
@@ -87,9 +44,7 @@ std::string subcommandsAcrossRanks() {
 /// The whole command line interface; the mlgo executable (entry.cpp) loads
 /// this library and calls it, except for compiler calls with nothing to apply.
 extern "C" __attribute__((visibility("default"))) int mlgo_main(int argc, char **argv) {
-  auto logger = spdlog::stderr_color_mt("mlgo");
-  logger->set_pattern("mlgo: %^%l%$: %v");
-  spdlog::set_default_logger(logger);
+  auto logger = mlgo::cli::installStderrLogger();
 
   CLI::App app{"mlgo: train machine-learned compiler optimizations for LLVM 19"};
   app.set_version_flag("--version", std::string("mlgo ") + MLGO_VERSION);
@@ -144,7 +99,7 @@ extern "C" __attribute__((visibility("default"))) int mlgo_main(int argc, char *
   bool failed = false;
   // A missing training library fails now, before inputs are read or an
   // output is claimed.
-  const int code = runMapped(
+  const int code = mlgo::cli::runMapped(
       [&] {
         if (chosen.needsTraining) mlgo::cli::trainingLibrary();
         return runner();

@@ -4,7 +4,6 @@
 
 #include <unistd.h>
 
-#include "mpi_cluster.h"
 
 namespace mlgo {
 
@@ -34,28 +33,9 @@ std::string Cluster::describe(int rank) const { return "rank " + std::to_string(
 
 std::unique_ptr<Cluster> singleProcessCluster() { return std::make_unique<SingleProcessCluster>(); }
 
-bool builtWithMpi() {
-#ifdef MLGO_WITH_MPI
-  return true;
-#else
-  return false;
-#endif
-}
-
 bool launchedByMpirun() {
   // OpenMPI's launcher sets OMPI_COMM_WORLD_SIZE; PMIx-based launchers PMIX_RANK.
   return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMIX_RANK") != nullptr;
-}
-
-std::unique_ptr<Cluster> joinCluster(double silenceSeconds) {
-  if (!launchedByMpirun()) return singleProcessCluster();
-#ifdef MLGO_WITH_MPI
-  return joinMpiCluster(silenceSeconds);
-#else
-  throw std::runtime_error(
-      "started by mpirun, but this mlgo was built without MPI (configure with -DMLGO_WITH_MPI=ON); every rank "
-      "would run the whole job alone");
-#endif
 }
 
 }  // namespace mlgo

@@ -109,6 +109,7 @@ TEST_CASE("store link: a list that shrinks the program ships, and its rebuild li
   const StoreLinkOutcome again = link(store, objects, command);
   CHECK(again.verdict == StoreLinkVerdict::Verified);
   CHECK(again.plainTextData == 0);  // not linked plainly again
+  CHECK(readFile(objects.path("program")) == plainLink(objects, {"a.o", "b.o", "c.listed.o", "main.o"}));
   // An input that changed is another link: compared again.
   writeFileAtomically(objects.path("b.o"), readFile(objects.path("b.listed.o")));
   CHECK(link(store, objects, command).verdict != StoreLinkVerdict::Verified);
