@@ -9,6 +9,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
+#include <functional>
 #include <sstream>
 #include <tuple>
 
@@ -274,18 +275,22 @@ void PassPool::save() {
   changed_.clear();
 }
 
-std::vector<std::vector<std::string>> PassPool::distinctLists(const SearchSpace &space) const {
-  const std::string spaceHash = searchSpaceHash(space);
+namespace {
+
+/// The distinct gated lists of `entries` that `usable` takes, as search-space
+/// elements: those best for most modules first (ties: shorter, then the
+/// pipeline text), then the runners-up the same way.
+std::vector<std::vector<std::string>> rankedDistinctLists(
+    const std::vector<const PoolEntry *> &entries, const std::function<bool(const HarvestedList &)> &usable) {
   struct Tally {
     size_t best = 0, runnerUp = 0;
     std::vector<std::string> passes;
   };
   std::map<std::string, Tally> tallies;  // by pipeline
-  for (const PoolEntry *entry : entries()) {
-    if (entry->key.space != spaceHash || entry->key.llvm != LLVM_VERSION_STRING) continue;
+  for (const PoolEntry *entry : entries) {
     for (size_t i = 0; i < entry->lists.size(); ++i) {
       const HarvestedList &list = entry->lists[i];
-      if (list.gate == "unchecked") continue;
+      if (list.gate == "unchecked" || !usable(list)) continue;
       Tally &tally = tallies[list.pipeline];
       (i == 0 ? tally.best : tally.runnerUp) += 1;
       tally.passes = list.passes;
@@ -302,6 +307,30 @@ std::vector<std::vector<std::string>> PassPool::distinctLists(const SearchSpace 
   std::vector<std::vector<std::string>> lists;
   for (const auto &[pipeline, tally] : ranked) lists.push_back(tally.passes);
   return lists;
+}
+
+}  // namespace
+
+std::vector<std::vector<std::string>> PassPool::distinctLists(const SearchSpace &space) const {
+  const std::string spaceHash = searchSpaceHash(space);
+  std::vector<const PoolEntry *> current;
+  for (const PoolEntry *entry : entries())
+    if (entry->key.space == spaceHash && entry->key.llvm == LLVM_VERSION_STRING) current.push_back(entry);
+  return rankedDistinctLists(current, [](const HarvestedList &) { return true; });
+}
+
+std::vector<std::vector<std::string>> PassPool::listsOfOtherSpaces(const SearchSpace &space) const {
+  const std::string spaceHash = searchSpaceHash(space);
+  std::vector<const PoolEntry *> others;
+  for (const PoolEntry *entry : entries())
+    if (entry->key.space != spaceHash && entry->key.llvm == LLVM_VERSION_STRING) others.push_back(entry);
+  std::set<std::vector<std::string>> current;
+  for (std::vector<std::string> &passes : distinctLists(space)) current.insert(std::move(passes));
+  return rankedDistinctLists(others, [&](const HarvestedList &list) {
+    return !current.count(list.passes) &&
+           std::all_of(list.passes.begin(), list.passes.end(),
+                       [&](const std::string &pass) { return space.find(pass) >= 0; });
+  });
 }
 
 std::vector<const PoolEntry *> PassPool::entries() const {
@@ -338,6 +367,7 @@ PoolSummary summarizePool(const PassPool &pool, const SearchSpace &space) {
       irLogSum += portable::log(double(gated->irInstructions) / double(entry->ozIrInstructions));
   }
   summary.distinctLists = pool.distinctLists(space).size();
+  summary.otherSpaceLists = pool.listsOfOtherSpaces(space).size();
   summary.geomeanChange = searched ? portable::exp(logSum / double(searched)) - 1 : 0;
   summary.geomeanIrChange = searched ? portable::exp(irLogSum / double(searched)) - 1 : 0;
   return summary;

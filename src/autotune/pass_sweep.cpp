@@ -5,6 +5,8 @@
 #include <set>
 #include <sstream>
 
+#include <spdlog/spdlog.h>
+
 #include "mlgo/autotune/module_features.h"
 #include "mlgo/autotune/pass_pool.h"
 #include "mlgo/autotune/build_store.h"
@@ -123,11 +125,22 @@ std::vector<PoolList> poolFromText(const std::string &text, const SearchSpace &s
   return lists;
 }
 
-/// A harvested pool's lists (pass_pool.h), most often best first.
+/// A harvested pool's lists (pass_pool.h), most often best first; then the
+/// lists its entries of another search space found, which the sweep
+/// measures and gates as any other list.
 std::vector<PoolList> poolFromHarvest(const fs::path &directory, const SearchSpace &space) {
+  const PassPool pool = PassPool::load(directory, space);
   std::vector<PoolList> lists;
-  for (const std::vector<std::string> &passes : PassPool::load(directory, space).distinctLists(space))
-    lists.push_back(poolListOf(passes, space, directory.string(), "list " + std::to_string(lists.size() + 1)));
+  auto add = [&](const std::vector<std::vector<std::string>> &found) {
+    for (const std::vector<std::string> &passes : found)
+      lists.push_back(poolListOf(passes, space, directory.string(), "list " + std::to_string(lists.size() + 1)));
+  };
+  add(pool.distinctLists(space));
+  const std::vector<std::vector<std::string>> others = pool.listsOfOtherSpaces(space);
+  if (!others.empty())
+    spdlog::info("{}: {} lists of entries harvested under another search space, tried again after its {}",
+                 directory.string(), others.size(), lists.size());
+  add(others);
   return lists;
 }
 

@@ -1,8 +1,5 @@
 // The mlgo executable: thin subcommands over the library. Everything a user
 // sees on stdout is the result; logs and progress go to stderr.
-#include <filesystem>
-#include <iostream>
-
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
@@ -13,10 +10,7 @@
 #include "training_library_loader.h"
 #include "mlgo/distributed/cluster.h"
 #include "mlgo/problems/problem.h"
-#include "mlgo/support/errors.h"
 #include "mlgo/support/exit_codes.h"
-#include "mlgo/support/output_directory.h"
-#include "mlgo/support/text_input.h"
 
 namespace {
 
@@ -42,7 +36,7 @@ std::string subcommandsAcrossRanks() {
 }  // namespace
 
 /// The whole command line interface; the mlgo executable (entry.cpp) loads
-/// this library and calls it, except for compiler calls with nothing to apply.
+/// this library and calls it, except for `mlgo cc` (libmlgo_cc.so, cc_main.cpp).
 extern "C" __attribute__((visibility("default"))) int mlgo_main(int argc, char **argv) {
   auto logger = mlgo::cli::installStderrLogger();
 

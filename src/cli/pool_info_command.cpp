@@ -60,6 +60,7 @@ int runPoolInfo(const PoolInfoFlags &flags) {
                        {"failed", summary.failed},
                        {"improved", summary.improved},
                        {"distinct_lists", summary.distinctLists},
+                       {"other_space_lists", summary.otherSpaceLists},
                        {"geomean_change", summary.geomeanChange},
                        {"geomean_ir_instructions_change", summary.geomeanIrChange}};
     if (coverage) out["coverage"] = coverageToJson(*coverage, flags.budget);
@@ -67,9 +68,10 @@ int runPoolInfo(const PoolInfoFlags &flags) {
     return exit_code::kSuccess;
   }
   std::printf("%zu modules harvested (%zu whose -Oz compile failed; %zu entries of another search space or LLVM), "
-              "%zu improved; %zu distinct gated lists; each module's best vs -Oz: geomean .text+.data %+.2f%%, IR "
-              "instructions %+.2f%%\n",
+              "%zu improved; %zu distinct gated lists (and %zu of other entries that sweep-passes measures again); "
+              "each module's best vs -Oz: geomean .text+.data %+.2f%%, IR instructions %+.2f%%\n",
               summary.entries, summary.failed, summary.others, summary.improved, summary.distinctLists,
+              summary.otherSpaceLists,
               100 * summary.geomeanChange, 100 * summary.geomeanIrChange);
   if (coverage) printCoverage(*coverage, flags.budget);
   return exit_code::kSuccess;

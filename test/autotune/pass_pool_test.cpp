@@ -3,6 +3,7 @@
 #include <llvm/Config/llvm-config.h>
 
 #include "mlgo/autotune/pass_pool.h"
+#include "mlgo/autotune/pass_sweep.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 #include "support/test_environment.h"
@@ -84,4 +85,38 @@ TEST_CASE("pass pool: entries round-trip, sorted per project file, bad files nam
   badSize.replace(badSize.find("\"aa\""), 4, "\"ac\"");
   badSize.replace(badSize.find("\"text\":1000"), 11, "\"text\":-1");
   CHECK_THAT(refused(badSize), Contains("line 3") && Contains("oz.text") && Contains("not a whole number"));
+}
+
+TEST_CASE("pass pool: lists found under another search space are tried again after the pool's own, never its sizes",
+          "[autotune][pool][sweep]") {
+  test::ScratchDirectory scratch;
+  const SearchSpace space = SearchSpace::load(defaultSearchSpaceFile());
+  PassPool pool = PassPool::load(scratch / "pool", space);
+  pool.add(entryFor("aa", "zlib/adler32.c", space, {{"default<Oz>"}}), "zlib");
+  // Harvested before the always-inline rule: another prologue, so another space.
+  PoolEntry before = entryFor("bb", "zlib/deflate.c", space, {{"mergefunc"}, {"default<Oz>"}, {"globalopt"}});
+  before.key.space = std::string(32, '0');  // another prologue: another hash
+  before.lists[2].passes = {"no-such-pass"};  // not in today's space: never tried
+  before.lists[2].pipeline = "no-such-pass";
+  pool.add(before, "zlib");
+  PoolEntry otherLlvm = entryFor("cc", "zlib/crc32.c", space, {{"globaldce"}});
+  otherLlvm.key.space = before.key.space;
+  otherLlvm.key.llvm = "18.1.8";
+  pool.add(otherLlvm, "zlib");
+  pool.save();
+
+  const PassPool loaded = PassPool::load(scratch / "pool", space);
+  CHECK(loaded.distinctLists(space) == std::vector<std::vector<std::string>>{{"default<Oz>"}});
+  // default<Oz> is the pool's own already; the unknown pass and LLVM 18's list are left out.
+  CHECK(loaded.listsOfOtherSpaces(space) == std::vector<std::vector<std::string>>{{"mergefunc"}});
+  const std::vector<PoolList> swept = readPassListPool(scratch / "pool", space);
+  REQUIRE(swept.size() == 2);
+  CHECK(swept[0].passes == std::vector<std::string>{"default<Oz>"});
+  CHECK(swept[1].passes == std::vector<std::string>{"mergefunc"});
+  // The pool's own figures count only its entries of this space.
+  const PoolSummary summary = summarizePool(loaded, space);
+  CHECK(summary.entries == 1);
+  CHECK(summary.others == 2);
+  CHECK(summary.distinctLists == 1);
+  CHECK(summary.otherSpaceLists == 1);
 }

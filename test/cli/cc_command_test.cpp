@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mlgo/support/atomic_file.h"
+#include "mlgo/support/exit_codes.h"
 #include "mlgo/support/text_input.h"
 #include "support/test_environment.h"
 
@@ -186,6 +187,22 @@ TEST_CASE("mlgo cc --predict: each unit keeps the smallest of the recorded level
     improved += line["applied"].contains("pass_list");
   }
   CHECK(improved > 0);
+}
+
+TEST_CASE("mlgo cc loads its own library: not OpenMPI, protobuf or the other commands; mlgo --help lists it",
+          "[cli][launcher]") {
+  // A build starts mlgo cc once per compile: what it loads is paid each time.
+  const test::CommandOutcome loaded = test::runMlgoWithEnvironment({"LD_DEBUG=files"}, {"cc", "--print-plugin-path"});
+  REQUIRE(loaded.exitCode == 0);
+  CHECK_THAT(loaded.err, Contains("libmlgo_cc.so") && Contains("libclang-cpp") && !Contains("libmlgo_cli.so") &&
+                             !Contains("libmpi") && !Contains("libprotobuf"));
+  const test::CommandOutcome help = test::runMlgo({"--help"});
+  REQUIRE(help.exitCode == 0);
+  CHECK_THAT(help.out, Contains("Compiler launcher: build with a policy"));
+  // The same flags and exit codes as from the full command line.
+  const test::CommandOutcome refused = test::runMlgo({"cc", "--predicted-lists", "0", "clang-19", "-c", "x.c"});
+  CHECK(refused.exitCode == exit_code::kUsage);
+  CHECK_THAT(refused.err, Contains("--predicted-lists: expected a whole number of at least 1"));
 }
 
 TEST_CASE("pass plugin: a stock clang-19 given the plugin writes mlgo cc --policy's objects", "[cli][launcher][clang]") {

@@ -91,6 +91,13 @@ class PassPool {
   /// LLVM, as search-space elements: those best for most modules first (ties:
   /// shorter, then the pipeline text), then the runners-up the same way.
   std::vector<std::vector<std::string>> distinctLists(const SearchSpace &space) const;
+  /// The lists of entries harvested under another search space (another
+  /// prologue: the always-inline rule) with this LLVM, whose every pass is
+  /// one of `space`'s and that distinctLists does not hold, ranked the same
+  /// way. Their sizes mean nothing here and are never used: they are
+  /// candidates that a sweep measures and gates again, so that a pool whose
+  /// re-harvest has not reached every module still offers all its lists.
+  std::vector<std::vector<std::string>> listsOfOtherSpaces(const SearchSpace &space) const;
 
   const std::filesystem::path &directory() const { return directory_; }
   /// Every entry, file by file, in file order.
@@ -106,10 +113,11 @@ class PassPool {
 /// What a pool holds for one search space and this LLVM.
 struct PoolSummary {
   size_t entries = 0;  ///< of the space and LLVM
-  size_t others = 0;   ///< of another space or LLVM (kept, never used)
+  size_t others = 0;   ///< of another space or LLVM (kept; their sizes never used)
   size_t failed = 0;   ///< modules whose -Oz compile failed
   size_t improved = 0; ///< modules with a gated list smaller than -Oz
   size_t distinctLists = 0;
+  size_t otherSpaceLists = 0;  ///< listsOfOtherSpaces: what sweep-passes measures again
   /// Geometric mean over the searched modules of best/-Oz minus 1: the
   /// pool's oracle on the modules it came from.
   double geomeanChange = 0;  ///< .text+.data
