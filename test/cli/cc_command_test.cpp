@@ -189,7 +189,7 @@ TEST_CASE("mlgo cc --predict: each unit keeps the smallest of the recorded level
   CHECK(improved > 0);
 }
 
-TEST_CASE("mlgo cc loads its own library: not OpenMPI, protobuf or the other commands; mlgo --help lists it",
+TEST_CASE("mlgo cc loads its own library, not OpenMPI, protobuf or the other commands, and mlgo --help lists it",
           "[cli][launcher]") {
   // A build starts mlgo cc once per compile: what it loads is paid each time.
   const test::CommandOutcome loaded = test::runMlgoWithEnvironment({"LD_DEBUG=files"}, {"cc", "--print-plugin-path"});
