@@ -4,6 +4,8 @@
 #include <random>
 #include <tuple>
 
+#include <spdlog/spdlog.h>
+
 #include "mlgo/autotune/module_features.h"
 #include "mlgo/autotune/pass_predictor.h"
 #include "mlgo/support/crc32c.h"
@@ -125,7 +127,11 @@ std::optional<uint64_t> ModuleEvaluator::size(const std::vector<int> &list) {
     if (exhausted()) return std::nullopt;
     ++used_;
     const CompileResult result = compile_(module_, pipeline);
-    if (!result.ok()) ++failed_;
+    if (!result.ok()) {
+      ++failed_;  // a candidate like any other: counted, and its message for --log-level debug
+      spdlog::debug("{}: a candidate list failed ({}): {}", module_.name, failureKindName(result.failure),
+                    result.message);
+    }
     cached =
         cache_
             .emplace(pipeline, Compiled{list, result.ok() ? std::optional<SectionSizes>(result.sizes) : std::nullopt,

@@ -1,5 +1,6 @@
 #include "mlgo/driver/isolated_compiler.h"
 
+#include <cctype>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -25,6 +26,42 @@ std::string describeExit(int status) {
   }
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
   return "ended";
+}
+
+/// What a worker wrote to its stderr file since the last call, which empties
+/// the file (opened with O_APPEND, so the worker writes on from its start).
+/// Called only while the worker is idle or dead: nothing is written meanwhile.
+std::string takeStderr(int errors) {
+  std::string text;
+  if (errors < 0) return text;
+  char buffer[16384];
+  for (ssize_t got; (got = ::pread(errors, buffer, sizeof buffer, static_cast<off_t>(text.size()))) > 0;)
+    text.append(buffer, static_cast<size_t>(got));
+  if (!text.empty() && ::ftruncate(errors, 0) != 0) text.clear();  // keep nothing we cannot empty
+  return text;
+}
+
+/// The end of what a worker that died wrote, for its compile's message:
+/// glibc's word on the heap it found corrupted, LLVM's on a fatal error.
+std::string lastWords(std::string text) {
+  constexpr size_t kKept = 300;
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+  if (text.empty()) return "";
+  if (text.size() > kKept) text = "..." + text.substr(text.size() - kKept);
+  for (char &c : text)
+    if (c == '\n') c = ' ';
+  return "; it wrote: " + text;
+}
+
+/// Hands on what a healthy worker wrote (a warning of its compile), as if it
+/// had written to our stderr itself.
+void forwardToStderr(const std::string &text) {
+  for (size_t written = 0; written < text.size();) {
+    const ssize_t n = ::write(STDERR_FILENO, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    written += static_cast<size_t>(n);
+  }
 }
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
@@ -78,6 +115,11 @@ struct IsolatedCompiler::Worker {
   pid_t pid = -1;
   int requests = -1;  ///< our end of the worker's stdin
   int replies = -1;   ///< our end of the worker's stdout
+  /// The worker's stderr: an anonymous file (-1: ours, inherited, when none
+  /// can be made). What it holds goes to our stderr after each answer; a
+  /// worker's last words go into its compile's message instead, not loose to
+  /// the terminal, where they would not say which compile died.
+  int errors = -1;
   std::string buffered;  ///< bytes read past the last reply line
   bool alive = false;
   size_t answered = 0;  ///< compiles it replied to
@@ -105,19 +147,25 @@ size_t IsolatedCompiler::workersLost() const {
   return lost_;
 }
 
-int IsolatedCompiler::lose(Worker &worker) {
+int IsolatedCompiler::lose(Worker &worker, std::string &lastStderr) {
   std::lock_guard<std::mutex> lock(mutex_);
   ++lost_;
-  return retire(worker);
+  return retire(worker, &lastStderr);
 }
 
-int IsolatedCompiler::retire(Worker &worker) {
+int IsolatedCompiler::retire(Worker &worker, std::string *lastStderr) {
   if (!worker.alive) return 0;
   ::close(worker.requests);  // end of input: a healthy worker exits on its own
   ::close(worker.replies);
   ::kill(worker.pid, SIGKILL);  // harmless when it already died (not yet reaped)
   int status = 0;
-  ::waitpid(worker.pid, &status, 0);
+  ::waitpid(worker.pid, &status, 0);  // reaped first: all it wrote is in its file
+  std::string written = takeStderr(worker.errors);
+  if (lastStderr)
+    *lastStderr = std::move(written);
+  else
+    forwardToStderr(written);
+  if (worker.errors >= 0) ::close(worker.errors);
   worker = Worker{};
   return status;
 }
@@ -146,11 +194,15 @@ IsolatedCompiler::Worker *IsolatedCompiler::workerForThisThread(const std::strin
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, toWorker[0], 0);  // dup2 clears close-on-exec
   posix_spawn_file_actions_adddup2(&actions, fromWorker[1], 1);
+  const int errors = ::open("/tmp", O_TMPFILE | O_RDWR | O_APPEND | O_CLOEXEC, 0600);
+  if (errors >= 0) posix_spawn_file_actions_adddup2(&actions, errors, 2);
   std::vector<char *> argv;
   for (const std::string &arg : command_) argv.push_back(const_cast<char *>(arg.c_str()));
   argv.push_back(nullptr);
   pid_t pid = -1;
-  const int spawned = ::posix_spawn(&pid, command_.front().c_str(), &actions, nullptr, argv.data(), environ);
+  CapturedStderrEnvironment environment;
+  const int spawned = ::posix_spawn(&pid, command_.front().c_str(), &actions, nullptr, argv.data(),
+                                    errors >= 0 ? environment.get() : environ);
   posix_spawn_file_actions_destroy(&actions);
   ::close(toWorker[0]);
   ::close(fromWorker[1]);
@@ -158,11 +210,13 @@ IsolatedCompiler::Worker *IsolatedCompiler::workerForThisThread(const std::strin
     error = "cannot start the compile worker " + command_.front() + ": " + std::strerror(spawned);
     ::close(toWorker[1]);
     ::close(fromWorker[0]);
+    if (errors >= 0) ::close(errors);
     return nullptr;
   }
   slot->pid = pid;
   slot->requests = toWorker[1];
   slot->replies = fromWorker[0];
+  slot->errors = errors;
   slot->buffered.clear();
   slot->alive = true;
   slot->module = module;
@@ -205,9 +259,11 @@ CompileResult IsolatedCompiler::compileOnce(const CorpusModule &module, const st
 
   // A worker that died answers nothing: collect its status for the message.
   auto workerDied = [&](const std::string &what) {
-    const int status = lose(*worker);
+    std::string written;
+    const int status = lose(*worker, written);
     return fail(FailureKind::Crash, "the compile worker " + describeExit(status) + " " + what +
-                                        " (a crash in LLVM; a new worker takes the next compile)");
+                                        " (a crash in LLVM; a new worker takes the next compile)" +
+                                        lastWords(std::move(written)));
   };
 
   const std::string request = encodeCompileRequest(module.name, pipeline, object.string()) + "\n";
@@ -235,15 +291,19 @@ CompileResult IsolatedCompiler::compileOnce(const CorpusModule &module, const st
       try {
         CompileResult reply = decodeCompileReply(line);
         ++worker->answered;
+        forwardToStderr(takeStderr(worker->errors));
         return reply;
       } catch (const std::exception &e) {
-        lose(*worker);
-        return fail(FailureKind::Crash, std::string("the compile worker answered garbage: ") + e.what());
+        std::string written;
+        lose(*worker, written);
+        return fail(FailureKind::Crash,
+                    std::string("the compile worker answered garbage: ") + e.what() + lastWords(std::move(written)));
       }
     }
     if (const std::string overrun = watch.overrun(); !overrun.empty()) {
-      lose(*worker);
-      return fail(FailureKind::Timeout, "the compile worker " + overrun + "; killed");
+      std::string written;
+      lose(*worker, written);
+      return fail(FailureKind::Timeout, "the compile worker " + overrun + "; killed" + lastWords(std::move(written)));
     }
     const int waitMs = replyTimeout_.count() > 0 ? 200 : -1;
     pollfd readable{worker->replies, POLLIN, 0};

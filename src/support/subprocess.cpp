@@ -50,6 +50,15 @@ std::chrono::milliseconds cpuTimeFromStat(const std::string &path, int lastField
 
 }  // namespace
 
+CapturedStderrEnvironment::CapturedStderrEnvironment() {
+  constexpr const char *kFatalOnStderr = "LIBC_FATAL_STDERR_=";
+  for (char **entry = environ; *entry; ++entry)
+    if (std::strncmp(*entry, kFatalOnStderr, std::strlen(kFatalOnStderr)) != 0) entries_.emplace_back(*entry);
+  entries_.push_back(std::string(kFatalOnStderr) + "1");
+  for (std::string &entry : entries_) pointers_.push_back(entry.data());
+  pointers_.push_back(nullptr);
+}
+
 std::chrono::milliseconds processCpuTime(int pid) {
   return cpuTimeFromStat("/proc/" + std::to_string(pid) + "/stat", 17);
 }
@@ -80,7 +89,8 @@ ProcessOutcome runProcess(const std::vector<std::string> &argv, std::chrono::mil
   for (const std::string &arg : argv) args.push_back(const_cast<char *>(arg.c_str()));
   args.push_back(nullptr);
   pid_t pid = 0;
-  const int status = ::posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ);
+  CapturedStderrEnvironment environment;
+  const int status = ::posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environment.get());
   posix_spawn_file_actions_destroy(&actions);
   if (status != 0) {
     outcome.error = "cannot start " + argv[0] + ": " + std::strerror(status);

@@ -3,9 +3,11 @@
 // one failed compile while the next compile gets a fresh worker.
 #include <catch2/catch.hpp>
 
+#include <cstdio>
 #include <fstream>
 #include <thread>
 
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/personality.h>
 #include <sys/wait.h>
@@ -172,6 +174,70 @@ TEST_CASE("isolated compiler: a crash, heap corruption and a hang each fail one 
   const CompileResult notStarted = missing.compile(strings, "");
   CHECK_FALSE(notStarted.ok());
   CHECK_THAT(notStarted.message, Contains("no-such-program"));
+}
+
+namespace {
+
+/// Our stderr (descriptor 2) sent to a file while it lives, to read what
+/// reached it.
+class CapturedStderr {
+ public:
+  explicit CapturedStderr(const std::filesystem::path &file) : file_(file) {
+    std::fflush(stderr);
+    saved_ = ::dup(STDERR_FILENO);
+    const int target = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    REQUIRE(target >= 0);
+    ::dup2(target, STDERR_FILENO);
+    ::close(target);
+  }
+  ~CapturedStderr() { restore(); }
+  std::string text() {
+    restore();
+    std::ifstream in(file_);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+
+ private:
+  void restore() {
+    if (saved_ < 0) return;
+    std::fflush(stderr);
+    ::dup2(saved_, STDERR_FILENO);
+    ::close(saved_);
+    saved_ = -1;
+  }
+  std::filesystem::path file_;
+  int saved_ = -1;
+};
+
+}  // namespace
+
+TEST_CASE("isolated compiler: a dying worker's last words end its compile's message, the rest reaches our stderr",
+          "[driver][isolation]") {
+  test::ScratchDirectory scratch;
+  const Corpus corpus = test::extractTestCorpus(scratch / "corpus");
+  const CorpusModule &helpers = test::moduleNamed(corpus, "helpers.o");
+  const CorpusModule &strings = test::moduleNamed(corpus, "strings.o");
+
+  // glibc's abort on the double free the fault makes: in the message, not loose on our stderr.
+  CapturedStderr heapStderr(scratch / "heap.err");
+  IsolatedCompiler heap(workerCommand(scratch / "corpus", {"--inject-fault", "heap:helpers.o"}), 60s);
+  const CompileResult crashed = heap.compile(helpers, "");
+  const std::string loose = heapStderr.text();
+  REQUIRE(crashed.failure == FailureKind::Crash);
+  CHECK_THAT(crashed.message, Contains("helpers.o") && Contains("; it wrote: ") && Contains("double free"));
+  CHECK(loose.find("double free") == std::string::npos);
+
+  // What a healthy worker writes (here its shell's line before the worker
+  // starts) is handed on once it answers.
+  std::string shellLine = "exec";
+  for (const std::string &arg : workerCommand(scratch / "corpus")) shellLine += " '" + arg + "'";
+  CapturedStderr healthyStderr(scratch / "healthy.err");
+  IsolatedCompiler talkative({"/bin/sh", "-c", "echo 'a warning of the worker' >&2; " + shellLine}, 60s);
+  const CompileResult answered = talkative.compile(strings, "");
+  const std::string handedOn = healthyStderr.text();
+  REQUIRE(answered.ok());
+  CHECK_THAT(handedOn, Contains("a warning of the worker"));
+  CHECK(answered.message.find("a warning") == std::string::npos);
 }
 
 TEST_CASE("isolated compiler: a one-module worker serves one module's compiles in a row", "[driver][isolation]") {

@@ -27,6 +27,23 @@ TEST_CASE("subprocess: exit code, stdout file and stderr text", "[support]") {
   CHECK(runProcess({"/bin/true"}, 10s).succeeded());
 }
 
+TEST_CASE("subprocess: glibc's fatal messages go to the captured stderr, the rest of the environment passes",
+          "[support]") {
+  // Without LIBC_FATAL_STDERR_ glibc writes "double free or corruption" and
+  // the like to the terminal, past the stderr we capture.
+  test::ScratchDirectory dir;
+  const std::string out = (dir / "environment.txt").string();
+  ::setenv("MLGO_SUBPROCESS_TEST_VARIABLE", "kept", 1);
+  ::setenv("LIBC_FATAL_STDERR_", "", 1);  // an empty value would leave glibc on the terminal
+  REQUIRE(runProcess({"/usr/bin/env"}, 10s, out).succeeded());
+  ::unsetenv("LIBC_FATAL_STDERR_");
+  ::unsetenv("MLGO_SUBPROCESS_TEST_VARIABLE");
+  const std::string environment = "\n" + readFile(out);
+  CHECK(environment.find("\nLIBC_FATAL_STDERR_=1\n") != std::string::npos);
+  CHECK(environment.find("\nLIBC_FATAL_STDERR_=\n") == std::string::npos);
+  CHECK(environment.find("\nMLGO_SUBPROCESS_TEST_VARIABLE=kept\n") != std::string::npos);
+}
+
 TEST_CASE("subprocess: a program past its timeout is killed", "[support]") {
   const auto start = std::chrono::steady_clock::now();
   ProcessOutcome slow = runProcess({"/bin/sleep", "30"}, 200ms);

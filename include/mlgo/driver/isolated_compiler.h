@@ -8,6 +8,8 @@
 // compile's failure, killed if needed, and replaced on the next compile; a
 // crash in a worker that compiled something before is retried once in a
 // fresh worker, since corruption an earlier compile left may have caused it.
+// A worker's stderr is captured: what a dying worker wrote (glibc's
+// "corrupted double-linked list", say) ends its compile's message.
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -72,9 +74,11 @@ class IsolatedCompiler {
   /// This thread's worker for a compile of `module` (started when needed).
   Worker *workerForThisThread(const std::string &module, std::string &error);
   /// Ends a worker (closes its pipes, kills it, reaps it): its wait status.
-  int retire(Worker &worker);
-  /// retire, counted as a lost worker.
-  int lose(Worker &worker);
+  /// What it wrote to stderr since its last answer goes to `lastStderr`, or
+  /// to our stderr when that is null.
+  int retire(Worker &worker, std::string *lastStderr = nullptr);
+  /// retire, counted as a lost worker, its last words kept for the message.
+  int lose(Worker &worker, std::string &lastStderr);
 
   std::vector<std::string> command_;
   std::chrono::milliseconds replyTimeout_;

@@ -43,6 +43,21 @@ std::chrono::milliseconds processCpuTime(int pid);
 /// keeps the process's time moving while its work stands still.
 std::chrono::milliseconds mainThreadCpuTime(int pid);
 
+/// The environment for a child whose stderr is captured: this process's,
+/// with LIBC_FATAL_STDERR_=1. Without it glibc writes its fatal messages
+/// (heap corruption found, a stack smashed) to the terminal, /dev/tty, past
+/// the captured stderr, where they stand without saying which program or
+/// compile they come from.
+class CapturedStderrEnvironment {
+ public:
+  CapturedStderrEnvironment();
+  char *const *get() { return pointers_.data(); }  ///< for posix_spawn
+
+ private:
+  std::vector<std::string> entries_;
+  std::vector<char *> pointers_;
+};
+
 /// `argv[0]` is the program path. stdin and stdout are /dev/null unless
 /// `stdoutPath` names a file to write. `timeout` of zero waits forever.
 ProcessOutcome runProcess(const std::vector<std::string> &argv, std::chrono::milliseconds timeout,
