@@ -36,7 +36,7 @@ const std::map<std::string, std::set<std::string>> &stageEdges() {
   static const std::map<std::string, std::set<std::string>> table{
       {"cli", {"autotune", "builds", "distributed", "eval", "export", "launcher", "report", "tracing", "training",
                "vocab"}},
-      {"plugin", {}},
+      {"plugin", {"launcher"}},
       {"tracing", {"distributed"}},
       {"vocab", {}},
       {"training", {"autotune", "distributed", "export", "vocab"}},

@@ -109,7 +109,7 @@ class CorpusSearch {
     } else {
       message = cluster_.receive(0);
     }
-    return json::parse(message).get<std::vector<std::vector<int>>>();
+    return parseJsonText(message, "a message between ranks").get<std::vector<std::vector<int>>>();
   }
 
   /// Phase 2: each module keeps any broadcast list that beats its own best;
@@ -133,7 +133,7 @@ class CorpusSearch {
           return encoded;
         });
     std::vector<json> decoded;
-    for (const std::string &outcome : outcomes) decoded.push_back(json::parse(outcome));
+    for (const std::string &outcome : outcomes) decoded.push_back(parseJsonText(outcome, "a message between ranks"));
     return decoded;
   }
 

@@ -9,6 +9,8 @@
 #include <set>
 #include <tuple>
 
+#include <unistd.h>
+
 #include <llvm/Config/llvm-config.h>
 #include <sqlite3.h>
 
@@ -16,6 +18,7 @@
 #include "mlgo/corpus/corpus.h"
 #include "mlgo/driver/compile_memo.h"
 #include "mlgo/driver/optimization_work.h"
+#include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 
 namespace mlgo::autotune {
@@ -204,13 +207,35 @@ std::optional<std::string> chooseTrial(const StoredUnit &unit, const std::map<st
   return best->pipeline;
 }
 
-BuildStore::BuildStore(const fs::path &path, const StoreIdentity &identity) : path_(path), identity_(identity) {
-  if (fs::is_directory(path_))
+namespace {
+
+/// Why a store cannot be changed at `file` ("" when it can): every compile
+/// writes to it, and SQLite makes its log and shared memory beside it.
+std::string unwritable(const fs::path &file) {
+  if (::access(file.parent_path().c_str(), W_OK | X_OK) != 0)
+    return "its directory " + file.parent_path().string() + " cannot be written (" + std::strerror(errno) +
+           "): SQLite keeps the store's write-ahead log beside it";
+  if (fs::exists(file) && ::access(file.c_str(), W_OK) != 0)
+    return std::string("cannot be written (") + std::strerror(errno) + "): every compile records its trials in it";
+  return "";
+}
+
+}  // namespace
+
+BuildStore::BuildStore(const fs::path &path, const StoreIdentity &identity)
+    : BuildStore(path, identity, Access::ReadWrite) {}
+
+BuildStore::BuildStore(const fs::path &path, const StoreIdentity &identity, Access access)
+    : path_(path), file_(linkTarget(path)), identity_(identity) {
+  if (fs::is_directory(file_))
     throw InputError(describeInputProblem(path_.string(), "", "is a directory: the store is one SQLite file"));
-  if (path_.has_parent_path() && !fs::is_directory(path_.parent_path()))
+  if (!fs::is_directory(file_.parent_path()))
     throw InputError(describeInputProblem(path_.string(), "", "its directory does not exist"));
-  if (sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW,
-                      nullptr) != SQLITE_OK) {
+  if (access == Access::ReadWrite)
+    if (const std::string why = unwritable(file_); !why.empty())
+      throw InputError(describeInputProblem(path_.string(), "", why));
+  const int flags = access == Access::ReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  if (sqlite3_open_v2(file_.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
     const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
     db_ = nullptr;
@@ -218,6 +243,10 @@ BuildStore::BuildStore(const fs::path &path, const StoreIdentity &identity) : pa
   }
   try {
     sqlite3_busy_timeout(db_, kBusyTimeoutMs);
+    if (access == Access::ReadOnly) {
+      readIdentity();
+      return;
+    }
     // Compiles that open a new store at once can find it locked where
     // SQLite does not wait: the setup is tried again then.
     for (int attempt = 0;; ++attempt) {
@@ -262,6 +291,27 @@ void BuildStore::setUp() {
     }
     transaction.commit();
   }
+  readIdentity();
+}
+
+void BuildStore::readIdentity() {
+  int64_t id = 0;
+  try {
+    Statement applicationId(db_, "PRAGMA application_id", path_);
+    if (applicationId.step()) id = applicationId.integer(0);
+  } catch (const InputError &) {
+    id = -1;  // not an SQLite database at all
+  }
+  std::string why;
+  if (id != kApplicationId) {
+    std::error_code error;
+    why = fs::file_size(file_, error) == 0 ? "an empty file"
+          : id == -1                       ? "not an SQLite database"
+                                           : "an SQLite database of another program";
+  } else if (!hasWholeSchema()) {
+    why = "its tables are incomplete";
+  }
+  if (!why.empty()) throw InputError(describeInputProblem(path_.string(), "", "not a store of mlgo's (" + why + ")"));
   std::map<std::string, std::string> meta;
   for (Statement row(db_, "SELECT key, value FROM meta", path_); row.step();) meta[row.text(0)] = row.text(1);
   if (meta["format"] != kStoreFormat)
@@ -306,8 +356,8 @@ bool BuildStore::isStoreOrEmpty() const {
 
 std::unique_ptr<BuildStore> BuildStore::openExisting(const fs::path &path) {
   if (!fs::is_regular_file(path)) throw InputError(describeInputProblem(path.string(), "", "no store there"));
-  // An existing store keeps its own identity: nothing of this one is written.
-  return std::make_unique<BuildStore>(path, StoreIdentity{});
+  // Read-only: a command that only reads a store leaves its bytes as they were.
+  return std::unique_ptr<BuildStore>(new BuildStore(path, StoreIdentity{}, Access::ReadOnly));
 }
 
 void BuildStore::finishAsOneFile() {
@@ -442,7 +492,7 @@ std::optional<ObjectOrigin> BuildStore::objectOrigin(const std::string &hash) co
 }
 
 fs::path BuildStore::recordedObjectPath(const std::string &unit) const {
-  return fs::path(path_.string() + ".objects") / (unit + ".o");
+  return fs::path(file_.string() + ".objects") / (unit + ".o");
 }
 
 bool BuildStore::linkVerified(const std::string &link) const {
@@ -544,7 +594,7 @@ StoreSummary BuildStore::summarize() const {
     summary.foreignWriters.push_back(row.text(0));
   for (const std::string suffix : {"", "-wal", "-shm"}) {
     std::error_code missing;
-    const uintmax_t bytes = fs::file_size(path_.string() + suffix, missing);
+    const uintmax_t bytes = fs::file_size(file_.string() + suffix, missing);
     if (!missing) summary.bytesOnDisk += bytes;
   }
   return summary;

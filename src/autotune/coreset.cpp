@@ -144,7 +144,7 @@ json Coreset::toJson() const {
           {"lists", lists_}};
 }
 
-void Coreset::write(const fs::path &file) const { writeFileAtomically(file, toJson().dump(2) + "\n"); }
+void Coreset::write(const fs::path &file) const { writeOutputFile(file, toJson().dump(2) + "\n"); }
 
 Coreset Coreset::fromJson(const json &document, const std::string &file, const SearchSpace &space) {
   requireFormat(document, file, kFormat, kVersion, "a coreset", "select it again with this mlgo's select-coreset");

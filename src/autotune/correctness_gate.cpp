@@ -9,6 +9,7 @@
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/data_paths.h"
 #include "mlgo/support/errors.h"
+#include "mlgo/support/text_input.h"
 #include "mlgo/support/file_lock.h"
 #include "mlgo/support/parallel_for.h"
 #include "mlgo/support/subprocess.h"
@@ -167,7 +168,7 @@ std::optional<GateVerdict> CorrectnessGate::rememberedVerdict(const std::string 
   const fs::path path = cachedVerdictPath(pipeline);
   if (!fs::is_regular_file(path, error)) return std::nullopt;
   try {
-    const nlohmann::json entry = nlohmann::json::parse(readFile(path));
+    const nlohmann::json entry = parseJsonText(readFile(path), path.string());
     // The full pipeline is stored: a hash collision is never taken for a hit.
     if (entry.at("pipeline").get<std::string>() != pipeline) return std::nullopt;
     return GateVerdict{entry.at("passed").get<bool>(), entry.at("failure").get<std::string>(),

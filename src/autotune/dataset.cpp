@@ -47,7 +47,7 @@ void writeDataset(const AutotuneReport &report, const Corpus &corpus, const Sear
               {"size_best", measure(tuning.bestSizes, options.metric)}};
     lines += line.dump() + "\n";
   }
-  writeFileAtomically(file, lines);
+  writeOutputFile(file, lines);
 }
 
 }  // namespace mlgo::autotune

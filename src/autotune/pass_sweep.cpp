@@ -369,7 +369,7 @@ SweepSummary sweepPassLists(const Corpus &corpus, const CompilerDriver &driver, 
   table.lists = options.lists;
   table.featureNames = moduleFeatureNames();
   for (const std::string &encoded : rows) {
-    const json row = json::parse(encoded);
+    const json row = parseJsonText(encoded, "a swept module's row");
     if (row.contains("failure")) {
       table.failedModules.emplace_back(row["name"].get<std::string>(), row["failure"].get<std::string>());
       continue;

@@ -66,7 +66,7 @@ std::vector<std::string> compareBuildsEntries() {
 void countLauncherLog(BuiltVariant &built) {
   if (built.outcome.ccLog.empty() || !std::filesystem::exists(built.outcome.ccLog)) return;
   forEachLine(readFile(built.outcome.ccLog), [&](size_t, std::string_view line) {
-    const json record = json::parse(line, nullptr, false);
+    const json record = parseJsonOrDiscarded(line);
     if (record.is_discarded() || !record.is_object() || record.contains("link")) return;
     ++built.units;
     const bool unoptimized = record.value("unoptimized", false);

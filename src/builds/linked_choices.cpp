@@ -45,7 +45,7 @@ std::map<std::string, LoggedUnit> loggedUnits(const BuiltVariant &built, const f
   std::map<std::string, LoggedUnit> units;
   if (built.outcome.ccLog.empty() || !fs::exists(built.outcome.ccLog)) return units;
   forEachLine(readFile(built.outcome.ccLog), [&](size_t, std::string_view line) {
-    const json record = json::parse(line, nullptr, false);
+    const json record = parseJsonOrDiscarded(line);
     if (!record.is_object() || !record.contains("module") || !record["module"].is_string() ||
         !record.contains("directory") || !record["directory"].is_string() || !record.contains("object") ||
         !record["object"].is_string())

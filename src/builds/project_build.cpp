@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "mlgo/launcher/cc_options.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/subprocess.h"
 
@@ -181,7 +182,9 @@ BuildOutcome buildProject(const BuildSettings &settings, const BuildVariant &var
   BuildOutcome outcome;
   outcome.tree = fs::absolute(directory / "tree");
   outcome.log = fs::absolute(directory / "build.log");
-  std::vector<std::string> variables{"MLGO_CC_LINK_MAPS=" + fs::absolute(directory / "link-maps").string()};
+  using launcher::CcSettings;
+  std::vector<std::string> variables{
+      launcher::ccAssignment(&CcSettings::linkMaps, fs::absolute(directory / "link-maps").string())};
   // configure takes them as its defaults; a Makefile that assigns its own
   // CFLAGS keeps them, as it would for a user.
   if (kind != ProjectKind::CMake && !settings.optimization.empty())
@@ -189,7 +192,7 @@ BuildOutcome buildProject(const BuildSettings &settings, const BuildVariant &var
   variables.insert(variables.end(), variant.ccEnvironment.begin(), variant.ccEnvironment.end());
   if (variant.throughLauncher) {
     outcome.ccLog = fs::absolute(directory / "cc.jsonl");
-    variables.push_back("MLGO_CC_LOG=" + outcome.ccLog.string());
+    variables.push_back(launcher::ccAssignment(&CcSettings::log, outcome.ccLog.string()));
   }
   if (settings.buildTree.empty()) {
     buildIn(settings, variant, kind, outcome.tree, directory, variables, outcome);

@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "common_options.h"
 #include "pass_list_options.h"
+#include "mlgo/autotune/search_budget.h"
 #include "mlgo/autotune/pass_predictor.h"
 #include "mlgo/autotune/autotuner.h"
 #include "mlgo/autotune/dataset.h"
@@ -143,7 +144,7 @@ void addAutotuneCommand(CLI::App *command, CommandRunner &runner) {
       ->add_option("--budget", flags->budget,
                    "Compilations per module, every phase included (predicted: ranked lists tried, -Oz besides)")
       ->capture_default_str()
-      ->check(wholeNumber(1));
+      ->check(wholeNumber(1, autotune::kMaxSearchBudget));
   command->add_option("--metric", flags->metric, "text or text+data")
       ->check(CLI::IsMember({"text", "text+data"}))
       ->capture_default_str();

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <set>
+#include <variant>
 
 #include <unistd.h>
 
@@ -19,10 +21,12 @@
 #include "commands.h"
 #include "validators.h"
 #include "mlgo/launcher/application.h"
+#include "mlgo/launcher/cc_options.h"
 #include "mlgo/launcher/compile_plan.h"
 #include "mlgo/launcher/launch_log.h"
 #include "mlgo/launcher/store_link.h"
 #include "mlgo/launcher/translation_unit.h"
+#include "mlgo/launcher/unit_recording.h"
 #include "mlgo/driver/compile_memo.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/data_paths.h"
@@ -38,56 +42,48 @@ namespace fs = std::filesystem;
 /// Built and installed beside libmlgo_core.so.
 constexpr const char *kPassPluginFile = "mlgo-pass-plugin.so";
 
-struct CcFlags {
-  std::string policy;
-  std::string passLists;
-  std::string log;
-  bool predict = false;
-  std::string predictor;
-  size_t predictedLists = 1;
-  double timeout = 600;
-  bool neverLarger = false;
-  std::string choices;
-  std::string linkMaps;
-  std::string record;
-  std::string store;
-  size_t explore = 0;
-  size_t exploreBudget = 500;
-  std::string gatePrograms;
+/// The options of the table (mlgo/launcher/cc_options.h), the compiler
+/// command, and which flags the command line gave.
+struct CcFlags : launcher::CcSettings {
   bool printPluginPath = false;
   std::vector<std::string> command;  ///< the compiler and its arguments
+  std::set<std::string> given;       ///< flags on the command line
 };
 
-/// Build systems that cannot pass flags to a launcher set these instead; a
-/// flag wins over its variable.
+/// A variable's value as an option's setting; UsageError naming the
+/// variable when it does not fit.
+void takeVariable(CcFlags &flags, const launcher::CcOption &option, std::string launcher::CcSettings::*member,
+                  const std::string &value) {
+  // --predict's variable set to 1 is --predict alone; another value also names the predictor.
+  const bool switchValue = value == "0" || value == "1";
+  if (switchValue && ccOption(&launcher::CcSettings::predict).variable == std::string(option.variable)) return;
+  flags.*member = value;
+}
+void takeVariable(CcFlags &flags, const launcher::CcOption &, bool launcher::CcSettings::*member, const std::string &value) {
+  flags.*member = value != "0";
+}
+void takeVariable(CcFlags &flags, const launcher::CcOption &option, size_t launcher::CcSettings::*member, const std::string &value) {
+  const bool digits = value.size() <= 19 && value.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits || std::stoull(value) < option.minimum || std::stoull(value) > option.maximum)
+    throw UsageError(std::string(option.variable) + ": expected a whole number from " + std::to_string(option.minimum) +
+                     " to " + std::to_string(option.maximum) + ", got \"" + value + "\"");
+  flags.*member = size_t(std::stoull(value));
+}
+void takeVariable(CcFlags &flags, const launcher::CcOption &option, double launcher::CcSettings::*member, const std::string &value) {
+  char *end = nullptr;
+  const double seconds = std::strtod(value.c_str(), &end);
+  if (*end != '\0' || !std::isfinite(seconds) || seconds <= 0)
+    throw UsageError(std::string(option.variable) + ": expected a number of seconds above 0, got \"" + value + "\"");
+  flags.*member = seconds;
+}
+
+/// Build systems that cannot pass flags to a launcher set the options'
+/// variables instead; a flag on the command line wins over its variable.
 void takeEnvironment(CcFlags &flags) {
-  auto fromEnvironment = [](std::string &value, const char *variable) {
-    const char *set = std::getenv(variable);
-    if (value.empty() && set && *set) value = set;
-  };
-  fromEnvironment(flags.policy, "MLGO_CC_POLICY");
-  fromEnvironment(flags.passLists, "MLGO_CC_PASS_LISTS");
-  fromEnvironment(flags.log, "MLGO_CC_LOG");
-  fromEnvironment(flags.choices, "MLGO_CC_CHOICES");
-  fromEnvironment(flags.linkMaps, "MLGO_CC_LINK_MAPS");
-  fromEnvironment(flags.record, "MLGO_CC_RECORD");
-  fromEnvironment(flags.store, "MLGO_CC_STORE");
-  fromEnvironment(flags.gatePrograms, "MLGO_CC_GATE_PROGRAMS");
-  if (const char *explore = std::getenv("MLGO_CC_EXPLORE"); flags.explore == 0 && explore && *explore) {
-    char *end = nullptr;
-    const unsigned long long value = std::strtoull(explore, &end, 10);
-    if (*end != '\0' || value > 1000)
-      throw UsageError(std::string("MLGO_CC_EXPLORE: expected a whole number from 0 to 1000, got \"") + explore + "\"");
-    flags.explore = size_t(value);
-  }
-  if (const char *backup = std::getenv("MLGO_CC_NEVER_LARGER"); backup && *backup && std::string(backup) != "0")
-    flags.neverLarger = true;
-  // MLGO_CC_PREDICT=1: the shipped predictor; another value names one.
-  std::string predict;
-  fromEnvironment(predict, "MLGO_CC_PREDICT");
-  if (!flags.predict && flags.predictor.empty() && !predict.empty() && predict != "0") {
-    flags.predict = true;
-    if (predict != "1") flags.predictor = predict;
+  for (const launcher::CcOption &option : launcher::kCcOptions) {
+    const char *value = option.variable ? std::getenv(option.variable) : nullptr;
+    if (!value || !*value || flags.given.count(option.flag)) continue;
+    std::visit([&](auto member) { takeVariable(flags, option, member, value); }, option.member);
   }
   if (!flags.predictor.empty()) flags.predict = true;
 }
@@ -153,7 +149,7 @@ std::vector<std::string> withLinkMap(std::vector<std::string> command, const lau
 }
 
 /// An LTO compile or link: the real compiler with mlgo's pass plugin where a
-/// policy applies (its directory in MLGO_CC_POLICY, which the plugin reads),
+/// policy applies (its directory in --policy's variable, which the plugin reads),
 /// one warning and a log line for what cannot be applied.
 int runLto(const CcFlags &flags, std::vector<std::string> command, const fs::path &compiler,
            const launcher::CompilePlan &plan, const launcher::Application &application) {
@@ -173,7 +169,7 @@ int runLto(const CcFlags &flags, std::vector<std::string> command, const fs::pat
     const std::string plugin = passPlugin().string();
     if (isUnit) command.push_back("-fpass-plugin=" + plugin);
     if (plan.links && plan.linksWithLld) command.push_back("-Wl,--load-pass-plugin=" + plugin);
-    ::setenv("MLGO_CC_POLICY", fs::absolute(flags.policy).c_str(), 1);
+    ::setenv(launcher::ccVariable(&launcher::CcSettings::policy), fs::absolute(flags.policy).c_str(), 1);
   }
   return runRealCompiler(command, compiler);
 }
@@ -234,6 +230,7 @@ int runCc(CcFlags flags) {
   if (application.empty() && flags.linkMaps.empty()) return runRealCompiler(flags.command, compiler);
   // Before anything is written: a log that cannot take lines is a bad flag.
   if (!flags.log.empty()) launcher::checkLogWritable(flags.log);
+  if (!files.record.empty()) launcher::checkRecordDirectory(files.record);
 
   const launcher::CompilePlan plan = launcher::planCompile(flags.command.front(), args);
   const std::vector<std::string> command = withLinkMap(flags.command, plan, flags.linkMaps);
@@ -274,62 +271,43 @@ const Subcommand kCcSubcommand{"cc",
                                 "clang-19 ARGS...; everything else runs the real compiler)",
                                 addCcCommand, false, false};
 
+namespace {
+
+/// One row of the table as a CLI11 option, its help naming its variable.
+void addOption(CLI::App &command, CcFlags &flags, const launcher::CcOption &option) {
+  const std::string help = std::string(option.help) + (option.variable ? std::string(" (env ") + option.variable + ")" : "");
+  struct Adder {
+    CLI::App &command;
+    CcFlags &flags;
+    const launcher::CcOption &option;
+    const std::string &help;
+    void operator()(std::string launcher::CcSettings::*member) const { command.add_option(option.flag, flags.*member, help); }
+    void operator()(bool launcher::CcSettings::*member) const { command.add_flag(option.flag, flags.*member, help); }
+    void operator()(size_t launcher::CcSettings::*member) const {
+      command.add_option(option.flag, flags.*member, help)->capture_default_str()->check(
+          wholeNumber(option.minimum, option.maximum));
+    }
+    void operator()(double launcher::CcSettings::*member) const {
+      command.add_option(option.flag, flags.*member, help)->capture_default_str()->check(finiteSeconds(false));
+    }
+  };
+  std::visit(Adder{command, flags, option, help}, option.member);
+}
+
+}  // namespace
+
 void addCcCommand(CLI::App *command, CommandRunner &runner) {
   auto flags = std::make_shared<CcFlags>();
   // Everything from the compiler on is the compiler's.
   command->prefix_command();
-  command->add_option("--policy", flags->policy,
-                      "Trained policy directory to compile with (its problem is read from it; env MLGO_CC_POLICY)");
-  command->add_option("--pass-lists", flags->passLists,
-                      "autotune's best.json (or predict-passes --json): each translation unit gets its module's "
-                      "list, matched by object name (env MLGO_CC_PASS_LISTS)");
-  command->add_flag("--predict", flags->predict,
-                    "Units without a tuned list: compile the predictor's first lists beside the recorded level and "
-                    "keep the smallest object (env MLGO_CC_PREDICT=1)");
-  command->add_option("--predictor", flags->predictor,
-                      "Predictor directory for --predict (default: the one shipped with mlgo; env MLGO_CC_PREDICT=DIR)");
-  command->add_option("--predicted-lists", flags->predictedLists, "How many of the predictor's lists a unit tries")
-      ->capture_default_str()
-      ->check(wholeNumber(1, 1000));
-  command->add_flag("--never-larger", flags->neverLarger,
-                    "Also compile each unit plainly at its recorded level and keep the smaller object (.text+data): "
-                    "a policy or list never makes a unit larger (env MLGO_CC_NEVER_LARGER=1)");
-  command->add_option("--choices", flags->choices,
-                      "A choice file of mlgo compare-builds: each unit compiled the way it names (plainly, with its "
-                      "policy or a pass list); alone, without --policy, --pass-lists or --predict (env MLGO_CC_CHOICES)");
-  command->add_option("--link-maps", flags->linkMaps,
-                      "Links also write their linker map into this directory, NAME.map beside NAME.json (the link's "
-                      "directory and output): what compare-builds attributes linked bytes with (env MLGO_CC_LINK_MAPS)");
-  command->add_option("--record", flags->record,
-                      "Also write every unit compiled in-process into this corpus directory, as extract-ir lays one "
-                      "out (env MLGO_CC_RECORD)");
-  command->add_option("--store", flags->store,
-                      "The project's store (an SQLite file, made when missing): every list a unit compiled, with "
-                      "sizes and gate verdicts; a unit it has decided compiles once with its choice (env "
-                      "MLGO_CC_STORE)");
-  command->add_option("--explore", flags->explore,
-                      "With --store: each compile of a unit also tries up to N lists the store lacks for it, the "
-                      "ranked ones first, then autotune's search (env MLGO_CC_EXPLORE)")
-      ->check(wholeNumber(0, 1000));
-  command->add_option("--explore-budget", flags->exploreBudget,
-                      "The budget of the autotune search --explore replays: after B/N builds a unit has tried what "
-                      "mlgo autotune --budget B tries on its module, and is decided")
-      ->capture_default_str()
-      ->check(wholeNumber(1, 100000));
-  command->add_option("--gate-programs", flags->gatePrograms,
-                      "The correctness gate's programs for --store (default: the shipped ones; env "
-                      "MLGO_CC_GATE_PROGRAMS)");
-  command->add_option("--log", flags->log,
-                      "Append one JSON line per translation unit: what was applied, sizes, fallbacks (env MLGO_CC_LOG)");
+  for (const launcher::CcOption &option : launcher::kCcOptions) addOption(*command, *flags, option);
   command->add_flag("--print-plugin-path", flags->printPluginPath,
-                    "Print the pass plugin's path: MLGO_CC_POLICY=DIR clang-19 -fpass-plugin=PATH compiles with "
-                    "the policy in DIR, no launcher needed");
-  command->add_option("--timeout", flags->timeout,
-                      "Seconds of CPU time one translation unit may take in-process before it is compiled plainly")
-      ->capture_default_str()
-      ->check(finiteSeconds(false));
+                    std::string("Print the pass plugin's path: ") + launcher::ccVariable(&launcher::CcSettings::policy) +
+                        "=DIR clang-19 -fpass-plugin=PATH compiles with the policy in DIR, no launcher needed");
   command->callback([flags, command, &runner] {
     flags->command = command->remaining();
+    for (const launcher::CcOption &option : launcher::kCcOptions)
+      if (command->get_option(option.flag)->count() > 0) flags->given.insert(option.flag);
     runner = [flags] { return runCc(*flags); };
   });
 }

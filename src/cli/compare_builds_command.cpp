@@ -17,6 +17,7 @@
 #include "mlgo/builds/linked_choices.h"
 #include "mlgo/builds/project_build.h"
 #include "mlgo/launcher/application.h"
+#include "mlgo/launcher/cc_options.h"
 #include "mlgo/launcher/unit_choices.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
@@ -51,20 +52,23 @@ struct CompareBuildsFlags {
 fs::path storeOf(const CompareBuildsFlags &flags) { return fs::absolute(fs::path(flags.output) / "units.db"); }
 
 std::vector<builds::BuildVariant> variantsOf(const CompareBuildsFlags &flags) {
+  using launcher::CcSettings;
+  using launcher::ccAssignment;
+  const std::string policy = ccAssignment(&CcSettings::policy, fs::absolute(flags.policy).string());
+  const std::string predict = ccAssignment(&CcSettings::predict, "1");
   std::vector<builds::BuildVariant> variants{{"clang-19", false, {}}, {"mlgo-cc", true, {}}};
-  if (!flags.policy.empty())
-    variants.push_back({"policy", true, {"MLGO_CC_POLICY=" + fs::absolute(flags.policy).string()}});
+  if (!flags.policy.empty()) variants.push_back({"policy", true, {policy}});
   if (!flags.policy.empty() && flags.neverLarger)
-    variants.push_back(
-        {"never-larger", true, {"MLGO_CC_POLICY=" + fs::absolute(flags.policy).string(), "MLGO_CC_NEVER_LARGER=1"}});
+    variants.push_back({"never-larger", true, {policy, ccAssignment(&CcSettings::neverLarger, "1")}});
   if (!flags.passLists.empty())
-    variants.push_back({"pass-lists", true, {"MLGO_CC_PASS_LISTS=" + fs::absolute(flags.passLists).string()}});
-  if (flags.predict) variants.push_back({"predicted", true, {"MLGO_CC_PREDICT=1"}});
+    variants.push_back(
+        {"pass-lists", true, {ccAssignment(&CcSettings::passLists, fs::absolute(flags.passLists).string())}});
+  if (flags.predict) variants.push_back({"predicted", true, {predict}});
   for (size_t build = 1; build <= flags.storeBuilds; ++build)
     variants.push_back({"store-" + std::to_string(build),
                         true,
-                        {"MLGO_CC_STORE=" + storeOf(flags).string(), "MLGO_CC_EXPLORE=" + std::to_string(flags.explore),
-                         "MLGO_CC_PREDICT=1"}});
+                        {ccAssignment(&CcSettings::store, storeOf(flags).string()),
+                         ccAssignment(&CcSettings::explore, std::to_string(flags.explore)), predict}});
   return variants;
 }
 
@@ -147,7 +151,7 @@ builds::BuiltVariant buildChoices(const CompareBuildsFlags &flags, const builds:
   const fs::path file = fs::absolute(fs::path(flags.output) / "choices.json");
   launcher::UnitChoices choices =
       builds::chooseUnits(built, settings.buildTree, flags.policy.empty() ? fs::path() : fs::absolute(flags.policy));
-  const builds::BuildVariant variant{"choices", true, {"MLGO_CC_CHOICES=" + file.string()}};
+  const builds::BuildVariant variant{"choices", true, {launcher::ccAssignment(&launcher::CcSettings::choices, file.string())}};
   for (rounds = 1;; ++rounds) {
     writeFileAtomically(file, launcher::unitChoicesToJson(choices).dump(2) + "\n");
     builds::BuiltVariant chosen = buildVariant(flags, settings, variant);

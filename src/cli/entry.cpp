@@ -13,12 +13,9 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
-namespace {
+#include "mlgo/launcher/cc_options.h"
 
-bool setInEnvironment(const char *variable) {
-  const char *value = std::getenv(variable);
-  return value && *value && std::strcmp(value, "0") != 0;
-}
+namespace {
 
 /// Whether the compiler arguments from `first` on stop before linking
 /// (-c, -S, -E): a link map has nothing to record there.
@@ -29,20 +26,29 @@ bool stopsBeforeLinking(int argc, char **argv, int first) {
   return false;
 }
 
+/// Whether the option's variable is set in the environment.
+bool setInEnvironment(const mlgo::launcher::CcOption &option) {
+  const char *value = option.variable ? std::getenv(option.variable) : nullptr;
+  return value && *value && std::strcmp(value, "0") != 0;
+}
+
 /// Where the compiler's own arguments start when `mlgo cc` has nothing to
 /// apply, so that the call is exactly the compiler's own run (as mlgo cc
-/// would exec it); 0 when mlgo has something to do. Link maps alone
-/// (--link-maps DIR, MLGO_CC_LINK_MAPS) matter only to a command that links.
+/// would exec it); 0 when mlgo has something to do. Link maps alone (their
+/// flag first, or their variable) matter only to a command that links.
 int plainCompilerCall(int argc, char **argv) {
+  using mlgo::launcher::CcEffect;
   if (argc < 3 || std::strcmp(argv[1], "cc") != 0) return 0;
-  for (const char *variable : {"MLGO_CC_POLICY", "MLGO_CC_PASS_LISTS", "MLGO_CC_PREDICT", "MLGO_CC_CHOICES",
-                               "MLGO_CC_RECORD", "MLGO_CC_STORE", "MLGO_CC_EXPLORE"})
-    if (setInEnvironment(variable)) return 0;
   int compiler = 2;
-  bool linkMaps = setInEnvironment("MLGO_CC_LINK_MAPS");
-  if (std::strcmp(argv[2], "--link-maps") == 0 && argc > 4) {
-    compiler = 4;
-    linkMaps = true;
+  bool linkMaps = false;
+  for (const mlgo::launcher::CcOption &option : mlgo::launcher::kCcOptions) {
+    if (option.effect == CcEffect::Applies && setInEnvironment(option)) return 0;
+    if (option.effect != CcEffect::LinksOnly) continue;
+    linkMaps = linkMaps || setInEnvironment(option);
+    if (std::strcmp(argv[2], option.flag) == 0 && argc > 4) {
+      compiler = 4;
+      linkMaps = true;
+    }
   }
   if (argv[compiler][0] == '-') return 0;
   if (linkMaps && !stopsBeforeLinking(argc, argv, compiler + 1)) return 0;

@@ -99,7 +99,7 @@ int runEval(const EvalFlags &flags) {
     std::cout << fidelityReportToText(fidelity);
     json["fidelity"] = fidelityReportToJson(fidelity);
   }
-  if (!flags.jsonPath.empty()) writeFileAtomically(flags.jsonPath, json.dump(2) + "\n");
+  if (!flags.jsonPath.empty()) writeOutputFile(flags.jsonPath, json.dump(2) + "\n");
   for (const ModuleEvaluation &module : report.modules) {
     if (module.ok()) continue;
     const CompileResult &failed = module.baseline.ok() ? module.candidate : module.baseline;

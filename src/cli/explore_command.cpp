@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "common_options.h"
+#include "mlgo/autotune/search_budget.h"
 #include "mlgo/driver/compile_session.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/exit_codes.h"
@@ -93,7 +94,7 @@ void addExploreCommand(CLI::App *command, CommandRunner &runner) {
       ->check(wholeNumber(1));
   command->add_option("--budget", flags->budget, "Compiles per module, the baseline's included")
       ->capture_default_str()
-      ->check(wholeNumber(2));
+      ->check(wholeNumber(2, autotune::kMaxSearchBudget));
   command->add_option("--shards", flags->shards, "Number of trace files (fixed so files never depend on --threads)")
       ->capture_default_str()
       ->check(wholeNumber(1, kMaxTraceShards));

@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "common_options.h"
 #include "pass_list_options.h"
+#include "mlgo/autotune/search_budget.h"
 #include "mlgo/autotune/harvest.h"
 #include "mlgo/driver/compile_session.h"
 #include "mlgo/support/errors.h"
@@ -84,7 +85,7 @@ void addHarvestCommand(CLI::App *command, CommandRunner &runner) {
   command->add_option("--pool", flags->pool, "Pool directory (mlgo's own: configs/autotune/pool)")->required();
   command->add_option("--budget", flags->budget, "Compilations per module searched")
       ->capture_default_str()
-      ->check(wholeNumber(2));
+      ->check(wholeNumber(2, autotune::kMaxSearchBudget));
   command->add_option("--keep", flags->listsKept, "Lists kept per module: the best and runners-up the gate accepts")
       ->capture_default_str()
       ->check(wholeNumber(1));

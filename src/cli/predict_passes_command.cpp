@@ -152,7 +152,7 @@ int runPredict(const PredictFlags &flags) {
     return exit_code::kFailure;
   }
   if (!flags.json.empty())
-    writeFileAtomically(flags.json, nlohmann::json{{"format", "mlgo-predicted-passes"},
+    writeOutputFile(flags.json, nlohmann::json{{"format", "mlgo-predicted-passes"},
                                                    {"version", 1},
                                                    {"predictor", directory.string()},
                                                    {"ranking", autotune::rankingName(predictor.ranking)},

@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "common_options.h"
 #include "mlgo/autotune/build_store.h"
+#include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/exit_codes.h"
 
@@ -26,13 +27,15 @@ struct StoreMergeFlags {
 };
 
 int runStoreMerge(const StoreMergeFlags &flags) {
-  const fs::path output = flags.output;
+  // A link to a store is merged into the file it points to, and stays a link.
+  const fs::path output = linkTarget(flags.output);
   if (fs::is_directory(output))
     throw InputError(describeInputProblem(flags.output, "", "is a directory: the store is one SQLite file"));
   std::vector<std::unique_ptr<autotune::BuildStore>> inputs;
   if (fs::exists(output)) inputs.push_back(autotune::BuildStore::openExisting(output));
   for (const std::string &input : flags.inputs) {
-    if (fs::exists(output) && fs::equivalent(input, output)) continue;
+    std::error_code missing;
+    if (fs::equivalent(input, output, missing)) continue;
     inputs.push_back(autotune::BuildStore::openExisting(input));
   }
   const fs::path temporary = output.string() + ".merging-" + std::to_string(::getpid());

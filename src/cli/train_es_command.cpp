@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "common_options.h"
+#include "mlgo/metrics/metrics_keys.h"
 #include "mlgo/metrics/event_file_writer.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/exit_codes.h"
@@ -51,19 +52,20 @@ int runTrainES(const TrainESFlags &flags) {
   // A new event file per start: TensorBoard reads every file of the directory.
   auto events = std::make_shared<std::optional<EventFileWriter>>();
   options.onMetrics = [events, total, &flags](const nlohmann::json &m) {
+    using namespace metrics_keys;
     if (!*events) events->emplace(flags.run.output);
     nlohmann::json scalars = m;
-    scalars.erase("iteration");
-    (*events)->addScalars(scalars, m["iteration"].get<int64_t>());
+    scalars.erase(kIteration);
+    (*events)->addScalars(scalars, m[kIteration].get<int64_t>());
     (*events)->flush();
     spdlog::info(
         "iteration {}/{}: fitness mean {:+.5f} best {:+.5f}; policy reward {:+.5f}, {} vs default {:+.3f}%; "
         "{} modules x {} candidates: {} compiled, {} replayed, {} failed; collect {:.1f} s",
-        m["iteration"].get<int64_t>(), total, m["fitness"]["mean"].get<double>(), m["fitness"]["best"].get<double>(),
-        m["policy_reward"].get<double>(), m["size"]["metric"].get<std::string>(),
-        100 * m["size"]["change"].get<double>(), m["modules"].get<size_t>(), m["candidates"].get<size_t>(),
-        m["compiles"].get<size_t>(), m["replayed"].get<size_t>(), m["failed"].get<size_t>(),
-        m["seconds"]["collect"].get<double>());
+        m[kIteration].get<int64_t>(), total, m[kFitness][kMean].get<double>(), m[kFitness][kFitnessBest].get<double>(),
+        m[kPolicyReward].get<double>(), m[kSize][kSizeMetric].get<std::string>(),
+        100 * m[kSize][kSizeChange].get<double>(), m[kModules].get<size_t>(), m[kCandidates].get<size_t>(),
+        m[kCompiles].get<size_t>(), m[kReplayed].get<size_t>(), m[kFailed].get<size_t>(),
+        m[kSeconds][kCollectSeconds].get<double>());
   };
   const ESSummary summary = trainES(options);
   logMemoStats(options.driver);
@@ -75,8 +77,9 @@ int runTrainES(const TrainESFlags &flags) {
   std::printf("trained ES iterations %lld-%lld in %.1f s; last iteration: sampled modules %+.3f%% %s vs the default; "
               "policy in %s/policy, metrics in %s/metrics.jsonl\n",
               (long long)summary.firstIteration, (long long)summary.lastIteration, summary.seconds,
-              100 * summary.lastMetrics["size"]["change"].get<double>(),
-              summary.lastMetrics["size"]["metric"].get<std::string>().c_str(), flags.run.output.c_str(),
+              100 * summary.lastMetrics[metrics_keys::kSize][metrics_keys::kSizeChange].get<double>(),
+              summary.lastMetrics[metrics_keys::kSize][metrics_keys::kSizeMetric].get<std::string>().c_str(),
+              flags.run.output.c_str(),
               flags.run.output.c_str());
   return exit_code::kSuccess;
 }

@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "common_options.h"
+#include "mlgo/metrics/metrics_keys.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/driver/compile_result.h"
 #include "mlgo/problems/problem.h"
@@ -43,26 +44,27 @@ class IterationLog {
 };
 
 void IterationLog::operator()(const nlohmann::json &m) {
-  const int64_t iteration = m["iteration"].get<int64_t>();
+  using namespace metrics_keys;
+  const int64_t iteration = m[kIteration].get<int64_t>();
   if (first_ < 0) first_ = iteration;
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   const auto left = static_cast<int64_t>(elapsed / double(iteration - first_ + 1) * double(total_ - iteration));
-  const auto &reward = m["reward_distribution"];
-  const auto &seconds = m["seconds"];
+  const auto &reward = m[kRewardDistribution];
+  const auto &seconds = m[kSeconds];
   spdlog::info("iteration {}/{} ({}:{:02d}:{:02d} left): reward vs the default mean {:+.4f} p10 {:+.4f} p50 {:+.4f} "
                "p90 {:+.4f}; {} vs the default {:+.3f}%; entropy {:.4f}, KL {:.5f} (beta {:.3g}), loss {:.5f}; {} "
                "modules ({} failed), {} decisions; collect {:.1f} s ({:.0f} decisions/s), train {:.1f} s",
-               iteration, total_, left / 3600, left / 60 % 60, left % 60, reward["mean"].get<double>(),
-               reward["p10"].get<double>(), reward["p50"].get<double>(), reward["p90"].get<double>(),
-               m["size"]["metric"].get<std::string>(), 100 * m["size"]["change"].get<double>(),
-               m["entropy"].get<double>(), m["kl"].get<double>(), m["kl_beta"].get<double>(),
-               m["loss"]["total"].get<double>(), m["modules"].get<size_t>(), m["failed"].get<size_t>(),
-               m["decisions"].get<size_t>(), seconds["collect"].get<double>(),
-               m["decisions_per_second"].get<double>(), seconds["train"].get<double>());
-  if (m.contains("failures"))
-    for (const auto &failure : m["failures"])
-      spdlog::warn("iteration {}: skipped {}: {}", m["iteration"].get<int64_t>(),
-                   failure["module"].get<std::string>(), failure["reason"].get<std::string>());
+               iteration, total_, left / 3600, left / 60 % 60, left % 60, reward[kMean].get<double>(),
+               reward[kP10].get<double>(), reward[kP50].get<double>(), reward[kP90].get<double>(),
+               m[kSize][kSizeMetric].get<std::string>(), 100 * m[kSize][kSizeChange].get<double>(),
+               m[kEntropy].get<double>(), m[kKl].get<double>(), m[kKlBeta].get<double>(),
+               m[kLoss][kLossTotal].get<double>(), m[kModules].get<size_t>(), m[kFailed].get<size_t>(),
+               m[kDecisions].get<size_t>(), seconds[kCollectSeconds].get<double>(),
+               m[kDecisionsPerSecond].get<double>(), seconds[kTrainSeconds].get<double>());
+  if (m.contains(kFailures))
+    for (const auto &failure : m[kFailures])
+      spdlog::warn("iteration {}: skipped {}: {}", iteration, failure[kFailureModule].get<std::string>(),
+                   failure[kFailureReason].get<std::string>());
 }
 
 /// A problem that measures something of its own (register allocation: LLVM's
@@ -119,8 +121,10 @@ int runTrainPPO(const TrainPPOFlags &flags) {
   std::printf("trained policy iterations %lld-%lld in %.1f s; last iteration: sampled modules %+.3f%% %s vs the "
               "default, mean reward vs the default %+.4f; policy in %s/policy, metrics in %s/metrics.jsonl\n",
               (long long)summary.firstIteration, (long long)summary.lastIteration, summary.seconds,
-              100 * m["size"]["change"].get<double>(), m["size"]["metric"].get<std::string>().c_str(),
-              m["reward_distribution"]["mean"].get<double>(), flags.run.output.c_str(), flags.run.output.c_str());
+              100 * m[metrics_keys::kSize][metrics_keys::kSizeChange].get<double>(),
+              m[metrics_keys::kSize][metrics_keys::kSizeMetric].get<std::string>().c_str(),
+              m[metrics_keys::kRewardDistribution][metrics_keys::kMean].get<double>(), flags.run.output.c_str(),
+              flags.run.output.c_str());
   return exit_code::kSuccess;
 }
 

@@ -221,14 +221,16 @@ std::optional<CompileResult> CompileMemo::findOnDisk(const std::string &key) {
   std::error_code missing;
   if (!fs::exists(file, missing)) return std::nullopt;
   try {
-    const json entry = json::parse(readFile(file));
+    const json entry = parseJsonText(readFile(file), file.string());
     const std::string reply = entry.at("result").get<std::string>();
     if (entry.at("format").get<int>() != kFormat || entry.at("key").get<std::string>() != key ||
         entry.at("crc32c").get<uint32_t>() != crc32c(reply.data(), reply.size(), 0))
       throw std::runtime_error("format, key or checksum differ");
     return decodeCompileReply(reply);
   } catch (const std::exception &e) {
-    spdlog::warn("memo: ignoring the damaged cache file {}: {}", file.string(), jsonErrorText(e));
+    // An InputError names the file already; other errors say only what.
+    const bool named = dynamic_cast<const InputError *>(&e) != nullptr;
+    spdlog::warn("memo: ignoring the damaged cache file {}", named ? e.what() : file.string() + ": " + jsonErrorText(e));
     std::lock_guard<std::mutex> lock(mutex_);
     ++stats_.corruptFiles;
     return std::nullopt;
@@ -243,7 +245,7 @@ void CompileMemo::storeOnDisk(const std::string &key, const CompileResult &resul
     writeFileAtomically(fileFor(key), entry.dump() + "\n");
   } catch (const std::exception &e) {
     // A full disk or a read-only cache costs speed, never results.
-    spdlog::warn("memo: cannot write to the cache: {}", e.what());
+    spdlog::warn("memo: cannot write to the cache: {}", errorText(e));
   }
 }
 

@@ -43,7 +43,7 @@ CompileResult compileToObject(const CompilerDriver &driver, const CorpusModule &
   CompileResult result = driver.compile({&module, pipeline, {capture}});
   if (!result.ok()) return result;
   try {
-    writeFileAtomically(object, capture->object());
+    writeOutputFile(object, capture->object());
   } catch (const std::exception &e) {
     result.failure = FailureKind::InvalidInput;
     result.message = std::string("cannot write the object: ") + e.what();
@@ -72,7 +72,7 @@ std::string encodeCompileReply(const CompileResult &result) {
 }
 
 CompileResult decodeCompileReply(const std::string &line) {
-  const json reply = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  const json reply = parseJsonOrDiscarded(line);
   if (!reply.is_object()) throw std::runtime_error("not a compile reply: " + line.substr(0, 200));
   try {
     CompileResult result;
@@ -128,7 +128,7 @@ void serveCompileRequests(const Corpus &corpus, const CompilerDriver &driver, st
   for (const CorpusModule &module : corpus.modules) byName.emplace(module.name, &module);
   for (std::string line; std::getline(requests, line);) {
     CompileResult result;
-    const json request = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    const json request = parseJsonOrDiscarded(line);
     if (!request.is_object() || !request.contains("module") || !request["module"].is_string() ||
         !request.contains("pipeline") || !request["pipeline"].is_string()) {
       result.failure = FailureKind::InvalidInput;

@@ -97,7 +97,7 @@ void exportTorchScript(const YesNoPolicy &policy, const fs::path &file, bool rep
   std::ostringstream bytes;
   torch::jit::ExtraFilesMap extra{{"mlgo_policy.json", policy.metadata().dump(2) + "\n"}};
   module.save(bytes, extra);
-  writeFileAtomically(file, bytes.str());
+  writeOutputFile(file, bytes.str());
 }
 
 }  // namespace mlgo

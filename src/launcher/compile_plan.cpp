@@ -104,21 +104,6 @@ CompilePlan plain(CompilePlan plan, CommandKind kind, std::string reason) {
   return plan;
 }
 
-/// `args` with each `@file` replaced by the file's arguments, as clang's
-/// main() expands them (GNU quoting, nested files, paths relative to the
-/// working directory). Empty with `error` set when a file cannot be read.
-std::vector<std::string> expandResponseFiles(const std::vector<std::string> &args, std::string &error) {
-  llvm::BumpPtrAllocator allocator;
-  llvm::SmallVector<const char *, 64> argv;
-  for (const std::string &arg : args) argv.push_back(arg.c_str());
-  llvm::cl::ExpansionContext expansion(allocator, llvm::cl::TokenizeGNUCommandLine);
-  if (llvm::Error failed = expansion.expandResponseFiles(argv)) {
-    error = llvm::toString(std::move(failed));
-    return {};
-  }
-  return std::vector<std::string>(argv.begin(), argv.end());
-}
-
 /// The plan of a command that compiles one or more sources, given the
 /// frontend jobs among `jobs`.
 CompilePlan planSourceCompile(CompilePlan plan, const clang::driver::Driver &driver,
@@ -156,6 +141,18 @@ fs::path findCompiler(const std::string &compiler) {
   if (compiler.find('/') != std::string::npos) return fs::exists(compiler) ? fs::path(compiler) : fs::path();
   llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName(compiler);
   return found ? fs::path(*found) : fs::path();
+}
+
+std::vector<std::string> expandResponseFiles(const std::vector<std::string> &args, std::string &error) {
+  llvm::BumpPtrAllocator allocator;
+  llvm::SmallVector<const char *, 64> argv;
+  for (const std::string &arg : args) argv.push_back(arg.c_str());
+  llvm::cl::ExpansionContext expansion(allocator, llvm::cl::TokenizeGNUCommandLine);
+  if (llvm::Error failed = expansion.expandResponseFiles(argv)) {
+    error = llvm::toString(std::move(failed));
+    return {};
+  }
+  return std::vector<std::string>(argv.begin(), argv.end());
 }
 
 CompilePlan planCompile(const std::string &compiler, const std::vector<std::string> &givenArgs) {

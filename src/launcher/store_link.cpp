@@ -16,11 +16,13 @@
 #include <llvm/Object/ArchiveWriter.h>
 #include <llvm/Support/Error.h>
 #include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Program.h>
 #include <spdlog/spdlog.h>
 
 #include "mlgo/autotune/build_store.h"
 #include "mlgo/driver/compile_memo.h"
 #include "mlgo/driver/object_sizes.h"
+#include "mlgo/launcher/compile_plan.h"
 #include "mlgo/launcher/link_map.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/subprocess.h"
@@ -51,6 +53,57 @@ struct LinkInput {
 };
 
 bool startsWith(const std::string &text, const char *prefix) { return text.rfind(prefix, 0) == 0; }
+
+/// The link's arguments as clang reads them: response files expanded
+/// (nested ones too) and the output spelled `-o FILE`, however the command
+/// spells it (`-oFILE`, `--output=FILE`, `--output FILE`), so that inputs are
+/// found and the plain link can swap them and its output. `problem` says why
+/// when a response file cannot be read (the command is then as given).
+std::vector<std::string> linkArguments(const std::vector<std::string> &given, const fs::path &output,
+                                       std::string &problem) {
+  std::string unreadable;
+  std::vector<std::string> expanded = expandResponseFiles(given, unreadable);
+  if (!unreadable.empty()) {
+    problem = "a response file: " + unreadable;
+    return given;
+  }
+  std::vector<std::string> arguments;
+  for (size_t i = 0; i < expanded.size(); ++i) {
+    const std::string &arg = expanded[i];
+    if (i > 0 && (arg == "-o" + output.string() || arg == "--output=" + output.string())) {
+      arguments.insert(arguments.end(), {"-o", output.string()});
+    } else if (i > 0 && arg == "--output" && i + 1 < expanded.size()) {
+      arguments.insert(arguments.end(), {"-o", expanded[++i]});
+    } else {
+      arguments.push_back(arg);
+    }
+  }
+  return arguments;
+}
+
+/// Writes `text` as one argument of a GNU-style response file: every
+/// character the tokenizer treats specially is escaped with a backslash.
+std::string responseFileWord(const std::string &text) {
+  if (text.empty()) return "\"\"";
+  std::string word;
+  for (char c : text) {
+    if (c != '\0' && std::strchr(" \t\n\r\v\f'\"\\", c)) word += '\\';
+    word += c;
+  }
+  return word;
+}
+
+/// `command`, or the compiler given its arguments in a response file
+/// `file` when they are too long for one command line (an expanded link of
+/// thousands of objects).
+std::vector<std::string> fittingCommand(const std::vector<std::string> &command, const fs::path &file) {
+  std::vector<llvm::StringRef> arguments(command.begin() + 1, command.end());
+  if (llvm::sys::commandLineFitsWithinSystemLimits(command.front(), arguments)) return command;
+  std::string words;
+  for (size_t i = 1; i < command.size(); ++i) words += responseFileWord(command[i]) + "\n";
+  writeFileAtomically(file, words);
+  return {command.front(), "@" + file.string()};
+}
 
 std::optional<autotune::ObjectOrigin> knownObject(const autotune::BuildStore &store, llvm::StringRef bytes) {
   return store.objectOrigin(CompileMemo::hash(std::string_view(bytes.data(), bytes.size())));
@@ -321,7 +374,7 @@ void compareWithPlainLink(const std::vector<std::string> &command, const fs::pat
   std::vector<LinkInput> plainInputs = inputs;
   std::vector<std::string> plain = plainCommand(command, plainInputs, store, scratch);
   plain.front() = compiler.string();
-  const ProcessOutcome plainLink = runProcess(plain, std::chrono::milliseconds(0));
+  const ProcessOutcome plainLink = runProcess(fittingCommand(plain, scratch / "plain.rsp"), std::chrono::milliseconds(0));
   if (!plainLink.succeeded()) throw std::runtime_error("the plain link failed: " + plainLink.stderrText.substr(0, 200));
   outcome.linkedTextData = linkedSizes(output).textPlusData();
   outcome.plainTextData = linkedSizes(scratch / "plain.out").textPlusData();
@@ -367,20 +420,21 @@ StoreLinkOutcome linkThroughStore(const std::vector<std::string> &givenCommand, 
                                   const fs::path &output, autotune::BuildStore &store) {
   StoreLinkOutcome outcome;
   std::string problem;
-  const std::vector<LinkInput> inputs = scanInputs(givenCommand, store, problem);
+  const std::vector<std::string> arguments = linkArguments(givenCommand, output, problem);
+  const std::vector<LinkInput> inputs = scanInputs(arguments, store, problem);
   for (const LinkInput &input : inputs)
     for (const auto &[member, object] : input.known) outcome.listedInputs += !object.pipeline.empty();
   // The same command over the same bytes as a link already compared: it
   // links once, as given, with no map to write or read.
-  if (problem.empty() && outcome.listedInputs > 0 && store.linkVerified(linkKey(givenCommand, inputs))) {
+  if (problem.empty() && outcome.listedInputs > 0 && store.linkVerified(linkKey(arguments, inputs))) {
     outcome.exitCode = runLink(givenCommand, compiler);
     outcome.verdict = outcome.exitCode == 0 ? StoreLinkVerdict::Verified : StoreLinkVerdict::Failed;
     return outcome;
   }
   RunTemporaryDirectory scratch("mlgo-cc-link");
-  std::vector<std::string> command = givenCommand;
+  std::vector<std::string> command = arguments;
   const fs::path map = mapOf(command, scratch.path());
-  outcome.exitCode = runLink(command, compiler);
+  outcome.exitCode = runLink(fittingCommand(command, scratch.path() / "link.rsp"), compiler);
   if (outcome.exitCode != 0) {
     outcome.verdict = StoreLinkVerdict::Failed;
     return outcome;

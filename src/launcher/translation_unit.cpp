@@ -13,6 +13,7 @@
 #include "mlgo/autotune/module_features.h"
 #include "mlgo/autotune/pass_predictor.h"
 #include "mlgo/autotune/build_store.h"
+#include "mlgo/autotune/search_space.h"
 #include "mlgo/corpus/compile_commands.h"
 #include "mlgo/corpus/corpus.h"
 #include "mlgo/driver/compile_memo.h"
@@ -23,6 +24,7 @@
 #include "mlgo/launcher/unit_exploration.h"
 #include "mlgo/launcher/unit_recording.h"
 #include "mlgo/support/atomic_file.h"
+#include "mlgo/support/errors.h"
 
 namespace mlgo::launcher {
 
@@ -131,8 +133,37 @@ Candidate compileCandidate(const CompilerDriver &driver, const CorpusModule &mod
 
 /// The lists a unit new to the store tries first: what won on the
 /// project's other units, then the predictor's ranking (--predict).
+/// Whether `pipeline` is the rendering of a list of the search space (the
+/// recorded level, "", is).
+bool inSearchSpace(const autotune::SearchSpace &space, const std::string &pipeline) {
+  if (pipeline.empty()) return true;
+  try {
+    return space.pipeline(space.listOfPipeline(pipeline, "", "")) == pipeline;
+  } catch (const InputError &) {
+    return false;
+  }
+}
+
+/// A store's rows are data other builds wrote (a shared store's above all):
+/// a list outside the search space is refused, never compiled. InputError
+/// naming the store and the unit (the unit then builds plainly, with a
+/// warning); `everyTrial`: the unit's every list, else its choice only.
+void requireSearchSpaceLists(const autotune::StoredUnit &unit, const Application &application, bool everyTrial) {
+  auto refuse = [&](const std::string &pipeline) {
+    const std::string shown = pipeline.size() > 60 ? pipeline.substr(0, 57) + "..." : pipeline;
+    throw InputError(describeInputProblem(application.store->path().string(), "unit " + unit.key,
+                                          "\"" + shown + "\" is not a list of the search space: never applied"));
+  };
+  if (unit.choice && !inSearchSpace(*application.space, *unit.choice)) refuse(*unit.choice);
+  if (everyTrial)
+    for (const auto &[pipeline, trial] : unit.trials)
+      if (!inSearchSpace(*application.space, pipeline)) refuse(pipeline);
+}
+
 std::vector<std::string> rankedForStore(const Application &application, const CorpusModule &module) {
-  std::vector<std::string> ranked = application.store->winningPipelines();
+  std::vector<std::string> ranked;
+  for (const std::string &pipeline : application.store->winningPipelines())
+    if (inSearchSpace(*application.space, pipeline)) ranked.push_back(pipeline);
   if (application.prediction) {
     const Prediction &prediction = *application.prediction;
     for (size_t k : prediction.predictor->rank(autotune::moduleFeatures(module), isCxxModule(module)))
@@ -221,6 +252,7 @@ Candidate compileWithStore(const CompilerDriver &driver, const CorpusModule &mod
     return trial;
   };
   std::optional<autotune::StoredUnit> unit = store.unit(key);
+  if (unit) requireSearchSpaceLists(*unit, application, /*everyTrial=*/!unit->choice || application.explore > 0);
   if (unit && unit->choice && application.explore == 0) {
     outcome.storeUse = "hit";
   } else {
@@ -291,7 +323,7 @@ void recordInCorpus(const Application &application, const std::string &module, c
   try {
     recordUnit(application.recordCorpus, module, frontend.bitcode, frontend.commandLine);
   } catch (const std::exception &e) {
-    spdlog::warn("--record: {}", firstLine(e.what()));
+    spdlog::warn("--record: {}", firstLine(errorText(e)));
   }
 }
 
@@ -340,7 +372,7 @@ TranslationUnitOutcome compileTranslationUnit(const CompilePlan &plan, const App
   if (!best.result.ok()) return finish(std::string(failureKindName(best.result.failure)) + ": " +
                                        firstLine(best.result.message));
   try {
-    writeFileAtomically(plan.object, best.object);
+    writeOutputFile(plan.object, best.object);
   } catch (const std::exception &e) {
     return finish(firstLine(e.what()));
   }

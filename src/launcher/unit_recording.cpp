@@ -1,6 +1,10 @@
 #include "mlgo/launcher/unit_recording.h"
 
+#include <cerrno>
+#include <cstring>
 #include <set>
+
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -32,6 +36,19 @@ std::set<std::string> listedModules(const fs::path &corpus) {
 }
 
 }  // namespace
+
+void checkRecordDirectory(const fs::path &corpus) {
+  const auto refuse = [&](const std::string &why) { throw UsageError("--record " + corpus.string() + ": " + why); };
+  std::error_code error;
+  const fs::file_status status = fs::status(corpus, error);
+  if (fs::exists(status) && !fs::is_directory(status)) {
+    const std::string kind = regularFileProblem(corpus);
+    refuse((kind.empty() ? std::string("a file") : kind) + ", not a directory: the units are recorded as a corpus directory");
+  }
+  if (!fs::exists(status) && (fs::create_directories(corpus, error), error))
+    refuse("cannot make the directory: " + error.message());
+  if (::access(corpus.c_str(), W_OK | X_OK) != 0) refuse(std::string("cannot be written: ") + std::strerror(errno));
+}
 
 void recordUnit(const fs::path &corpus, const std::string &module, const std::string &bitcode,
                 const std::string &commandLine) {

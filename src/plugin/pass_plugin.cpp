@@ -1,6 +1,6 @@
 // mlgo's pass plugin for a stock clang-19, loaded by its loader
 // (plugin_loader.cpp) where that is safe:
-//   MLGO_CC_POLICY=DIR clang-19 -fpass-plugin=$(mlgo cc --print-plugin-path) ...
+//   <--policy's variable>=DIR clang-19 -fpass-plugin=$(mlgo cc --print-plugin-path) ...
 // compiles with the trained policy in DIR, as `mlgo cc --policy DIR` does: no
 // server, no rebuilt LLVM. Debian's clang-19 links libLLVM.so dynamically, so
 // this library (linked against the same one) shares LLVM's globals with it.
@@ -18,12 +18,13 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include "mlgo/driver/pipeline_hook.h"
+#include "mlgo/launcher/cc_options.h"
 #include "mlgo/policy/policy_directory.h"
 #include "mlgo/problems/problem.h"
 
 namespace {
 
-constexpr const char *kPolicyVariable = "MLGO_CC_POLICY";
+constexpr const char *kPolicyVariable = mlgo::launcher::ccVariable(&mlgo::launcher::CcSettings::policy);
 
 /// Ends the compile with the reason, as clang reports an error (exit code
 /// 1), not as a crash: nothing is wrong with clang.

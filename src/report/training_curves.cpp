@@ -170,21 +170,23 @@ struct ESRecord {
   double compiles = 0, replayed = 0, failed = 0, collectSeconds = 0;
 };
 
-bool isESRecord(const json &m) { return m.contains("fitness") && m.contains("policy_reward"); }
+bool isESRecord(const json &m) {
+  return m.contains(metrics_keys::kFitness) && m.contains(metrics_keys::kPolicyReward);
+}
 
 ESRecord readESRecord(const json &m, const RecordPlace &at, std::string &measure) {
   using namespace metrics_keys;
   ESRecord r;
   r.iteration = at.number(m, kIteration);
-  r.fitnessMean = at.number(m["fitness"], "mean", "fitness");
-  r.fitnessBest = at.number(m["fitness"], "best", "fitness");
-  r.fitnessWorst = at.number(m["fitness"], "worst", "fitness");
-  r.policyReward = at.number(m, "policy_reward");
+  r.fitnessMean = at.number(m[kFitness], kMean, kFitness);
+  r.fitnessBest = at.number(m[kFitness], kFitnessBest, kFitness);
+  r.fitnessWorst = at.number(m[kFitness], kFitnessWorst, kFitness);
+  r.policyReward = at.number(m, kPolicyReward);
   r.measureChange = 100 * at.number(m[kSize], kSizeChange, kSize);
   noteMeasure(m, at, measure);
-  r.compiles = at.number(m, "compiles");
-  r.replayed = at.number(m, "replayed");
-  r.failed = at.number(m, "failed");
+  r.compiles = at.number(m, kCompiles);
+  r.replayed = at.number(m, kReplayed);
+  r.failed = at.number(m, kFailed);
   r.collectSeconds = at.number(m[kSeconds], kCollectSeconds, kSeconds);
   return r;
 }
@@ -246,7 +248,7 @@ TrainingCurves readTrainingCurves(const fs::path &file) {
   for (size_t number = 1; std::getline(in, line); ++number) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const RecordPlace at{file, "line " + std::to_string(number)};
-    const json m = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    const json m = parseJsonOrDiscarded(line);
     if (!m.is_object()) throw InputError(at.describe("not a JSON object"));
     if (isPPORecord(m) && es.empty()) ppo.push_back(readPPORecord(m, at, measure));
     else if (isESRecord(m) && ppo.empty()) es.push_back(readESRecord(m, at, measure));

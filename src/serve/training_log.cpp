@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mlgo/support/errors.h"
+#include "mlgo/support/text_input.h"
 
 namespace mlgo::serve {
 
@@ -40,14 +41,12 @@ TensorSpecification parseSpec(const json &spec, const std::string &source, const
 }
 
 json parseLine(const std::string &line, const std::string &source, const char *what) {
-  try {
-    return json::parse(line);
-  } catch (const json::exception &) {
-    std::string shown = line.substr(0, 80);
-    for (char &c : shown)
-      if (static_cast<unsigned char>(c) < 0x20) c = '?';
-    throw InputError(describeInputProblem(source, what, "not JSON: \"" + shown + "\""));
-  }
+  json parsed = parseJsonOrDiscarded(line);
+  if (!parsed.is_discarded()) return parsed;
+  std::string shown = line.substr(0, 80);
+  for (char &c : shown)
+    if (static_cast<unsigned char>(c) < 0x20) c = '?';
+  throw InputError(describeInputProblem(source, what, "not JSON: \"" + shown + "\""));
 }
 
 json specToJson(const TensorSpecification &spec) {

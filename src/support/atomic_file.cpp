@@ -25,7 +25,10 @@ namespace {
 /// is taken as the file "./-".
 void replaceFile(const std::filesystem::path &path, std::string_view content) {
   namespace fs = std::filesystem;
-  if (path.has_parent_path()) fs::create_directories(path.parent_path());
+  std::error_code noDirectory;
+  if (path.has_parent_path() && !fs::create_directories(path.parent_path(), noDirectory) && noDirectory)
+    throw std::runtime_error("cannot write " + path.string() + ": cannot make its directory " +
+                             path.parent_path().string() + ": " + noDirectory.message());
   const fs::path target = path == "-" ? fs::path(".") / path : path;
   llvm::Error error = llvm::writeToOutput(target.string(), [&](llvm::raw_ostream &out) {
     out.write(content.data(), content.size());
@@ -65,13 +68,16 @@ bool isSpecialFile(const std::filesystem::path &path) {
 }
 
 void writeFileAtomically(const std::filesystem::path &path, std::string_view content) {
-  // Replacing `-o /dev/null` run as root would replace the device itself.
-  if (isSpecialFile(path)) return writeThrough(path, content);
   // A directory standing where the file goes was put there by the user, as
   // main() takes a path of the wrong kind: bad input, named in mlgo's words.
   if (std::filesystem::is_directory(path))
     throw InputError(describeInputProblem(path.string(), "", "a directory, where a file is to be written"));
   replaceFile(path, content);
+}
+
+void writeOutputFile(const std::filesystem::path &path, std::string_view content) {
+  if (isSpecialFile(path)) return writeThrough(path, content);
+  writeFileAtomically(path, content);
 }
 
 void writeFileInside(const std::filesystem::path &root, const std::filesystem::path &relative,
@@ -110,6 +116,19 @@ std::filesystem::path existingDirectory(const std::filesystem::path &target) {
   const fs::path old = fs::path(target.string() + ".old");
   if (fs::is_directory(old)) return old;
   return {};
+}
+
+std::filesystem::path linkTarget(const std::filesystem::path &path) {
+  namespace fs = std::filesystem;
+  fs::path file = fs::absolute(path);
+  std::error_code error;
+  for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(file, error)); ++hops) {
+    const fs::path target = fs::read_symlink(file, error);
+    if (error) break;
+    file = target.is_absolute() ? target : file.parent_path() / target;
+  }
+  const fs::path directory = fs::canonical(file.parent_path(), error);
+  return error ? file.lexically_normal() : directory / file.filename();
 }
 
 std::string regularFileProblem(const std::filesystem::path &path) {

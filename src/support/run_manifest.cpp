@@ -67,7 +67,7 @@ json describeInputFile(const fs::path &file) {
   json input{{"path", fs::absolute(file).string()}, {"sha256", contentHash(file)}};
   if (file.extension() == ".json" && fs::file_size(file) <= 64 * 1024) {
     std::ifstream in(file);
-    json content = json::parse(in, nullptr, false);
+    json content = parseJsonOrDiscarded(std::string(std::istreambuf_iterator<char>(in), {}));
     if (!content.is_discarded() && !jsonNestedDeeperThan(content, 64)) input["json"] = std::move(content);
   }
   return input;

@@ -7,6 +7,12 @@ namespace mlgo {
 
 namespace {
 
+/// Thrown by the parser's callback when arrays and objects open deeper than
+/// kMaxJsonDepth: the parse stops there, so no deep value is ever built.
+struct NestedTooDeep {};
+
+const std::string kTooDeep = "nested deeper than the " + std::to_string(kMaxJsonDepth) + " levels mlgo reads";
+
 /// Where the parser is in the document, as "key.sub[3]": kept up to date by
 /// nlohmann's parser callback so an error can name the entry it happened in.
 class JsonPathTracker {
@@ -18,6 +24,7 @@ class JsonPathTracker {
       case Event::array_start:
         startElement();
         frames_.push_back({event == Event::array_start, -1, {}});
+        if (frames_.size() > kMaxJsonDepth) throw NestedTooDeep{};
         break;
       case Event::key:
         if (!frames_.empty()) frames_.back().key = parsed.get<std::string>();
@@ -33,10 +40,18 @@ class JsonPathTracker {
     return true;
   }
 
-  /// The entry being parsed; in an array, the element after the last complete one.
+  /// The entry being parsed; in an array, the element after the last complete
+  /// one. A deep one names its first and last levels: a message stays a line.
   std::string path() const {
+    constexpr size_t kShownLevels = 4;
     std::string text;
     for (size_t i = 0; i < frames_.size(); ++i) {
+      if (i == kShownLevels && frames_.size() > 3 * kShownLevels) {
+        const size_t skipped = frames_.size() - 2 * kShownLevels;
+        text += "[... " + std::to_string(skipped) + " levels ...]";
+        i += skipped - 1;
+        continue;
+      }
       const Frame &frame = frames_[i];
       if (frame.isArray) {
         const long index = i + 1 == frames_.size() ? frame.index + 1 : frame.index;
@@ -119,7 +134,7 @@ std::string describeJsonError(const std::exception &error, bool oneLine) {
   const std::string text = withoutLibraryTag(error.what());
   if (dynamic_cast<const nlohmann::json::parse_error *>(&error)) return syntaxErrorText(text, oneLine);
   if (const auto *json = dynamic_cast<const nlohmann::json::exception *>(&error)) return accessErrorText(*json, text);
-  return text;
+  return errorText(error);
 }
 
 }  // namespace
@@ -127,6 +142,12 @@ std::string describeJsonError(const std::exception &error, bool oneLine) {
 std::string jsonErrorText(const std::exception &error) { return describeJsonError(error, false); }
 
 namespace {
+
+/// `entry` (a line, say) and the entry inside the document the parser is at.
+std::string entryOf(const std::string &entry, const JsonPathTracker &tracker) {
+  const std::string inside = tracker.path();
+  return entry.empty() ? inside : inside.empty() ? entry : entry + ": " + inside;
+}
 
 /// Parses `text`; InputError naming `file`, then `entry` (if any) and the
 /// entry inside the document where the parser stopped.
@@ -140,9 +161,9 @@ nlohmann::json parseNaming(std::string_view text, const std::string &file, const
   } catch (const nlohmann::json::exception &e) {
     // Syntax errors and numbers out of range (1e400) alike: the parser says
     // what and where; the tracker says in which entry.
-    const std::string inside = tracker.path();
-    const std::string where = entry.empty() ? inside : inside.empty() ? entry : entry + ": " + inside;
-    throw InputError(describeInputProblem(file, where, describeJsonError(e, oneLine)));
+    throw InputError(describeInputProblem(file, entryOf(entry, tracker), describeJsonError(e, oneLine)));
+  } catch (const NestedTooDeep &) {
+    throw InputError(describeInputProblem(file, entryOf(entry, tracker), kTooDeep));
   }
 }
 
@@ -157,6 +178,26 @@ nlohmann::json parseJsonLine(std::string_view line, const std::string &file, siz
 }
 
 nlohmann::json readJsonFile(const std::filesystem::path &path) { return parseJsonText(readFile(path), path.string()); }
+
+nlohmann::json parseJsonOrDiscarded(std::string_view text) {
+  size_t depth = 0;
+  try {
+    return nlohmann::json::parse(
+        text,
+        [&](int, nlohmann::json::parse_event_t event, nlohmann::json &) {
+          using Event = nlohmann::json::parse_event_t;
+          if (event == Event::object_start || event == Event::array_start) {
+            if (++depth > kMaxJsonDepth) throw NestedTooDeep{};
+          } else if (event == Event::object_end || event == Event::array_end) {
+            --depth;
+          }
+          return true;
+        },
+        /*allow_exceptions=*/false);
+  } catch (const NestedTooDeep &) {
+    return nlohmann::json(nlohmann::json::value_t::discarded);
+  }
+}
 
 bool jsonNestedDeeperThan(const nlohmann::json &value, size_t levels) {
   std::vector<std::pair<const nlohmann::json *, size_t>> pending{{&value, 0}};

@@ -98,7 +98,7 @@ void TraceReader::forEachModule(const std::function<void(const ModuleTrace &)> &
   for (const fs::path &path : shards_) {
     Cursor cursor{std::make_unique<RecordReader>(path), path, std::nullopt};
     std::optional<std::string> header = cursor.reader->next();
-    json parsed = header ? json::parse(*header, nullptr, false) : json();
+    json parsed = header ? parseJsonOrDiscarded(*header) : json();
     if (!header || parsed.is_discarded() || !parsed.contains("feature_names") ||
         parsed["feature_names"] != description_["feature_names"] ||
         parsed.value("decision_spec", json()) != description_.value("decision_spec", json()))

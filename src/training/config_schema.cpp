@@ -130,7 +130,7 @@ namespace {
 /// as such, else a bare string; "40,40,20" is accepted for integer lists.
 json parseOverrideValue(const std::string &text, ConfigSchema::Type type) {
   if (type == ConfigSchema::Type::String) {
-    json parsed = json::parse(text, nullptr, false);
+    json parsed = parseJsonOrDiscarded(text);
     return parsed.is_string() ? parsed : json(text);
   }
   if (type == ConfigSchema::Type::IntegerList && !text.empty() && text.front() != '[') {
@@ -139,13 +139,13 @@ json parseOverrideValue(const std::string &text, ConfigSchema::Type type) {
     while (start <= text.size()) {
       size_t end = text.find(',', start);
       if (end == std::string::npos) end = text.size();
-      json item = json::parse(text.substr(start, end - start), nullptr, false);
+      json item = parseJsonOrDiscarded(text.substr(start, end - start));
       list.push_back(item);
       start = end + 1;
     }
     return list;
   }
-  json parsed = json::parse(text, nullptr, false);
+  json parsed = parseJsonOrDiscarded(text);
   return parsed.is_discarded() ? json(text) : parsed;
 }
 
@@ -180,8 +180,10 @@ void applyOverride(const ConfigSchema &schema, const std::string &assignment, Co
     throw UsageError("--set " + name + ": unknown config key (known: " + known + ")");
   }
   json value = parseOverrideValue(assignment.substr(equals + 1), key->type);
-  if (std::string why = checkConfigValue(value, *key); !why.empty())
-    throw UsageError("--set " + name + ": " + why + ", got " + assignment.substr(equals + 1));
+  if (std::string why = checkConfigValue(value, *key); !why.empty()) {
+    const std::string given = assignment.substr(equals + 1);
+    throw UsageError("--set " + name + ": " + why + ", got " + (given.size() > 60 ? given.substr(0, 57) + "..." : given));
+  }
   resolved.values[name] = value;
   resolved.origins[name] = "--set";
 }

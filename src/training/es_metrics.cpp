@@ -21,24 +21,24 @@ json esIterationMetrics(int64_t iteration, const ESScores &scores, const std::st
   const ESFitness &policy = scores.policy;
   using namespace metrics_keys;
   json metrics{{kIteration, iteration},
-               {"modules", scores.modules},
-               {"candidates", scores.fitness.size()},
-               {"fitness", {{"mean", mean}, {"best", *best}, {"worst", *worst}}},
-               {"policy_reward", policy.meanReward},
+               {kModules, scores.modules},
+               {kCandidates, scores.fitness.size()},
+               {kFitness, {{kMean, mean}, {kFitnessBest, *best}, {kFitnessWorst, *worst}}},
+               {kPolicyReward, policy.meanReward},
                {kSize,
                 {{kSizeMetric, measure},
                  {kSizePolicy, policy.policyMeasure},
                  {kSizeDefault, policy.defaultMeasure},
                  {kSizeChange, policy.defaultMeasure > 0 ? policy.policyMeasure / policy.defaultMeasure - 1 : 0.0}}},
-               {"compiles", scores.compiles},
-               {"replayed", scores.replayed},
-               {"failed", scores.failed},
+               {kCompiles, scores.compiles},
+               {kReplayed, scores.replayed},
+               {kFailed, scores.failed},
                {kSeconds, {{kCollectSeconds, scores.seconds}, {kElapsedSeconds, elapsedSeconds}}}};
   if (memo) {
-    metrics["memo"] = memo->stats().toJson();
-    metrics["memo"]["trajectory_bytes"] = trajectories->bytes();
+    metrics[kMemo] = memo->stats().toJson();
+    metrics[kMemo][kTrajectoryBytes] = trajectories->bytes();
   }
-  if (cluster) metrics["ranks"] = {{"count", cluster->size()}};
+  if (cluster) metrics[kRanks] = {{kCount, cluster->size()}};
   return metrics;
 }
 

@@ -17,39 +17,39 @@ json iterationMetrics(int64_t iteration, const Collection &collection, const Ite
   const size_t modules = collection.modules.size();
   using namespace metrics_keys;
   json metrics{{kIteration, iteration},
-               {"modules", modules},
-               {"failed", rewards.failures.size()},
-               {"decisions", rewards.decisions},
+               {kModules, modules},
+               {kFailed, rewards.failures.size()},
+               {kDecisions, rewards.decisions},
                {kRewardDistribution, summarizeRewards(rewards.vsDefault).toJson()},
-               {"training_reward_mean", learning.trainingRewardMean},
+               {kTrainingRewardMean, learning.trainingRewardMean},
                {kSize,
                 {{kSizeMetric, facts.measure},
                  {kSizePolicy, rewards.policyTotal},
                  {kSizeDefault, rewards.defaultTotal},
                  {kSizeChange, rewards.defaultTotal > 0 ? rewards.policyTotal / rewards.defaultTotal - 1 : 0.0}}},
-               {"baselines_known", facts.baselinesKnown},
+               {kBaselinesKnown, facts.baselinesKnown},
                {kSeconds,
                 {{kCollectSeconds, collectSeconds},
                  {kTrainSeconds, learning.seconds},
                  {kCompileSeconds, rewards.compileSeconds},
                  {kElapsedSeconds, facts.elapsedSeconds}}},
-               {"threads", facts.threads},
+               {kThreads, facts.threads},
                {kDecisionsPerSecond, collectSeconds > 0 ? rewards.decisions / collectSeconds : 0.0},
-               {"modules_per_second", collectSeconds > 0 ? modules / collectSeconds : 0.0}};
+               {kModulesPerSecond, collectSeconds > 0 ? modules / collectSeconds : 0.0}};
   metrics.update(learning.metrics.toJson(facts.klBeta));
   // Cumulative over the run (this process's compiles; ranks keep their own).
   if (facts.memo) {
-    metrics["memo"] = facts.memo->stats().toJson();
-    metrics["memo"]["trajectory_bytes"] = facts.trajectories->bytes();
+    metrics[kMemo] = facts.memo->stats().toJson();
+    metrics[kMemo][kTrajectoryBytes] = facts.trajectories->bytes();
   }
   if (facts.cluster)
-    metrics["ranks"] = {{"count", facts.cluster->size()},
-                        {"sent_bytes", collection.traffic.sentBytes},
-                        {"received_bytes", collection.traffic.receivedBytes}};
+    metrics[kRanks] = {{kCount, facts.cluster->size()},
+                        {kSentBytes, collection.traffic.sentBytes},
+                        {kReceivedBytes, collection.traffic.receivedBytes}};
   if (!rewards.failures.empty()) {
     json list = json::array();
-    for (const auto &[name, reason] : rewards.failures) list.push_back({{"module", name}, {"reason", reason}});
-    metrics["failures"] = list;
+    for (const auto &[name, reason] : rewards.failures) list.push_back({{kFailureModule, name}, {kFailureReason, reason}});
+    metrics[kFailures] = list;
   }
   return metrics;
 }
@@ -73,7 +73,7 @@ void PPOMetricsLog::write(const json &metrics, const IterationRewards &rewards, 
   json scalars = metrics;
   scalars.erase(metrics_keys::kIteration);
   events_->addScalars(scalars, iteration);
-  events_->addHistogram("reward_distribution", iteration, rewards.vsDefault);
+  events_->addHistogram(metrics_keys::kRewardDistribution, iteration, rewards.vsDefault);
   events_->flush();
 }
 

@@ -57,9 +57,9 @@ json TrainingMetrics::toJson(double klBeta) const {
             {kLossL2, l2 / n}}},
           {kEntropy, entropy / n},
           {kKl, kl / n},
-          {"kl_beta", klBeta},
-          {"clipped_share", clippedShare / n},
-          {"gradient_steps", steps}};
+          {kKlBeta, klBeta},
+          {kClippedShare, clippedShare / n},
+          {kGradientSteps, steps}};
 }
 
 torch::Tensor sampleWindows(int64_t decisions, int64_t windows, int64_t length, uint64_t seed, int64_t iteration,

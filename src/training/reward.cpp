@@ -221,7 +221,7 @@ void truncateMetrics(const std::filesystem::path &path, int64_t iteration) {
   std::string kept;
   forEachLine(readFile(path), [&](size_t, std::string_view line) {
     if (line.empty()) return;
-    const nlohmann::json record = nlohmann::json::parse(line, nullptr, false);
+    const nlohmann::json record = parseJsonOrDiscarded(line);
     if (!record.is_discarded() && record.value("iteration", int64_t(0)) <= iteration) kept += std::string(line) + "\n";
   });
   writeFileAtomically(path, kept);

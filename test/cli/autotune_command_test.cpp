@@ -55,6 +55,19 @@ TEST_CASE("cli autotune: list, tune, dataset, eval --pass-lists, usage errors", 
             .exitCode == exit_code::kUsage);
   CHECK(test::runProgram(test::mlgoBinary(), {"autotune", "--corpus", corpus, "--output", "x", "--metric", "bss"})
             .exitCode == exit_code::kUsage);
+  // A budget no run could spend is a typo, refused before anything runs.
+  for (const std::vector<std::string> &command : std::vector<std::vector<std::string>>{
+           {"autotune", "--corpus", corpus, "--output", "x"},
+           {"harvest", "--corpus", corpus, "--pool", "x"},
+           {"explore", "--corpus", corpus, "--output", "x"}}) {
+    INFO(command.front());
+    std::vector<std::string> args = command;
+    args.insert(args.end(), {"--budget", "4294967296"});
+    const test::CommandOutcome huge = test::runProgram(test::mlgoBinary(), args);
+    CHECK(huge.exitCode == exit_code::kUsage);
+    CHECK_THAT(huge.err, Catch::Contains("at most 100000") && Catch::Contains("4294967296"));
+  }
+  CHECK_FALSE(std::filesystem::exists("x"));
   writeFileAtomically(scratch / "bad.json", "{}");
   const test::CommandOutcome bad = test::runProgram(
       test::mlgoBinary(), {"eval", "--corpus", corpus, "--pass-lists", (scratch / "bad.json").string()});

@@ -6,10 +6,12 @@
 #include <set>
 
 #include <nlohmann/json.hpp>
+#include <sqlite3.h>
 
 #include "mlgo/autotune/search_space.h"
 #include "mlgo/autotune/build_store.h"
 #include "mlgo/corpus/corpus.h"
+#include "mlgo/driver/compile_memo.h"
 #include "mlgo/driver/object_sizes.h"
 #include "mlgo/driver/optimization_work.h"
 #include "mlgo/support/atomic_file.h"
@@ -428,6 +430,16 @@ TEST_CASE("mlgo cc --store, --explore: bad settings are refused before anything 
   const test::CommandOutcome notAStore = compile({"MLGO_CC_STORE=" + store.string()}, {});
   CHECK(notAStore.exitCode == 3);
   CHECK_THAT(notAStore.err, Contains("units.db"));
+  // --record on a file or a device, as an unusable --log: exit 2, in mlgo's words.
+  writeFileAtomically(scratch / "corpus-file", "a file\n");
+  for (const std::string &record : {(scratch / "corpus-file").string(), std::string("/dev/null")}) {
+    INFO(record);
+    const test::CommandOutcome refused = compile({}, {"--record", record});
+    CHECK(refused.exitCode == 2);
+    CHECK_THAT(refused.err, Contains("--record " + record + ": ") && Contains("not a directory"));
+    CHECK_THAT(refused.err, !Contains("filesystem error"));
+  }
+  CHECK(readFile(scratch / "corpus-file") == "a file\n");
   // Nothing was compiled, and the file given as a store is as it was.
   CHECK_FALSE(fs::exists(object));
   CHECK(readFile(store) == "plain text, not a database of any kind, long enough to be read as one\n");
@@ -466,4 +478,122 @@ TEST_CASE("mlgo cc --store at a link: every build's program is at most the plain
   }
   // What the linker kept of the units is in the store now.
   CHECK(storeInfo(store)["kept_trials"].get<size_t>() >= 4);
+}
+
+namespace {
+
+/// Makes `path` unwritable for the test's life: immutable where the test runs
+/// as root (chattr +i binds root too), read-only otherwise.
+class Unwritable {
+ public:
+  explicit Unwritable(fs::path path) : path_(std::move(path)) {
+    immutable_ = test::runProgram("/usr/bin/chattr", {"+i", path_.string()}).exitCode == 0;
+    if (!immutable_) fs::permissions(path_, fs::perms::owner_write, fs::perm_options::remove);
+  }
+  ~Unwritable() {
+    if (immutable_) test::runProgram("/usr/bin/chattr", {"-i", path_.string()});
+    else fs::permissions(path_, fs::perms::owner_write, fs::perm_options::add);
+  }
+
+ private:
+  fs::path path_;
+  bool immutable_ = false;
+};
+
+std::string hashOf(const fs::path &file) { return CompileMemo::hash(readFile(file)); }
+
+}  // namespace
+
+TEST_CASE("mlgo cc --store: a store through a link works, stores only read are left byte for byte, unusable ones "
+          "stop the build before it compiles, named",
+          "[cli][launcher][store][clang]") {
+  test::ScratchDirectory scratch;
+  writeFileAtomically(scratch / "unit.c", "int unit(int x) { return x * 3 + 1; }\n");
+  const fs::path object = scratch / "unit.o";
+  auto compile = [&](const fs::path &store) {
+    fs::remove(object);
+    return test::runMlgo({"cc", "--store", store.string(), "--log", (scratch / "log").string(), "clang-19", "-Oz",
+                          "-c", (scratch / "unit.c").string(), "-o", object.string()});
+  };
+  const fs::path store = scratch / "units.db";
+  REQUIRE(compile(store).exitCode == 0);
+
+  SECTION("a link to the store, and a link to its directory, are the store") {
+    fs::create_symlink(store, scratch / "link.db");
+    fs::create_symlink(scratch.path(), scratch / "here");
+    for (const fs::path &linked : {scratch / "link.db", scratch / "here" / "link.db"}) {
+      INFO(linked);
+      const test::CommandOutcome built = compile(linked);
+      INFO(built.err);
+      CHECK(built.exitCode == 0);
+      CHECK(logLines(scratch / "log").back()["store"] != "new");  // the unit was found
+    }
+    CHECK(fs::is_symlink(fs::symlink_status(scratch / "link.db")));
+    CHECK(storeInfo(scratch / "link.db")["units"] == 1);
+    // Merged through a link: the file it points to is written, the link stays.
+    fs::create_symlink("merged.db", scratch / "merged-link.db");
+    const test::CommandOutcome merged =
+        test::runMlgo({"store-merge", "--output", (scratch / "merged-link.db").string(), store.string()});
+    INFO(merged.err);
+    CHECK(merged.exitCode == 0);
+    CHECK(fs::is_symlink(fs::symlink_status(scratch / "merged-link.db")));
+    CHECK(storeContents(scratch / "merged.db") == storeContents(store));
+  }
+
+  SECTION("store-info and store-merge leave their inputs as they were") {
+    const std::string before = hashOf(store);
+    writeFileAtomically(scratch / "z.db", "");
+    CHECK(test::runMlgo({"store-info", "--store", store.string()}).exitCode == 0);
+    const test::CommandOutcome empty = test::runMlgo({"store-info", "--store", (scratch / "z.db").string()});
+    CHECK(empty.exitCode == 3);
+    CHECK_THAT(empty.err, Contains("z.db") && Contains("not a store of mlgo's (an empty file)"));
+    const test::CommandOutcome refused = test::runMlgo(
+        {"store-merge", "--output", (scratch / "m.db").string(), store.string(), (scratch / "z.db").string()});
+    CHECK(refused.exitCode == 3);
+    CHECK_THAT(refused.err, Contains("z.db") && Contains("not a store of mlgo's"));
+    CHECK_FALSE(fs::exists(scratch / "m.db"));
+    CHECK(fs::file_size(scratch / "z.db") == 0);
+    CHECK(test::runMlgo({"store-merge", "--output", (scratch / "m.db").string(), store.string()}).exitCode == 0);
+    CHECK(hashOf(store) == before);
+  }
+
+  SECTION("a row whose list is not of the search space is never applied: the unit builds plainly, with a warning") {
+    sqlite3 *db = nullptr;
+    REQUIRE(sqlite3_open(store.c_str(), &db) == SQLITE_OK);
+    std::string planted;
+    for (int level = 0; level < 200000; ++level) planted += "function(";
+    planted += "sroa" + std::string(200000, ')');
+    sqlite3_stmt *update = nullptr;
+    REQUIRE(sqlite3_prepare_v2(db, "UPDATE units SET choice = ?", -1, &update, nullptr) == SQLITE_OK);
+    sqlite3_bind_text(update, 1, planted.data(), int(planted.size()), SQLITE_TRANSIENT);
+    CHECK(sqlite3_step(update) == SQLITE_DONE);
+    sqlite3_finalize(update);
+    sqlite3_close(db);
+    const test::CommandOutcome built = compile(store);
+    CHECK(built.exitCode == 0);
+    CHECK_THAT(built.err, Contains(store.string() + ": unit ") && Contains("is not a list of the search space") &&
+                              Contains("compiled plainly"));
+    CHECK(built.err.size() < 2000);
+    REQUIRE(test::runProgram("/usr/bin/clang-19", {"-Oz", "-c", (scratch / "unit.c").string(), "-o",
+                                                   (scratch / "plain.o").string()})
+                .exitCode == 0);
+    CHECK(readFile(object) == readFile(scratch / "plain.o"));
+  }
+
+  SECTION("a store or a directory that cannot be written: exit 3 before anything compiles, saying why") {
+    {
+      const Unwritable file(store);
+      const test::CommandOutcome refused = compile(store);
+      CHECK(refused.exitCode == 3);
+      CHECK_THAT(refused.err, Contains(store.string() + ": cannot be written"));
+      CHECK_FALSE(fs::exists(object));
+      CHECK(storeInfo(store)["units"] == 1);  // reading needs no write
+    }
+    fs::create_directories(scratch / "locked");
+    const Unwritable directory(scratch / "locked");
+    const test::CommandOutcome refused = compile(scratch / "locked" / "new.db");
+    CHECK(refused.exitCode == 3);
+    CHECK_THAT(refused.err, Contains("locked/new.db: its directory") && Contains("cannot be written"));
+    CHECK_FALSE(fs::exists(object));
+  }
 }

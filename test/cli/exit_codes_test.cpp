@@ -144,3 +144,79 @@ TEST_CASE("cli exit codes: a killed run's temporary directory is removed by the 
   // The harvest's own directory went with it.
   CHECK(leftTemporaryDirectories("mlgo-harvest-gate").empty());
 }
+
+namespace {
+
+const std::string &deepArray() {
+  static const std::string deep = std::string(200000, '[') + "1" + std::string(200000, ']');
+  return deep;
+}
+
+/// `file`, a JSON object, with a 200,000-deep array under a key no reader
+/// knows: what a shared policy or corpus could carry to crash its users.
+void plantDeepValue(const fs::path &file) {
+  std::string text = readFile(file);
+  const size_t brace = text.find('{');
+  REQUIRE(brace != std::string::npos);
+  text.insert(brace + 1, "\"unknown\": " + deepArray() + ", ");
+  writeFileAtomically(file, text);
+}
+
+void requireRefused(const test::CommandOutcome &outcome, const std::string &file) {
+  INFO(outcome.err.substr(0, 2000));
+  CHECK(outcome.exitCode == exit_code::kBadInput);
+  CHECK_THAT(outcome.err, Contains(file + ": unknown[0][0]") && Contains("nested deeper than the 256 levels"));
+  CHECK(outcome.err.size() < 2000);  // the path is cut, not 200,000 levels long
+}
+
+}  // namespace
+
+TEST_CASE("cli exit codes: a value nested 200,000 levels deep in any JSON input is exit 3 naming the file",
+          "[cli][errors][security]") {
+  test::TracedTestCorpus traced;
+  const std::string corpus = (traced / "corpus").string();
+
+  SECTION("a policy") {
+    test::randomInliningPolicy(traced, 1).save(traced / "policy");
+    plantDeepValue(traced / "policy" / "policy.json");
+    requireRefused(test::runMlgo({"eval", "--corpus", corpus, "--policy", (traced / "policy").string()}),
+                   "policy.json");
+  }
+  SECTION("a corpus description") {
+    fs::copy(corpus, traced / "deep", fs::copy_options::recursive);
+    plantDeepValue(traced / "deep" / "corpus_description.json");
+    requireRefused(test::runMlgo({"eval", "--corpus", (traced / "deep").string()}), "corpus_description.json");
+  }
+  SECTION("a choice file") {
+    writeFileAtomically(traced / "choices.json", "{\"format\": \"mlgo-unit-choices\", \"version\": 1}");
+    plantDeepValue(traced / "choices.json");
+    const fs::path object = traced / "helpers.o";
+    requireRefused(test::runMlgo({"cc", "--choices", (traced / "choices.json").string(), "clang-19", "-Oz", "-c",
+                                  (test::testData() / "helpers.c").string(), "-o", object.string()}),
+                   "choices.json");
+    CHECK_FALSE(fs::exists(object));
+  }
+  SECTION("a config") {
+    writeFileAtomically(traced / "config.json", "{\"learning_rate\": 0.001}");
+    plantDeepValue(traced / "config.json");
+    requireRefused(test::runMlgo({"train-bc", "--trace", (traced / "trace").string(), "--vocab",
+                                  (traced / "vocab").string(), "--output", (traced / "bc").string(), "--config",
+                                  (traced / "config.json").string()}),
+                   "config.json");
+  }
+  SECTION("a run manifest") {
+    for (const char *run : {"a", "b"})
+      writeFileAtomically(traced / run / "manifest.json", "{\"format\": \"mlgo-run-manifest\"}");
+    plantDeepValue(traced / "a" / "manifest.json");
+    requireRefused(test::runMlgo({"compare-runs", (traced / "a").string(), (traced / "b").string()}),
+                   "manifest.json");
+  }
+  SECTION("a checkpoint") {
+    const std::vector<std::string> run = test::trainPPOArguments(traced, "ppo", 1, 1);
+    REQUIRE(test::runMlgo(run).exitCode == exit_code::kSuccess);
+    plantDeepValue(traced / "ppo" / "resume" / "state.json");
+    std::vector<std::string> resumed = test::trainPPOArguments(traced, "ppo", 2, 1);
+    resumed.push_back("--resume");
+    requireRefused(test::runMlgo(resumed), "state.json");
+  }
+}

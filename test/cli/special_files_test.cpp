@@ -79,3 +79,32 @@ TEST_CASE("inputs: named pipes and devices are refused, never read", "[cli][erro
   CHECK(extract.exitCode == exit_code::kFailure);  // nothing extracted
   CHECK_THAT(extract.err, Contains("object.o") && Contains("/dev/zero") && Contains("not a regular file"));
 }
+
+TEST_CASE("inputs: cache entries replaced by named pipes are skipped and rewritten, never opened", "[cli][errors]") {
+  // The memo names its entries itself: whatever stands at such a name is
+  // replaced when the entry is written back, so a planted pipe can neither
+  // be read nor block the writer waiting for a reader.
+  test::ScratchDirectory scratch;
+  const Corpus corpus = test::extractTestCorpus(scratch / "corpus");
+  const std::string cache = (scratch / "cache").string();
+  const std::vector<std::string> eval = {"eval", "--corpus", (scratch / "corpus").string(), "--cache-dir", cache,
+                                         "--threads", "1"};
+  const auto filled = runBounded(eval);
+  REQUIRE(filled.exitCode == exit_code::kSuccess);
+  std::vector<fs::path> entries;
+  for (const auto &entry : fs::recursive_directory_iterator(cache))
+    if (entry.path().extension() == ".json") entries.push_back(entry.path());
+  REQUIRE(entries.size() >= corpus.modules.size());
+  for (const fs::path &entry : entries) {
+    fs::remove(entry);
+    REQUIRE(::mkfifo(entry.c_str(), 0600) == 0);
+  }
+
+  const auto piped = runBounded(eval);
+  CHECK(piped.exitCode != 124);  // timeout(1): blocked on a pipe
+  CHECK(piped.exitCode == exit_code::kSuccess);
+  CHECK_THAT(piped.err, Contains("named pipe"));
+  CHECK_THAT(piped.out, Contains(std::to_string(corpus.modules.size()) + " modules, " +
+                                 std::to_string(corpus.modules.size()) + " compared, 0 failed"));
+  for (const fs::path &entry : entries) CHECK(fs::is_regular_file(fs::symlink_status(entry)));
+}

@@ -143,3 +143,33 @@ TEST_CASE("store link: members of an archive are compared too, and a link of pla
   CHECK(failed.verdict == StoreLinkVerdict::Failed);
   CHECK(failed.exitCode != 0);
 }
+
+TEST_CASE("store link: a link given in response files, nested ones too, is compared as the typed link is",
+          "[launcher][store][clang]") {
+  const DedupObjects objects;
+  autotune::BuildStore store(objects.path("units.db"), autotune::StoreIdentity{"19", "space", "4"});
+  teach(store, objects, "a");
+  writeFileAtomically(objects.path("inputs.rsp"), "b.o c.o\n'main.o'\n");
+  writeFileAtomically(objects.path("link.rsp"), "-Oz a.listed.o @inputs.rsp -o program\n");
+  const StoreLinkOutcome outcome = link(store, objects, {"clang++-19", "@link.rsp"});
+  INFO(outcome.reason);
+  CHECK(outcome.exitCode == 0);
+  CHECK(outcome.listedInputs == 1);
+  CHECK(outcome.verdict == StoreLinkVerdict::Plain);  // a.listed.o grows the program, as typed out
+  CHECK(readFile(objects.path("program")) == plainLink(objects, {"a.o", "b.o", "c.o", "main.o"}));
+
+  // The output spelled -oFILE or --output=FILE is the same output.
+  for (const char *output : {"-oprogram", "--output=program"}) {
+    INFO(output);
+    writeFileAtomically(objects.path("joined.rsp"), std::string("-Oz a.listed.o @inputs.rsp ") + output + "\n");
+    const StoreLinkOutcome joined = link(store, objects, {"clang++-19", "@joined.rsp"});
+    INFO(joined.reason);
+    CHECK(joined.verdict == StoreLinkVerdict::Plain);
+    CHECK(readFile(objects.path("program")) == plainLink(objects, {"a.o", "b.o", "c.o", "main.o"}));
+  }
+
+  // A response file that cannot be read fails the link as clang fails it.
+  const StoreLinkOutcome missing = link(store, objects, {"clang++-19", "@missing.rsp", "-o", "program"});
+  CHECK(missing.verdict != StoreLinkVerdict::Kept);
+  CHECK(missing.verdict != StoreLinkVerdict::Plain);
+}

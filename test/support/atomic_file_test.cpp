@@ -44,7 +44,7 @@ TEST_CASE("atomic file: a directory at the name is bad input, and nothing change
   CHECK(entries == 1);
 }
 
-TEST_CASE("atomic file: a named pipe is written through, never replaced", "[support]") {
+TEST_CASE("output file: a named pipe the user names is written through, never replaced", "[support]") {
   mlgo::test::ScratchDirectory scratch;
   const fs::path pipe = scratch / "pipe";
   REQUIRE(::mkfifo(pipe.c_str(), 0600) == 0);
@@ -57,7 +57,7 @@ TEST_CASE("atomic file: a named pipe is written through, never replaced", "[supp
       all << in.rdbuf();
       received = all.str();
     });
-    mlgo::writeFileAtomically(name, "through " + name.filename().string());
+    mlgo::writeOutputFile(name, "through " + name.filename().string());
     reader.join();
     CHECK(received == "through " + name.filename().string());
   }
@@ -71,20 +71,35 @@ TEST_CASE("atomic file: a named pipe is written through, never replaced", "[supp
   CHECK(entries == 2);  // no temporary left beside them
 }
 
-TEST_CASE("atomic file: a link to /dev/null stays a link to the device", "[support]") {
+TEST_CASE("output file: a link to /dev/null stays a link to the device", "[support]") {
   // `-o /dev/null` as configure checks write it: replacing the name, run as
   // root, would replace the device. A link in the scratch directory shows it
   // without touching the machine's /dev/null if it still did.
   mlgo::test::ScratchDirectory scratch;
   const fs::path link = scratch / "null";
   fs::create_symlink("/dev/null", link);
-  mlgo::writeFileAtomically(link, "discarded");
+  mlgo::writeOutputFile(link, "discarded");
   CHECK(fs::is_symlink(fs::symlink_status(link)));
   CHECK(fs::read_symlink(link) == "/dev/null");
   CHECK(fs::is_character_file(fs::status("/dev/null")));
   CHECK(mlgo::isSpecialFile(link));
   CHECK_FALSE(mlgo::isSpecialFile(scratch.path()));
   CHECK_FALSE(mlgo::isSpecialFile(scratch / "missing"));
+}
+
+TEST_CASE("atomic file: a named pipe at a name mlgo chose is replaced, never opened", "[support]") {
+  // Opening it to write would wait for a reader that never comes.
+  mlgo::test::ScratchDirectory scratch;
+  const fs::path entry = scratch / "cache/ab/entry.json";
+  fs::create_directories(entry.parent_path());
+  REQUIRE(::mkfifo(entry.c_str(), 0600) == 0);
+  fs::create_symlink("/dev/null", scratch / "cache/ab/null.json");
+  mlgo::writeFileAtomically(entry, "entry");
+  mlgo::writeFileAtomically(scratch / "cache/ab/null.json", "kept");
+  CHECK(fs::is_regular_file(fs::symlink_status(entry)));
+  CHECK(mlgo::readFile(entry) == "entry");
+  CHECK(fs::is_regular_file(fs::symlink_status(scratch / "cache/ab/null.json")));
+  CHECK(mlgo::readFile(scratch / "cache/ab/null.json") == "kept");
 }
 
 TEST_CASE("atomic file: a name inside an untrusted tree replaces a link to a device", "[support]") {

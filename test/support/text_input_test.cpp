@@ -57,3 +57,43 @@ TEST_CASE("json input: entries missing or of the wrong type read in mlgo's words
   // Other exceptions keep their message.
   CHECK(jsonErrorText(std::runtime_error("checksum differs")) == "checksum differs");
 }
+
+TEST_CASE("json input: values nested deeper than mlgo reads are refused at the parse, naming the file and a short path",
+          "[support][errors][security]") {
+  const std::string deep = std::string(200000, '[') + "1" + std::string(200000, ']');
+  const std::string message =
+      test::messageOf<InputError>([&] { parseJsonText("{\"unknown\": " + deep + "}", "policy.json"); });
+  CHECK_THAT(message, Contains("policy.json: unknown[0][0]") && Contains("levels ...]") &&
+                          Contains("nested deeper than the 256 levels mlgo reads"));
+  CHECK(message.size() < 300);
+  // The limit itself is readable: 256 levels, not 257.
+  const std::string limit = std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']');
+  CHECK(parseJsonText(limit, "x").is_array());
+  CHECK_THROWS_AS(parseJsonText("[" + limit + "]", "x"), InputError);
+  CHECK_THAT(test::messageOf<InputError>([&] { parseJsonLine(deep, "log.jsonl", 3); }),
+             Contains("log.jsonl: line 3: "));
+  test::ScratchDirectory dir;
+  writeFileAtomically(dir / "deep.json", deep);
+  CHECK_THAT(test::messageOf<InputError>([&] { readJsonFile(dir / "deep.json"); }), Contains("deep.json"));
+  // Text whose problems the caller handles: discarded, never thrown.
+  CHECK(parseJsonOrDiscarded(deep).is_discarded());
+  CHECK(parseJsonOrDiscarded("{\"a\": tru}").is_discarded());
+  CHECK(parseJsonOrDiscarded(limit).is_array());
+  CHECK(parseJsonOrDiscarded("{\"a\": [1, 2]}")["a"][1] == 2);
+}
+
+TEST_CASE("json input: every JSON text in the library is parsed by the bounded parsers", "[support][security]") {
+  // run_comparison.cpp compares run outputs of any depth, without recursing:
+  // it is the one reader that takes them whole.
+  const std::filesystem::path sources = std::filesystem::path(MLGO_TEST_SOURCES).parent_path() / "src";
+  std::vector<std::string> unbounded;
+  for (const auto &entry : std::filesystem::recursive_directory_iterator(sources)) {
+    const std::string name = entry.path().filename().string();
+    if (!entry.is_regular_file() || name == "text_input.cpp" || name == "run_comparison.cpp") continue;
+    if (readFile(entry.path()).find("json::parse(") != std::string::npos) unbounded.push_back(name);
+  }
+  std::string named;
+  for (const std::string &name : unbounded) named += " " + name;
+  INFO("parse JSON themselves:" + named);
+  CHECK(unbounded.empty());
+}

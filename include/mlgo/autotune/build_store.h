@@ -146,12 +146,16 @@ std::optional<std::string> chooseTrial(const StoredUnit &unit, const std::map<st
 
 class BuildStore {
  public:
-  /// Opens the store at `path`, creating it (and its schema) when it does not
-  /// exist. Throws InputError naming the file when it is not a store of
-  /// mlgo's or cannot be opened.
+  /// Opens the store at `path` (a link is followed to its file), creating it
+  /// (and its schema) when it does not exist. Throws InputError naming the
+  /// path and saying why when it is not a store of mlgo's or cannot be
+  /// opened or written (the file, or its directory, where SQLite keeps the
+  /// write-ahead log): a store mlgo cannot use stops a build before it
+  /// compiles anything.
   BuildStore(const std::filesystem::path &path, const StoreIdentity &identity);
-  /// Opens a store that exists, whatever its identity (to read or merge it).
-  /// Throws InputError naming the file when there is none.
+  /// Opens a store that exists, whatever its identity, read-only (to read or
+  /// merge it): its bytes stay as they were. Throws InputError naming the
+  /// file when there is none, or it is not a store of mlgo's.
   static std::unique_ptr<BuildStore> openExisting(const std::filesystem::path &path);
   ~BuildStore();
   BuildStore(const BuildStore &) = delete;
@@ -216,9 +220,13 @@ class BuildStore {
   void finishAsOneFile();
 
  private:
+  enum class Access { ReadWrite, ReadOnly };
+  BuildStore(const std::filesystem::path &path, const StoreIdentity &identity, Access access);
   void exec(const char *sql) const;
   /// Checks the file is a store (or empty), makes the schema, reads the identity.
   void setUp();
+  /// Checks the file is a whole store of mlgo's and reads its identity.
+  void readIdentity();
   /// An mlgo store, or a database with nothing in it yet.
   bool isStoreOrEmpty() const;
   /// Every table of the schema is there and the identity is written.
@@ -231,7 +239,8 @@ class BuildStore {
                     const std::vector<StoredTrial> &trials);
   void insertVerdict(const std::string &pipeline, const StoredVerdict &verdict);
   void insertObjects(const std::vector<std::pair<std::string, ObjectOrigin>> &objects);
-  std::filesystem::path path_;
+  std::filesystem::path path_;  ///< as given: what messages name
+  std::filesystem::path file_;  ///< links followed: what SQLite opens, beside which objects are kept
   StoreIdentity identity_, stored_;
   sqlite3 *db_ = nullptr;
 };

@@ -23,7 +23,7 @@ const char *projectKindName(ProjectKind kind);
 struct BuildVariant {
   std::string name;                    ///< e.g. "clang-19", "mlgo cc", "policy"
   bool throughLauncher = false;        ///< mlgo cc takes part in its compiles (its log counts units)
-  /// What mlgo cc applies, as its environment variables ("MLGO_CC_POLICY=DIR"):
+  /// What mlgo cc applies, as its environment variables (launcher::ccAssignment):
   /// never words of a build system's compiler variable, where a path with a
   /// space (make) or a ';' (a CMake list) would be split.
   std::vector<std::string> ccEnvironment;

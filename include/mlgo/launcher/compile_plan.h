@@ -43,6 +43,11 @@ struct CompilePlan {
 /// Empty when there is none.
 std::filesystem::path findCompiler(const std::string &compiler);
 
+/// `args` with each `@file` replaced by the file's arguments, as clang's
+/// main() expands them (GNU quoting, nested files, paths relative to the
+/// working directory). Empty with `error` set when a file cannot be read.
+std::vector<std::string> expandResponseFiles(const std::vector<std::string> &args, std::string &error);
+
 /// Plans `compiler args...` (args without the compiler itself) the way
 /// clang-19's driver would, without running anything.
 CompilePlan planCompile(const std::string &compiler, const std::vector<std::string> &args);

@@ -15,6 +15,11 @@ namespace mlgo::launcher {
 /// holds it) into `corpus` and lists NAME in its description. Throws
 /// InputError naming the file when NAME would leave the corpus or the
 /// corpus is a ThinLTO one.
+/// Makes the corpus directory `corpus` if it does not exist; UsageError
+/// ("--record DIR: ...") when it is not a directory or cannot be written:
+/// checked before anything compiles, as an unusable --log is.
+void checkRecordDirectory(const std::filesystem::path &corpus);
+
 void recordUnit(const std::filesystem::path &corpus, const std::string &module, const std::string &bitcode,
                 const std::string &commandLine);
 

@@ -7,12 +7,20 @@
 
 namespace mlgo {
 
-/// Writes `content` to `path` atomically, creating parent directories.
-/// An existing device, named pipe or socket, or a link to one (`/dev/null`,
-/// `/dev/stdout`), is written through instead, as clang writes `-o`: only
-/// regular files are replaced. Throws InputError naming the path when a
-/// directory stands there, std::runtime_error naming it on other failures.
+/// Writes `content` to a file mlgo names itself (a cache entry, a file
+/// inside an output directory) atomically, creating parent directories.
+/// Whatever else stands at the name (a named pipe, a link to a device) is
+/// replaced, never opened: opening a planted pipe would block the run.
+/// Throws InputError naming the path when a directory stands there,
+/// std::runtime_error naming it on other failures.
 void writeFileAtomically(const std::filesystem::path &path, std::string_view content);
+
+/// Writes `content` to a file the user named (`-o`, `--json`, `--output
+/// FILE`): atomically like writeFileAtomically, but an existing device, named
+/// pipe or socket, or a link to one (`/dev/null`, `/dev/stdout`), is written
+/// through, as clang writes `-o`: replacing `-o /dev/null` run as root would
+/// replace the device itself.
+void writeOutputFile(const std::filesystem::path &path, std::string_view content);
 
 /// Whether `path` (links followed) exists and is neither a regular file nor
 /// a directory: a device, a named pipe or a socket.
@@ -33,6 +41,13 @@ void replaceDirectory(const std::filesystem::path &complete, const std::filesyst
 /// `target`, or target.old when a replaceDirectory() was interrupted; empty
 /// when neither exists.
 std::filesystem::path existingDirectory(const std::filesystem::path &target);
+
+/// The file `path` names, absolute, with links followed (a link to a link
+/// too) and its directory canonical: where a file shared through a link
+/// really is, so that what belongs beside it (a log, a temporary for
+/// replacing it) goes beside it, and replacing it keeps the link. A dangling
+/// link gives the name it points to.
+std::filesystem::path linkTarget(const std::filesystem::path &path);
 
 /// Reads a whole file. Throws InputError naming the path when it cannot.
 std::string readFile(const std::filesystem::path &path);

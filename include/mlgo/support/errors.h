@@ -28,6 +28,12 @@ class RunStopped : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// What an exception says, in mlgo's words: a std::filesystem error as
+/// "PATH: what failed: why" ("cache/ab: cannot create directories: Not a
+/// directory"), without the library's "filesystem error:" tag and bracketed
+/// paths; any other exception, its message.
+std::string errorText(const std::exception &error);
+
 /// Formats "FILE: ENTRY: WHAT" (ENTRY omitted when empty) so every input error
 /// reads the same way.
 std::string describeInputProblem(const std::string &file, const std::string &entry,
