@@ -158,3 +158,33 @@ TEST_CASE("layering: only the problems include a particular problem's headers", 
   }
   CHECK(problemHeaders > 10);  // the problems' own includes were seen
 }
+
+TEST_CASE("layering: training's learners include only their own folder and shared/", "[architecture]") {
+  // training/ by learner: cloning, ppo, es and predictor each build on
+  // shared/ (settings, rewards, collection, the network), never on another
+  // learner; shared/ builds on no learner. The library's entry point
+  // (training_library) sits above them all.
+  const std::set<std::string> learners{"cloning", "ppo", "es", "predictor"};
+  const std::regex include(R"(^\s*#\s*include\s*"mlgo/training/([a-z_]+)/)");
+  size_t seen = 0;
+  for (const fs::path &top : {projectRoot() / "src" / "training", projectRoot() / "include" / "mlgo" / "training"}) {
+    for (const auto &entry : fs::recursive_directory_iterator(top)) {
+      if (!entry.is_regular_file()) continue;
+      const fs::path relative = fs::relative(entry.path(), top);
+      const std::string from = relative.has_parent_path() ? relative.begin()->string() : "";
+      if (from.empty()) continue;  // the entry point
+      INFO(entry.path().string());
+      REQUIRE((learners.count(from) || from == "shared"));
+      std::ifstream in(entry.path());
+      std::smatch match;
+      for (std::string line; std::getline(in, line);) {
+        if (!std::regex_search(line, match, include)) continue;
+        ++seen;
+        const std::string to = match[1];
+        INFO(line);
+        CHECK((to == from || to == "shared"));
+      }
+    }
+  }
+  CHECK(seen > 50);
+}

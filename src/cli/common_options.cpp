@@ -15,7 +15,7 @@
 #include "mlgo/support/errors.h"
 #include "mlgo/tracing/explore.h"
 #include "mlgo/trace/trace_format.h"
-#include "mlgo/training/training_run_entries.h"
+#include "mlgo/training/shared/training_run_entries.h"
 
 #include <spdlog/spdlog.h>
 

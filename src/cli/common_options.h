@@ -9,7 +9,7 @@
 #include "mlgo/distributed/cluster.h"
 #include "mlgo/driver/compiler_driver.h"
 #include "mlgo/policy/yes_no_policy.h"
-#include "mlgo/training/config_schema.h"
+#include "mlgo/training/shared/config_schema.h"
 #include "mlgo/support/output_directory.h"
 #include "validators.h"
 

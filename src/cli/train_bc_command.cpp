@@ -10,7 +10,7 @@
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/exit_codes.h"
 #include "mlgo/trace/trace_reader.h"
-#include "mlgo/training/bc_trainer.h"
+#include "mlgo/training/cloning/bc_trainer.h"
 #include "training_library_loader.h"
 
 namespace mlgo::cli {

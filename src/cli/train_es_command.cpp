@@ -11,7 +11,7 @@
 #include "mlgo/metrics/event_file_writer.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/exit_codes.h"
-#include "mlgo/training/es_trainer.h"
+#include "mlgo/training/es/es_trainer.h"
 
 namespace mlgo::cli {
 

@@ -11,8 +11,8 @@
 #include "mlgo/autotune/pass_sweep.h"
 #include "mlgo/support/exit_codes.h"
 #include "mlgo/support/errors.h"
-#include "mlgo/training/pass_predictor_settings.h"
-#include "mlgo/training/pass_predictor_trainer.h"
+#include "mlgo/training/predictor/pass_predictor_settings.h"
+#include "mlgo/training/predictor/pass_predictor_trainer.h"
 #include "training_library_loader.h"
 
 namespace mlgo::cli {

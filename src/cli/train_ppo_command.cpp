@@ -13,8 +13,8 @@
 #include "mlgo/driver/compile_result.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/exit_codes.h"
-#include "mlgo/training/ppo_settings.h"
-#include "mlgo/training/ppo_trainer.h"
+#include "mlgo/training/ppo/ppo_settings.h"
+#include "mlgo/training/ppo/ppo_trainer.h"
 #include "progress.h"
 #include "training_library_loader.h"
 

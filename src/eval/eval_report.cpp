@@ -1,6 +1,8 @@
 #include "mlgo/eval/eval_report.h"
 
 #include <cstdio>
+#include <map>
+#include <optional>
 
 #include "mlgo/support/table.h"
 
@@ -50,6 +52,62 @@ json measuresToJson(const std::map<std::string, double> &baseline, const std::ma
   return json{{"baseline", baseline}, {"candidate", candidate}, {"change", change}};
 }
 
+/// How the compared modules moved on one measure: how many got smaller and
+/// how many larger, and the one that grew most (the first such in the
+/// report's order), or shrank least when none grew.
+struct Spread {
+  size_t smaller = 0, larger = 0;
+  std::string worst;
+  double worstChange = 0;
+  json toJson() const {
+    return json{{"smaller", smaller}, {"larger", larger}, {"worst", {{"module", worst}, {"change", worstChange}}}};
+  }
+};
+
+/// The spread of `value` (baseline, candidate) over the modules that have it.
+template <class Value>
+Spread spreadOf(const EvalReport &report, Value value) {
+  Spread spread;
+  bool any = false;
+  for (const ModuleEvaluation &module : report.modules) {
+    const std::optional<std::pair<double, double>> values = value(module);
+    if (!module.ok() || !values) continue;
+    const auto [baseline, candidate] = *values;
+    spread.smaller += candidate < baseline;
+    spread.larger += candidate > baseline;
+    const double change = relativeChange(candidate, baseline);
+    if (!any || change > spread.worstChange) {
+      spread.worst = module.name;
+      spread.worstChange = change;
+      any = true;
+    }
+  }
+  return spread;
+}
+
+/// The spread of each size: .text, .text+data, IR instructions.
+std::map<std::string, Spread> sizeSpreads(const EvalReport &report) {
+  using Values = std::optional<std::pair<double, double>>;
+  return {{"text", spreadOf(report, [](const ModuleEvaluation &m) -> Values {
+             return std::make_pair(double(m.baseline.sizes.text), double(m.candidate.sizes.text));
+           })},
+          {"text+data", spreadOf(report, [](const ModuleEvaluation &m) -> Values {
+             return std::make_pair(double(m.baseline.sizes.textPlusData()), double(m.candidate.sizes.textPlusData()));
+           })},
+          {"ir_instructions", spreadOf(report, [](const ModuleEvaluation &m) -> Values {
+             return std::make_pair(double(m.baseline.irInstructions), double(m.candidate.irInstructions));
+           })}};
+}
+
+/// The spread of a problem's own measure (regalloc's score), lower better.
+Spread measureSpread(const EvalReport &report, const std::string &name) {
+  return spreadOf(report, [&name](const ModuleEvaluation &m) -> std::optional<std::pair<double, double>> {
+    auto baseline = m.baselineMeasures.find(name), candidate = m.candidateMeasures.find(name);
+    if (baseline == m.baselineMeasures.end() || candidate == m.candidateMeasures.end()) return std::nullopt;
+    return std::make_pair(baseline->second, candidate->second);
+  });
+}
+
 }  // namespace
 
 json evalReportToJson(const EvalReport &report, const std::string &corpusPath) {
@@ -78,8 +136,12 @@ json evalReportToJson(const EvalReport &report, const std::string &corpusPath) {
               {"change", changeToJson(report.candidateTotals.sizes, report.candidateTotals.irInstructions,
                                       report.baselineTotals.sizes, report.baselineTotals.irInstructions)},
               {"geomean_change", {{"text+data", report.geomeanTextPlusDataChange}}}};
-  if (!report.baselineMeasureTotals.empty())
+  for (const auto &[name, spread] : sizeSpreads(report)) totals["spread"][name] = spread.toJson();
+  if (!report.baselineMeasureTotals.empty()) {
     totals["measures"] = measuresToJson(report.baselineMeasureTotals, report.candidateMeasureTotals);
+    for (const auto &[name, value] : report.baselineMeasureTotals)
+      totals["measures"]["spread"][name] = measureSpread(report, name).toJson();
+  }
   return json{{"mlgo_version", MLGO_VERSION},
               {"corpus", corpusPath},
               {"problem", report.problem},
@@ -121,12 +183,20 @@ std::string evalReportToTable(const EvalReport &report) {
   out += summary;
   if (report.backups > 0)
     out += std::to_string(report.backups) + " modules larger than their plain compile counted as it (never larger)\n";
+  auto describe = [](const std::string &name, const Spread &spread) {
+    char line[512];
+    std::snprintf(line, sizeof line, "%s: %zu smaller, %zu larger, worst %s %+.2f%%\n", name.c_str(), spread.smaller,
+                  spread.larger, spread.worst.empty() ? "-" : spread.worst.c_str(), 100 * spread.worstChange);
+    return std::string(line);
+  };
+  if (report.compared > 0)
+    for (const auto &[name, spread] : sizeSpreads(report)) out += describe(name, spread);
   for (const auto &[name, baseline] : report.baselineMeasureTotals) {
     auto candidate = report.candidateMeasureTotals.find(name);
     if (candidate == report.candidateMeasureTotals.end()) continue;
     std::snprintf(summary, sizeof summary, "%s: %.0f baseline, %.0f candidate, %+.2f%%\n", name.c_str(), baseline,
                   candidate->second, 100 * relativeChange(candidate->second, baseline));
-    out += summary;
+    out += summary + describe(name, measureSpread(report, name));
   }
   for (const ModuleEvaluation &module : report.modules) {
     if (module.ok()) continue;

@@ -2,9 +2,9 @@
 #include "mlgo/training/training_library.h"
 
 #include "mlgo/export/torchscript_export.h"
-#include "mlgo/training/bc_trainer.h"
-#include "mlgo/training/pass_predictor_trainer.h"
-#include "mlgo/training/ppo_trainer.h"
+#include "mlgo/training/cloning/bc_trainer.h"
+#include "mlgo/training/predictor/pass_predictor_trainer.h"
+#include "mlgo/training/ppo/ppo_trainer.h"
 
 extern "C" const mlgo::TrainingLibrary *mlgo_training_library() {
   static const mlgo::TrainingLibrary library{

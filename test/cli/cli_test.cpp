@@ -51,6 +51,31 @@ TEST_CASE("cli: extract-ir then eval, with the JSON report", "[cli]") {
   CHECK(report["totals"]["failed"] == 0);
   CHECK(report["totals"]["change"]["text"].get<double>() > 0);
   CHECK(report["threads"] == 2);
+  // Modules smaller and larger, and the worst: what the learners' table quotes, from the modules themselves.
+  for (const char *size : {"text", "text+data", "ir_instructions"}) {
+    INFO(size);
+    const nlohmann::json &spread = report["totals"]["spread"][size];
+    size_t smaller = 0, larger = 0;
+    double worst = -1;
+    std::string worstModule;
+    for (const nlohmann::json &module : report["modules"]) {
+      const std::string key = size == std::string("ir_instructions") ? "ir_instructions" : size;
+      const double before = module["baseline"][key].get<double>(), after = module["candidate"][key].get<double>();
+      smaller += after < before;
+      larger += after > before;
+      if (module["change"][key].get<double>() > worst) {
+        worst = module["change"][key].get<double>();
+        worstModule = module["name"];
+      }
+    }
+    CHECK(spread["smaller"] == smaller);
+    CHECK(spread["larger"] == larger);
+    CHECK(spread["worst"]["module"] == worstModule);
+    CHECK(spread["worst"]["change"].get<double>() == worst);
+  }
+  CHECK(report["totals"]["spread"]["text"]["larger"].get<size_t>() > 0);  // never inlining grows some
+  CHECK_THAT(eval.out, Contains("text: ") && Contains(" larger, worst " +
+                                                      report["totals"]["spread"]["text"]["worst"]["module"].get<std::string>()));
 }
 
 TEST_CASE("cli: extract-ir exit codes for bad input", "[cli][errors]") {

@@ -11,8 +11,8 @@
 #include "mlgo/policy/position_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/atomic_file.h"
-#include "mlgo/training/collector.h"
-#include "mlgo/training/trajectory_memo.h"
+#include "mlgo/training/shared/collector.h"
+#include "mlgo/training/shared/trajectory_memo.h"
 #include "mlgo/policy/vocab_files.h"
 #include "support/test_environment.h"
 

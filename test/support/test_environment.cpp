@@ -14,7 +14,7 @@
 #include "mlgo/problems/inlining/inlining_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/tracing/default_trace.h"
-#include "mlgo/training/bc_trainer.h"
+#include "mlgo/training/cloning/bc_trainer.h"
 #include "mlgo/trace/trace_reader.h"
 #include "mlgo/vocab/gen_vocab.h"
 #include "mlgo/support/atomic_file.h"

@@ -19,7 +19,7 @@
 #include "mlgo/driver/compile_session.h"
 #include "mlgo/driver/compiler_driver.h"
 #include "mlgo/problems/inlining/inlining_hook.h"
-#include "mlgo/training/collector.h"
+#include "mlgo/training/shared/collector.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #               reports its policy when metrics.jsonl's seconds.elapsed passed the budget)
 # and evaluates each policy on the training and the held-out projects. Each
 # step's wall time goes to OUT/times.txt; each policy's totals to
-# OUT/NAME.summary (tools/bench/eval-summary.py). Steps already done are
+# OUT/NAME.summary (mlgo eval's summary lines). Steps already done are
 # skipped (train-ppo and train-es resume), so an interrupted run continues.
 # Usage: tools/bench/learners-equal-compute.sh DEMO_DIR MLGO OUT [PPO_ITERATIONS] [ES_ITERATIONS]
 set -euo pipefail

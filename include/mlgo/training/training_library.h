@@ -9,7 +9,7 @@
 // table. No LibTorch header here.
 #include <filesystem>
 
-#include "mlgo/training/config_schema.h"
+#include "mlgo/training/shared/config_schema.h"
 
 namespace mlgo {
 
