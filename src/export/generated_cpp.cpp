@@ -215,6 +215,54 @@ void writeNetworkCalls(std::ostringstream &out, const DenseNetwork &network, con
   }
 }
 
+std::string specModelHeader(const SpecModelHeader &parts, const trace::DecisionSpec &spec,
+                            const DenseNetwork &network) {
+  const std::string &name = parts.className;
+  std::ostringstream out;
+  out << generatedBanner(parts.origin) << "// Do not edit: export the policy again.\n"
+      << "//\n"
+      << "// llvm::" << name << ", the class LLVM's release-mode " << parts.problem << " advisor runs through\n"
+      << "// ReleaseModeModelRunner<llvm::" << name << "> (LLVM 19). Inputs are named \"feed_<feature>\"\n"
+      << parts.inputs;
+  writeHeaderOpening(out, name);
+  out << "  static constexpr int kArgCount = " << spec.features.size() << ";\n"
+      << parts.constants << "  static constexpr int kWidestLayer = " << widestLayer(network) << ";\n";
+  writeRunnerInterface(out, name, parts.decisionName, parts.runComment);
+  for (size_t f = 0; f < spec.features.size(); ++f) {
+    const trace::FeatureTensor &tensor = spec.features[f];
+    out << "  " << tensor.typeName() << " " << argumentMember(f) << "[" << tensor.elements() << "] = {};  // "
+        << tensor.name << "\n";
+  }
+  out << "  " << parts.decisionType << " decision_ = 0;\n"
+      << "  alignas(16) float input_[" << parts.inputWidth << "] = {};\n"
+      << "  alignas(16) float front_[kWidestLayer] = {};\n"
+      << "  alignas(16) float back_[kWidestLayer] = {};\n";
+  writeHeaderClosing(out, name);
+  return out.str();
+}
+
+std::string specModelSource(const SpecModelSource &parts, const trace::DecisionSpec &spec,
+                            const DenseNetwork &network) {
+  std::ostringstream out;
+  out << generatedBanner(parts.origin) << "// Do not edit: export the policy again.\n"
+      << "#include \"" << parts.className << ".h\"\n"
+      << kSourcePreamble;
+  writeArgumentNames(out, spec.names());
+  out << "// Per input: mean and standard deviation of sign(x) log(1 + |x|) on the training decisions.\n";
+  writeArray(out, "float", "kMeans", parts.means);
+  writeArray(out, "float", "kStddevs", parts.stddevs);
+  out << parts.afterStatistics;
+  writeNetworkArrays(out, network);
+  out << parts.helpers << kDenseFunction << R"(
+}  // namespace
+
+)";
+  writeLookupFunctions(out, parts.className, parts.decisionName);
+  writeMemberArgData(out, parts.className, spec.features.size());
+  out << "void " << parts.className << "::Run() {\n" << parts.run;
+  return out.str();
+}
+
 }  // namespace generated_cpp
 
 }  // namespace mlgo

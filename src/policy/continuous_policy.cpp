@@ -92,17 +92,11 @@ float ContinuousPolicy::target(double value) {
 }
 
 json ContinuousPolicy::metadata() const {
-  return json{{"format", policy_directory::kFormat},
-              {"version", policy_directory::kVersion},
-              {"problem", problem_},
-              {"kind", kKind},
-              {"feature_names", spec_.names()},
-              {"decision_spec", spec_.toJson()},
-              {"preprocessing", {{"transform", kInputTransform}, {"means", means_}, {"stddevs", stddevs_}}},
-              {"output", {{"transform", kOutputTransform}, {"mean", scale_.mean}, {"stddev", scale_.stddev}}},
-              {"network", policy_directory::networkJson(network_)},
-              {"training", training},
-              {"mlgo_version", MLGO_VERSION}};
+  json metadata = policy_directory::networkPolicyMetadata(
+      problem_, kKind, spec_, {{"transform", kInputTransform}, {"means", means_}, {"stddevs", stddevs_}}, network_,
+      training);
+  metadata["output"] = {{"transform", kOutputTransform}, {"mean", scale_.mean}, {"stddev", scale_.stddev}};
+  return metadata;
 }
 
 void ContinuousPolicy::save(const fs::path &directory) const {
@@ -111,13 +105,7 @@ void ContinuousPolicy::save(const fs::path &directory) const {
 
 ContinuousPolicy ContinuousPolicy::load(const fs::path &given, const std::string &problem,
                                         const trace::DecisionSpec &spec) {
-  const fs::path directory = policy_directory::resolve(given);
-  const fs::path metadataPath = directory / policy_directory::kMetadataFile;
-  const json metadata = policy_directory::readFile(metadataPath);
-  policy_directory::checkFormat(metadata, metadataPath);
-  policy_directory::checkIdentity(metadata, metadataPath, problem, kKind, spec);
-  const fs::path weightsPath = directory / policy_directory::kWeightsFile;
-  return fromJson(metadata, policy_directory::readFile(weightsPath).value("layers", json()), metadataPath, weightsPath);
+  return policy_directory::loadNetworkPolicy<ContinuousPolicy>(given, problem, kKind, spec, &fromJson);
 }
 
 ContinuousPolicy ContinuousPolicy::fromJson(const json &metadata, const json &layers, const fs::path &metadataPath,
@@ -149,17 +137,11 @@ ContinuousPolicy ContinuousPolicy::fromJson(const json &metadata, const json &la
 }
 
 std::string ContinuousPolicy::serialize() const {
-  const std::vector<uint8_t> bytes = json::to_cbor(json{{"metadata", metadata()}, {"layers", network_.layersToJson()}});
-  return std::string(bytes.begin(), bytes.end());
+  return policy_directory::serializeNetworkPolicy(metadata(), network_);
 }
 
 ContinuousPolicy ContinuousPolicy::deserialize(std::string_view bytes) {
-  try {
-    const json whole = json::from_cbor(bytes.begin(), bytes.end());
-    return fromJson(whole.at("metadata"), whole.at("layers"), "(serialized policy)", "(serialized policy)");
-  } catch (const std::exception &e) {
-    throw std::runtime_error("not a serialized continuous policy: " + jsonErrorText(e));
-  }
+  return policy_directory::deserializeNetworkPolicy<ContinuousPolicy>(bytes, "continuous", &fromJson);
 }
 
 }  // namespace mlgo

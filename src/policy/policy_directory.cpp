@@ -126,4 +126,36 @@ DenseNetwork readNetwork(const json &metadata, const json &layers, const fs::pat
   return DenseNetwork(DenseNetwork::layersFromJson(layers, weightsPath, inputs, widths), activation);
 }
 
+json networkPolicyMetadata(const std::string &problem, const char *kind, const trace::DecisionSpec &spec,
+                           json preprocessing, const DenseNetwork &network, const json &training) {
+  return json{{"format", kFormat},
+              {"version", kVersion},
+              {"problem", problem},
+              {"kind", kind},
+              {"feature_names", spec.names()},
+              {"decision_spec", spec.toJson()},
+              {"preprocessing", std::move(preprocessing)},
+              {"network", networkJson(network)},
+              {"training", training},
+              {"mlgo_version", MLGO_VERSION}};
+}
+
+NetworkPolicyFiles readNetworkPolicy(const fs::path &given, const std::string &problem, const char *kind,
+                                     const trace::DecisionSpec &spec) {
+  const fs::path directory = resolve(given);
+  NetworkPolicyFiles files;
+  files.metadataPath = directory / kMetadataFile;
+  files.metadata = readFile(files.metadataPath);
+  checkFormat(files.metadata, files.metadataPath);
+  checkIdentity(files.metadata, files.metadataPath, problem, kind, spec);
+  files.weightsPath = directory / kWeightsFile;
+  files.layers = readFile(files.weightsPath).value("layers", json());
+  return files;
+}
+
+std::string serializeNetworkPolicy(const json &metadata, const DenseNetwork &network) {
+  const std::vector<uint8_t> bytes = json::to_cbor(json{{"metadata", metadata}, {"layers", network.layersToJson()}});
+  return std::string(bytes.begin(), bytes.end());
+}
+
 }  // namespace mlgo::policy_directory

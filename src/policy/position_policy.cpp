@@ -15,8 +15,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-using policy_directory::kMetadataFile;
-using policy_directory::kWeightsFile;
 constexpr const char *kInputTransform = "signed-log1p-z-score";
 }  // namespace
 
@@ -69,40 +67,23 @@ int64_t PositionPolicy::decide(const int64_t *words) const {
 }
 
 json PositionPolicy::metadata() const {
-  return json{{"format", policy_directory::kFormat},
-              {"version", policy_directory::kVersion},
-              {"problem", problem_},
-              {"kind", kKind},
-              {"feature_names", spec_.names()},
-              {"decision_spec", spec_.toJson()},
-              {"preprocessing",
-               {{"transform", kInputTransform},
-                {"input_names", layout_.inputNames()},
-                {"means", means_},
-                {"stddevs", stddevs_}}},
-              {"network", policy_directory::networkJson(network_)},
-              {"training", training},
-              {"mlgo_version", MLGO_VERSION}};
+  return policy_directory::networkPolicyMetadata(problem_, kKind, spec_,
+                                                 {{"transform", kInputTransform},
+                                                  {"input_names", layout_.inputNames()},
+                                                  {"means", means_},
+                                                  {"stddevs", stddevs_}},
+                                                 network_, training);
 }
 
 void PositionPolicy::save(const fs::path &directory) const {
   policy_directory::write(policy_directory::startPartial(directory), directory, metadata(), network_.layersToJson());
 }
 
-std::string PositionPolicy::serialize() const {
-  const std::vector<uint8_t> bytes = json::to_cbor(json{{"metadata", metadata()}, {"layers", network_.layersToJson()}});
-  return std::string(bytes.begin(), bytes.end());
-}
+std::string PositionPolicy::serialize() const { return policy_directory::serializeNetworkPolicy(metadata(), network_); }
 
 PositionPolicy PositionPolicy::load(const fs::path &given, const std::string &problem,
                                     const trace::DecisionSpec &spec) {
-  const fs::path directory = policy_directory::resolve(given);
-  const fs::path metadataPath = directory / kMetadataFile;
-  const json metadata = policy_directory::readFile(metadataPath);
-  policy_directory::checkFormat(metadata, metadataPath);
-  policy_directory::checkIdentity(metadata, metadataPath, problem, kKind, spec);
-  const fs::path weightsPath = directory / kWeightsFile;
-  return fromJson(metadata, policy_directory::readFile(weightsPath).value("layers", json()), metadataPath, weightsPath);
+  return policy_directory::loadNetworkPolicy<PositionPolicy>(given, problem, kKind, spec, &fromJson);
 }
 
 PositionPolicy PositionPolicy::fromJson(const json &metadata, const json &layersJson, const fs::path &metadataPath,
@@ -126,12 +107,7 @@ PositionPolicy PositionPolicy::fromJson(const json &metadata, const json &layers
 }
 
 PositionPolicy PositionPolicy::deserialize(std::string_view bytes) {
-  try {
-    const json whole = json::from_cbor(bytes.begin(), bytes.end());
-    return fromJson(whole.at("metadata"), whole.at("layers"), "(serialized policy)", "(serialized policy)");
-  } catch (const std::exception &e) {
-    throw std::runtime_error("not a serialized position policy: " + jsonErrorText(e));
-  }
+  return policy_directory::deserializeNetworkPolicy<PositionPolicy>(bytes, "position", &fromJson);
 }
 
 }  // namespace mlgo

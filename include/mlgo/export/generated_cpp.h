@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "mlgo/policy/dense_network.h"
+#include "mlgo/trace/decision_spec.h"
 
 namespace mlgo {
 
@@ -91,6 +92,35 @@ void writeNetworkArrays(std::ostringstream &out, const DenseNetwork &network);
 /// DenseNetwork::forward does.
 void writeNetworkCalls(std::ostringstream &out, const DenseNetwork &network, const std::string &input,
                        const std::string &output, const std::string &indent);
+
+/// What a kind of network policy over LLVM's feature tensors (position and
+/// continuous decisions) puts into its generated header.
+struct SpecModelHeader {
+  std::string origin, className, decisionName, problem;
+  std::string inputs;      ///< the comment's lines after "Inputs are named "feed_<feature>"": inputs, output
+  std::string constants;   ///< the class's own constants, between kArgCount and kWidestLayer
+  std::string runComment;  ///< what Run() does
+  const char *decisionType;  ///< of decision_
+  const char *inputWidth;    ///< the constant sizing input_
+};
+/// The generated header: comment, class, constants, the runner's interface,
+/// one member per input tensor, decision_ and the scratch buffers.
+std::string specModelHeader(const SpecModelHeader &parts, const trace::DecisionSpec &spec,
+                            const DenseNetwork &network);
+/// What a kind of network policy over LLVM's feature tensors puts into its
+/// generated source.
+struct SpecModelSource {
+  std::string origin, className, decisionName;
+  const std::vector<float> &means, &stddevs;  ///< of sign(x) log(1 + |x|), per input
+  std::string afterStatistics;  ///< constants after kMeans and kStddevs
+  std::string helpers;          ///< functions Run() calls, before dense()
+  std::string run;              ///< Run()'s body and the source's end
+};
+/// The generated source: banner, #include, preamble, kArgNames, the input
+/// statistics, the network's arrays, the helpers, dense(), the runner's
+/// lookups and arg_data, and Run().
+std::string specModelSource(const SpecModelSource &parts, const trace::DecisionSpec &spec,
+                            const DenseNetwork &network);
 
 }  // namespace generated_cpp
 

@@ -4,12 +4,15 @@
 // reading its JSON files with errors that name them.
 #include <cstddef>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "mlgo/policy/dense_network.h"
+#include "mlgo/support/text_input.h"
 #include "mlgo/trace/decision_spec.h"
 
 namespace mlgo::policy_directory {
@@ -57,6 +60,52 @@ std::vector<float> preprocessingFloats(const nlohmann::json &object, const char 
 /// of `kind` and of decisions `spec`.
 void checkIdentity(const nlohmann::json &metadata, const std::filesystem::path &metadataPath,
                    const std::string &problem, const char *kind, const trace::DecisionSpec &spec);
+/// A network policy's policy.json: format, problem, kind, the decisions'
+/// spec and feature names, `preprocessing`, the network and its `training`
+/// record (a kind adds its own keys).
+nlohmann::json networkPolicyMetadata(const std::string &problem, const char *kind, const trace::DecisionSpec &spec,
+                                     nlohmann::json preprocessing, const DenseNetwork &network,
+                                     const nlohmann::json &training);
+
+/// A network policy's two files, read from the directory `given` names and
+/// checked: our format, of `problem`, `kind` and decisions `spec`.
+struct NetworkPolicyFiles {
+  nlohmann::json metadata, layers;
+  std::filesystem::path metadataPath, weightsPath;
+};
+NetworkPolicyFiles readNetworkPolicy(const std::filesystem::path &given, const std::string &problem, const char *kind,
+                                     const trace::DecisionSpec &spec);
+
+/// How a kind of network policy is made of its metadata and layers (read
+/// from the two files named, for errors).
+template <class Policy>
+using NetworkPolicyReader = Policy (*)(const nlohmann::json &metadata, const nlohmann::json &layers,
+                                       const std::filesystem::path &metadataPath,
+                                       const std::filesystem::path &weightsPath);
+
+/// The policy in the directory `given` names, checked as readNetworkPolicy does.
+template <class Policy>
+Policy loadNetworkPolicy(const std::filesystem::path &given, const std::string &problem, const char *kind,
+                         const trace::DecisionSpec &spec, NetworkPolicyReader<Policy> fromJson) {
+  const NetworkPolicyFiles files = readNetworkPolicy(given, problem, kind, spec);
+  return fromJson(files.metadata, files.layers, files.metadataPath, files.weightsPath);
+}
+
+/// A network policy as one message (its metadata and layers in CBOR), for
+/// ranks that sample from it.
+std::string serializeNetworkPolicy(const nlohmann::json &metadata, const DenseNetwork &network);
+/// The policy `fromJson` makes of serialized `bytes`; std::runtime_error
+/// "not a serialized KIND policy: ..." otherwise.
+template <class Policy>
+Policy deserializeNetworkPolicy(std::string_view bytes, const char *kind, NetworkPolicyReader<Policy> fromJson) {
+  try {
+    const nlohmann::json whole = nlohmann::json::from_cbor(bytes.begin(), bytes.end());
+    return fromJson(whole.at("metadata"), whole.at("layers"), "(serialized policy)", "(serialized policy)");
+  } catch (const std::exception &e) {
+    throw std::runtime_error(std::string("not a serialized ") + kind + " policy: " + jsonErrorText(e));
+  }
+}
+
 /// A policy.json's "network": inputs, hidden_layers, activation, outputs.
 nlohmann::json networkJson(const DenseNetwork &network);
 /// The network a policy.json's "network" describes, with `layers` (from

@@ -11,107 +11,48 @@
 #include "mlgo/problems/regalloc/eviction_hook.h"
 #include "mlgo/support/errors.h"
 #include "eviction_seam.h"
-#include "function_segments.h"
-#include "score_measure.h"
+#include "score_problem.h"
 
 namespace mlgo::regalloc {
 
 namespace {
 
-/// The features of one decision as int64 words, the layout traces and
-/// policies read (mlgo/trace/decision_spec.h).
-void copyToWords(const EvictionObservation &observation, std::vector<int64_t> &words) {
-  std::fill(words.begin(), words.end(), 0);
-  std::memcpy(words.data(), observation.featureBytes.data(),
-              std::min(observation.featureBytes.size(), words.size() * sizeof(int64_t)));
-}
-
-/// Takes the default's position at every decision and records it.
-class TraceRecorder final : public EvictionSteer {
- public:
-  explicit TraceRecorder(trace::ModuleTrace &trace) : trace_(trace), words_(decisionSpec().decisionWords()) {
-    trace_.featureCount = words_.size();
-    trace_.spec = &decisionSpec();
+/// Eviction's decisions: positions, answered greedily by a PositionPolicy.
+struct EvictionTraits {
+  using Hook = EvictionHook;
+  using Steer = EvictionSteer;
+  using Observation = EvictionObservation;
+  using Answer = int64_t;
+  using Policy = PositionPolicy;
+  static const trace::DecisionSpec &spec() { return regalloc::decisionSpec(); }
+  /// The features as int64 words, the layout traces and policies read (mlgo/trace/decision_spec.h).
+  static void toWords(const EvictionObservation &observation, std::vector<int64_t> &words) {
+    std::fill(words.begin(), words.end(), 0);
+    std::memcpy(words.data(), observation.featureBytes.data(),
+                std::min(observation.featureBytes.size(), words.size() * sizeof(int64_t)));
   }
-  int64_t decide(const EvictionObservation &observation) override {
-    copyToWords(observation, words_);
-    trace_.addDecision(words_.data(), observation.defaultPosition, observation.defaultPosition);
+  static int64_t record(trace::ModuleTrace &trace, const int64_t *words, const EvictionObservation &observation) {
+    trace.addDecision(words, observation.defaultPosition, observation.defaultPosition);
     return observation.defaultPosition;
   }
-
- private:
-  trace::ModuleTrace &trace_;
-  std::vector<int64_t> words_;
-};
-
-/// A trained policy taking every decision, greedily.
-class PolicySteer final : public EvictionSteer {
- public:
-  explicit PolicySteer(std::shared_ptr<const PositionPolicy> policy)
-      : policy_(std::move(policy)), words_(decisionSpec().decisionWords()) {}
-  int64_t decide(const EvictionObservation &observation) override {
-    copyToWords(observation, words_);
-    return policy_->decide(words_.data());
+  static int64_t policyAnswer(const PositionPolicy &policy, const int64_t *words) { return policy.decide(words); }
+  static int64_t steerAnswer(DecisionSteer &steer, const int64_t *words, const EvictionObservation &observation) {
+    return steer.decide(words, observation.defaultPosition);
   }
-
- private:
-  std::shared_ptr<const PositionPolicy> policy_;
-  std::vector<int64_t> words_;
 };
 
-/// Lets a DecisionSteer take every decision (it records them itself); the
-/// default's position comes with every decision at no cost, and each
-/// function's decisions are one reward segment (LLVM allocates a function's
-/// registers before the next function's).
-class SteerAdapter final : public EvictionSteer {
- public:
-  explicit SteerAdapter(DecisionSteer &steer)
-      : steer_(steer), words_(decisionSpec().decisionWords()), segments_(steer) {}
-  int64_t decide(const EvictionObservation &observation) override {
-    segments_.enter(observation.function);
-    copyToWords(observation, words_);
-    return steer_.decide(words_.data(), observation.defaultPosition);
-  }
-
- private:
-  DecisionSteer &steer_;
-  std::vector<int64_t> words_;
-  FunctionSegments segments_;
-};
-
-class RegallocProblem final : public Problem {
+class RegallocProblem final : public ScoreProblem<EvictionTraits> {
  public:
   std::string name() const override { return "regalloc"; }
   void installProcessWide() const override { installEvictionSeam(); }
-  const trace::DecisionSpec &decisionSpec() const override { return regalloc::decisionSpec(); }
-  std::shared_ptr<PipelineHook> defaultTracingHook(trace::ModuleTrace &trace) const override {
-    return std::make_shared<EvictionHook>(std::make_shared<TraceRecorder>(trace));
-  }
-  std::shared_ptr<PipelineHook> steeringHook(DecisionSteer &steer) const override {
-    return std::make_shared<EvictionHook>(std::make_shared<SteerAdapter>(steer));
-  }
-  std::map<std::string, double> measures(const PipelineHook &hook) const override {
-    return scoreMeasures<EvictionHook>(hook);
-  }
-  std::vector<std::string> measureNames() const override { return {kScoreMeasure}; }
   std::string configFile(const std::string &learner) const override {
     return learner == "ppo" ? "regalloc/ppo.json" : "";
   }
-  std::string segmentName() const override { return "function"; }
-  SegmentMeasures segmentMeasures(const PipelineHook &hook) const override {
-    return functionScoreMeasures<EvictionHook>(hook);
-  }
-  std::shared_ptr<PipelineHook> measuringHook() const override { return std::make_shared<EvictionHook>(); }
-  HookMaker policyHooks(const std::filesystem::path &directory) const override {
-    return positionPolicyHooks(
-        std::make_shared<const PositionPolicy>(PositionPolicy::load(directory, name(), decisionSpec())));
-  }
   HookMaker positionPolicyHooks(std::shared_ptr<const PositionPolicy> policy) const override {
-    return [policy] { return std::make_shared<EvictionHook>(std::make_shared<PolicySteer>(policy)); };
+    return hooksOf(std::move(policy));
   }
   std::unique_ptr<serve::ChannelPolicy> channelPolicy(const std::filesystem::path &directory) const override {
-    return makeChannelPolicy(
-        std::make_shared<const PositionPolicy>(PositionPolicy::load(directory, name(), decisionSpec())));
+    return makeChannelPolicy(loadPolicy(directory));
   }
   /// MLRegAllocEvictAdvisor.cpp's CompiledModelType under
   /// LLVM_HAVE_TF_AOT_REGALLOCEVICTMODEL.

@@ -15,19 +15,15 @@ namespace mlgo {
 
 namespace {
 
-struct ContinuousDataset {
-  torch::Tensor inputs;   ///< decisions x features, float
+/// Inputs: decisions x features.
+struct ContinuousDataset : DecisionTensors {
   torch::Tensor targets;  ///< decisions, float: log2(1 + value)'s z-score
-  torch::Tensor weights;  ///< decisions, float; undefined when all weigh the same
-  size_t modules = 0;
   size_t size() const { return targets.defined() ? static_cast<size_t>(targets.size(0)) : 0; }
 };
 
-struct RawValues {
+struct RawValues : RawDecisionWeights {
   std::vector<float> inputs;  ///< squashed (signedLog1p) features
   std::vector<float> targets;
-  std::vector<float> weights;
-  size_t modules = 0;
 };
 
 /// Mean and standard deviation of value(0), ..., value(count - 1).
@@ -51,25 +47,17 @@ torch::Tensor weightedSquaredError(const torch::Tensor &predicted, const torch::
   return (each * weights).sum() / weights.sum();
 }
 
-class ContinuousCloningTask final : public CloningTask {
+class ContinuousCloningTask final : public SpecCloningTask<ContinuousDataset> {
  public:
   ContinuousCloningTask(const BCOptions &options, const BCSettings &settings, const trace::TraceReader &reader,
                         const Problem &problem)
-      : problem_(problem.name()), spec_(problem.decisionSpec()) {
-    refuseYesNoOnlyKeys(settings, problem_);
+      : SpecCloningTask(problem, settings) {
     if (options.warmstart)
       throw UsageError("train-bc --warmstart does not take " + problem_ + "'s continuous decisions yet");
-    flipWeight_ = settings.flipWeight;
     const double holdout = settings.holdoutFraction;
     RawValues trainRaw, heldoutRaw;
-    reader.forEachModule([&](const trace::ModuleTrace &module) {
-      RawValues &target = isHeldOutModule(module.name, options.seed, holdout) ? heldoutRaw : trainRaw;
-      ++target.modules;
-      append(module, target, options.trace);
-    });
-    if (trainRaw.targets.empty())
-      throw InputError(
-          describeInputProblem(options.trace.string(), "", "no training decisions (all modules held out?)"));
+    readHeldOutSplit(reader, options, holdout, trainRaw, heldoutRaw,
+                     [&](const trace::ModuleTrace &module, RawValues &target) { append(module, target, options.trace); });
     measureStatistics(trainRaw);
     train_ = toDataset(trainRaw);
     heldout_ = toDataset(heldoutRaw);
@@ -77,8 +65,6 @@ class ContinuousCloningTask final : public CloningTask {
 
   int64_t networkInputs() const override { return static_cast<int64_t>(spec_.features.size()); }
   int64_t networkOutputs() const override { return 1; }
-  size_t decisions(Split split) const override { return data(split).size(); }
-  size_t modules(Split split) const override { return data(split).modules; }
   const std::vector<DenseLayer> *startingLayers() const override { return nullptr; }
 
   torch::Tensor batchLoss(TorchMlp &network, const torch::Tensor &batch) const override {
@@ -104,8 +90,6 @@ class ContinuousCloningTask final : public CloningTask {
   }
 
  private:
-  const ContinuousDataset &data(Split split) const { return split == Split::Train ? train_ : heldout_; }
-
   void append(const trace::ModuleTrace &module, RawValues &target, const std::filesystem::path &tracePath) const {
     std::vector<float> inputs(spec_.features.size());
     for (size_t d = 0; d < module.decisions(); ++d) {
@@ -140,20 +124,12 @@ class ContinuousCloningTask final : public CloningTask {
     const auto rows = static_cast<int64_t>(raw.targets.size()), width = static_cast<int64_t>(spec_.features.size());
     data.targets = (torch::tensor(raw.targets, torch::kFloat32) - scale_.mean) / scale_.stddev;
     if (rows == 0) return data;
-    if (std::any_of(raw.weights.begin(), raw.weights.end(), [](float w) { return w != 1.0f; }))
-      data.weights = torch::tensor(raw.weights, torch::kFloat32);
-    data.inputs =
-        (torch::tensor(raw.inputs, torch::kFloat32).reshape({rows, width}) - torch::tensor(means_, torch::kFloat32)) /
-        (torch::tensor(stddevs_, torch::kFloat32) + 1e-6f);
+    data.weights = optionalWeights(raw.weights);
+    data.inputs = normalizedInputs(raw.inputs, {rows, width});
     return data;
   }
 
-  std::string problem_;
-  trace::DecisionSpec spec_;
-  std::vector<float> means_, stddevs_;
   ContinuousPolicy::TargetScale scale_;
-  double flipWeight_ = 0;
-  ContinuousDataset train_, heldout_;
 };
 
 }  // namespace

@@ -16,41 +16,31 @@ namespace mlgo {
 
 namespace {
 
-struct PositionDataset {
-  torch::Tensor inputs;  ///< decisions x positions x width, float
+/// Inputs: decisions x positions x width.
+struct PositionDataset : DecisionTensors {
   torch::Tensor mask;    ///< decisions x positions, bool
   torch::Tensor labels;  ///< decisions, int64
-  torch::Tensor weights;  ///< decisions, float; undefined when all weigh the same
-  size_t modules = 0;
   size_t size() const { return labels.defined() ? static_cast<size_t>(labels.size(0)) : 0; }
 };
 
-struct RawPositions {
+struct RawPositions : RawDecisionWeights {
   std::vector<float> inputs;  ///< squashed (signedLog1p) inputs
   std::vector<uint8_t> mask;
   std::vector<int64_t> labels;
-  std::vector<float> weights;
-  size_t modules = 0;
 };
 
-class PositionCloningTask final : public CloningTask {
+class PositionCloningTask final : public SpecCloningTask<PositionDataset> {
  public:
   PositionCloningTask(const BCOptions &options, const BCSettings &settings, const trace::TraceReader &reader,
                       const Problem &problem)
-      : problem_(problem.name()), spec_(problem.decisionSpec()), layout_(spec_) {
-    refuseYesNoOnlyKeys(settings, problem_);
-    flipWeight_ = settings.flipWeight;
+      : SpecCloningTask(problem, settings), layout_(spec_) {
     if (options.warmstart) start_ = loadStartingPositionPolicy(problem, *options.warmstart, networkShapeOf(settings));
     const double holdout = settings.holdoutFraction;
     RawPositions trainRaw, heldoutRaw;
-    reader.forEachModule([&](const trace::ModuleTrace &module) {
-      RawPositions &target = isHeldOutModule(module.name, options.seed, holdout) ? heldoutRaw : trainRaw;
-      ++target.modules;
+    readHeldOutSplit(reader, options, holdout, trainRaw, heldoutRaw, [&](const trace::ModuleTrace &module,
+                                                                         RawPositions &target) {
       append(module, target, options.trace);
     });
-    if (trainRaw.labels.empty())
-      throw InputError(
-          describeInputProblem(options.trace.string(), "", "no training decisions (all modules held out?)"));
     if (start_) {
       // The start's input statistics stay: its weights were trained on them.
       means_ = start_->means();
@@ -64,8 +54,6 @@ class PositionCloningTask final : public CloningTask {
 
   int64_t networkInputs() const override { return static_cast<int64_t>(layout_.width()); }
   int64_t networkOutputs() const override { return 1; }
-  size_t decisions(Split split) const override { return data(split).size(); }
-  size_t modules(Split split) const override { return data(split).modules; }
   const std::vector<DenseLayer> *startingLayers() const override {
     return start_ ? &start_->network().layers() : nullptr;
   }
@@ -105,8 +93,6 @@ class PositionCloningTask final : public CloningTask {
   }
 
  private:
-  const PositionDataset &data(Split split) const { return split == Split::Train ? train_ : heldout_; }
-
   void append(const trace::ModuleTrace &module, RawPositions &target, const std::filesystem::path &tracePath) const {
     const size_t positions = layout_.positions(), width = layout_.width();
     std::vector<float> inputs(positions * width);
@@ -157,25 +143,16 @@ class PositionCloningTask final : public CloningTask {
     const auto positions = static_cast<int64_t>(layout_.positions()), width = static_cast<int64_t>(layout_.width());
     data.labels = torch::tensor(raw.labels, torch::kInt64);
     if (decisions == 0) return data;
-    if (std::any_of(raw.weights.begin(), raw.weights.end(), [](float w) { return w != 1.0f; }))
-      data.weights = torch::tensor(raw.weights, torch::kFloat32);
-    const torch::Tensor mean = torch::tensor(means_, torch::kFloat32);
-    const torch::Tensor stddev = torch::tensor(stddevs_, torch::kFloat32);
-    data.inputs = (torch::tensor(raw.inputs, torch::kFloat32).reshape({decisions, positions, width}) - mean) /
-                  (stddev + 1e-6f);
+    data.weights = optionalWeights(raw.weights);
+    data.inputs = normalizedInputs(raw.inputs, {decisions, positions, width});
     data.mask = torch::tensor(std::vector<int64_t>(raw.mask.begin(), raw.mask.end()), torch::kInt64)
                     .reshape({decisions, positions})
                     .to(torch::kBool);
     return data;
   }
 
-  std::string problem_;
-  trace::DecisionSpec spec_;
   PositionLayout layout_;
-  std::vector<float> means_, stddevs_;
   std::optional<PositionPolicy> start_;
-  double flipWeight_ = 0;
-  PositionDataset train_, heldout_;
 };
 
 }  // namespace

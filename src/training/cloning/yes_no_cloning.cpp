@@ -16,18 +16,14 @@ namespace mlgo {
 
 namespace {
 
-struct RawDecisions {
+struct RawDecisions : RawDecisionWeights {
   std::vector<int64_t> features;  ///< flat, decisions x features
   std::vector<int64_t> labels;
-  std::vector<float> weights;
-  size_t modules = 0;
 };
 
-struct Dataset {
-  torch::Tensor inputs;   ///< decisions x preprocessed inputs, float
-  torch::Tensor labels;   ///< decisions, int64
-  torch::Tensor weights;  ///< decisions, float; undefined when all weigh the same
-  size_t modules = 0;
+/// Inputs: decisions x preprocessed inputs.
+struct Dataset : DecisionTensors {
+  torch::Tensor labels;  ///< decisions, int64
   size_t size() const { return inputs.defined() ? static_cast<size_t>(inputs.size(0)) : 0; }
 };
 
@@ -41,8 +37,7 @@ Dataset preprocess(const RawDecisions &raw, const FeaturePreprocessor &preproces
   for (size_t d = 0; d < count; ++d)
     preprocessor.transform(raw.features.data() + d * preprocessor.inputCount(), out + d * width);
   data.labels = torch::tensor(raw.labels, torch::kInt64);
-  if (std::any_of(raw.weights.begin(), raw.weights.end(), [](float w) { return w != 1.0f; }))
-    data.weights = torch::tensor(raw.weights, torch::kFloat32);
+  data.weights = optionalWeights(raw.weights);
   return data;
 }
 
@@ -74,7 +69,7 @@ std::pair<std::vector<double>, std::vector<double>> featureStatistics(const RawD
   return {means, stddevs};
 }
 
-class YesNoCloningTask final : public CloningTask {
+class YesNoCloningTask final : public DatasetCloningTask<Dataset> {
  public:
   YesNoCloningTask(const BCOptions &options, const BCSettings &settings, const trace::TraceReader &reader,
                    const Problem &problem)
@@ -87,19 +82,15 @@ class YesNoCloningTask final : public CloningTask {
     const double holdout = settings.holdoutFraction;
     const std::map<std::string, uint64_t> baselines =
         gainWeight > 0 ? reader.baselines() : std::map<std::string, uint64_t>{};
-    reader.forEachModule([&](const trace::ModuleTrace &module) {
-      RawDecisions &target = isHeldOutModule(module.name, options.seed, holdout) ? heldoutRaw : trainRaw;
-      ++target.modules;
-      target.features.insert(target.features.end(), module.features.begin(), module.features.end());
-      const float weight = moduleWeight(module, baselines, gainWeight);
-      for (size_t d = 0; d < module.decisions(); ++d) {
-        target.labels.push_back(module.actions[d]);
-        target.weights.push_back(weight * flipDecisionWeight(module, d, flipWeight));
-      }
-    });
-    if (trainRaw.labels.empty())
-      throw InputError(
-          describeInputProblem(options.trace.string(), "", "no training decisions (all modules held out?)"));
+    readHeldOutSplit(reader, options, holdout, trainRaw, heldoutRaw,
+                     [&](const trace::ModuleTrace &module, RawDecisions &target) {
+                       target.features.insert(target.features.end(), module.features.begin(), module.features.end());
+                       const float weight = moduleWeight(module, baselines, gainWeight);
+                       for (size_t d = 0; d < module.decisions(); ++d) {
+                         target.labels.push_back(module.actions[d]);
+                         target.weights.push_back(weight * flipDecisionWeight(module, d, flipWeight));
+                       }
+                     });
     if (zScoreFromTrace) {
       auto [means, stddevs] = featureStatistics(trainRaw, problem.featureNames().size());
       preprocessor_.setZScoreStatistics(means, stddevs);
@@ -110,8 +101,6 @@ class YesNoCloningTask final : public CloningTask {
 
   int64_t networkInputs() const override { return static_cast<int64_t>(preprocessor_.outputCount()); }
   int64_t networkOutputs() const override { return 2; }
-  size_t decisions(Split split) const override { return data(split).size(); }
-  size_t modules(Split split) const override { return data(split).modules; }
   const std::vector<DenseLayer> *startingLayers() const override { return start_ ? &start_->layers() : nullptr; }
 
   torch::Tensor batchLoss(TorchMlp &network, const torch::Tensor &batch) const override {
@@ -138,8 +127,6 @@ class YesNoCloningTask final : public CloningTask {
   }
 
  private:
-  const Dataset &data(Split split) const { return split == Split::Train ? train_ : heldout_; }
-
   /// The network's input: a warm start's preprocessing (what its weights were
   /// trained on), else the config's preprocessing of the vocab. Returns
   /// whether the z-score statistics are still to be measured on the trace.
@@ -161,7 +148,6 @@ class YesNoCloningTask final : public CloningTask {
   std::string problem_;
   std::optional<YesNoPolicy> start_;
   FeaturePreprocessor preprocessor_;
-  Dataset train_, heldout_;
 };
 
 }  // namespace

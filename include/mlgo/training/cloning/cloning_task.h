@@ -5,6 +5,7 @@
 // (bc_trainer.cpp) is the same for every kind: yes/no decisions (inlining: a
 // YesNoPolicy), decisions among positions (register allocation's eviction: a
 // PositionPolicy) and continuous decisions (its priority: a ContinuousPolicy). Include only from training code.
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -15,18 +16,15 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
+#include "mlgo/problems/problem.h"
+#include "mlgo/support/errors.h"
+#include "mlgo/trace/trace_reader.h"
 #include "mlgo/training/cloning/bc_settings.h"
 #include "mlgo/training/cloning/bc_trainer.h"
 #include "mlgo/training/shared/torch_network.h"
 #include "mlgo/training/shared/warm_start.h"
 
 namespace mlgo {
-
-class Problem;
-namespace trace {
-class TraceReader;
-struct ModuleTrace;
-}
 
 enum class Split { Train, Heldout };
 
@@ -50,6 +48,85 @@ class CloningTask {
                           const std::filesystem::path &directory) const = 0;
 };
 
+/// What every kind's cloning data holds besides its inputs and targets,
+/// while the trace is read (per decision weights) and as tensors.
+struct RawDecisionWeights {
+  std::vector<float> weights;  ///< one per decision
+  size_t modules = 0;
+};
+struct DecisionTensors {
+  torch::Tensor inputs;
+  torch::Tensor weights;  ///< decisions, float; undefined when all weigh the same
+  size_t modules = 0;
+};
+
+/// The decisions' weights as a tensor; undefined when all weigh 1, so that
+/// the loss is a plain mean.
+inline torch::Tensor optionalWeights(const std::vector<float> &weights) {
+  if (std::none_of(weights.begin(), weights.end(), [](float w) { return w != 1.0f; })) return {};
+  return torch::tensor(weights, torch::kFloat32);
+}
+
+/// A task over a training and a held-out Dataset (a DecisionTensors with
+/// its targets and size()).
+template <class Dataset>
+class DatasetCloningTask : public CloningTask {
+ public:
+  size_t decisions(Split split) const override { return data(split).size(); }
+  size_t modules(Split split) const override { return data(split).modules; }
+
+ protected:
+  const Dataset &data(Split split) const { return split == Split::Train ? train_ : heldout_; }
+  Dataset train_, heldout_;
+};
+
+/// UsageError for the config keys of the yes/no kind's vocab preprocessing and
+/// of weighing modules by their .text gain, which `problem`'s decisions do not
+/// have (decisions among positions, continuous decisions).
+void refuseYesNoOnlyKeys(const BCSettings &settings, const std::string &problem);
+
+/// A task over a problem's own decision spec, its inputs squashed and
+/// normalized by the training decisions' means and standard deviations
+/// (decisions among positions, continuous decisions).
+template <class Dataset>
+class SpecCloningTask : public DatasetCloningTask<Dataset> {
+ protected:
+  SpecCloningTask(const Problem &problem, const BCSettings &settings)
+      : problem_(problem.name()), spec_(problem.decisionSpec()), flipWeight_(settings.flipWeight) {
+    refuseYesNoOnlyKeys(settings, problem_);
+  }
+  /// (inputs - mean) / (stddev + 1e-6), input by input, as the policies do.
+  torch::Tensor normalizedInputs(const std::vector<float> &inputs, at::IntArrayRef shape) const {
+    return (torch::tensor(inputs, torch::kFloat32).reshape(shape) - torch::tensor(means_, torch::kFloat32)) /
+           (torch::tensor(stddevs_, torch::kFloat32) + 1e-6f);
+  }
+
+  std::string problem_;
+  trace::DecisionSpec spec_;
+  std::vector<float> means_, stddevs_;
+  double flipWeight_ = 0;
+};
+
+/// Whether a module is held out: chosen by a hash of its name and the seed.
+bool isHeldOutModule(const std::string &name, uint64_t seed, double fraction);
+
+/// Reads every module of `reader` into `train` or `heldout` (a
+/// RawDecisionWeights with the kind's own vectors), as isHeldOutModule
+/// chooses, counting modules; `append(module, raw)` adds its decisions.
+/// InputError naming the trace when no training decision was read.
+template <class Raw, class Append>
+void readHeldOutSplit(const trace::TraceReader &reader, const BCOptions &options, double holdout, Raw &train,
+                      Raw &heldout, Append append) {
+  reader.forEachModule([&](const trace::ModuleTrace &module) {
+    Raw &target = isHeldOutModule(module.name, options.seed, holdout) ? heldout : train;
+    ++target.modules;
+    append(module, target);
+  });
+  if (train.weights.empty())
+    throw InputError(
+        describeInputProblem(options.trace.string(), "", "no training decisions (all modules held out?)"));
+}
+
 /// Cross entropy of `logits` against `labels`, the mean over the batch, each
 /// decision weighed by `weights` (batch-sized) where it is defined.
 torch::Tensor weightedCrossEntropy(const torch::Tensor &logits, const torch::Tensor &labels,
@@ -59,16 +136,8 @@ torch::Tensor weightedCrossEntropy(const torch::Tensor &logits, const torch::Ten
 /// action is not the default heuristic's (where exploration changed it).
 float flipDecisionWeight(const trace::ModuleTrace &module, size_t decision, double flipWeight);
 
-/// UsageError for the config keys of the yes/no kind's vocab preprocessing and
-/// of weighing modules by their .text gain, which `problem`'s decisions do not
-/// have (decisions among positions, continuous decisions).
-void refuseYesNoOnlyKeys(const BCSettings &settings, const std::string &problem);
-
 /// The network BC's settings describe, which a warm start must have.
 inline NetworkShape networkShapeOf(const BCSettings &settings) { return {settings.hiddenLayers, settings.activation}; }
-
-/// Whether a module is held out: chosen by a hash of its name and the seed.
-bool isHeldOutModule(const std::string &name, uint64_t seed, double fraction);
 
 /// The task for the problem's kind of decision.
 std::unique_ptr<CloningTask> makeCloningTask(const BCOptions &options, const BCSettings &settings,
