@@ -34,8 +34,7 @@ const std::map<std::string, int> &layers() {
 /// allowed, and an edge that no include uses any more is removed.
 const std::map<std::string, std::set<std::string>> &stageEdges() {
   static const std::map<std::string, std::set<std::string>> table{
-      {"cli", {"autotune", "builds", "distributed", "eval", "export", "launcher", "report", "tracing", "training",
-               "vocab"}},
+      {"cli", {"autotune", "builds", "distributed", "eval", "launcher", "report", "tracing", "training", "vocab"}},
       {"plugin", {"launcher"}},
       {"tracing", {"distributed"}},
       {"vocab", {}},

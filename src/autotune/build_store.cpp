@@ -1,6 +1,7 @@
 #include "mlgo/autotune/build_store.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -215,7 +216,8 @@ std::string unwritable(const fs::path &file) {
   if (::access(file.parent_path().c_str(), W_OK | X_OK) != 0)
     return "its directory " + file.parent_path().string() + " cannot be written (" + std::strerror(errno) +
            "): SQLite keeps the store's write-ahead log beside it";
-  if (fs::exists(file) && ::access(file.c_str(), W_OK) != 0)
+  std::error_code missing;
+  if (fs::exists(file, missing) && ::access(file.c_str(), W_OK) != 0)
     return std::string("cannot be written (") + std::strerror(errno) + "): every compile records its trials in it";
   return "";
 }

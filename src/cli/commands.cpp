@@ -59,6 +59,8 @@ const std::vector<Subcommand> &subcommands() {
        addMllvmOptionsCommand, false, false},
       {"compare-runs", "Say whether two runs are the same run with the same result, or name the first difference",
        addCompareRunsCommand, false, false},
+      {"ir-counts", "Each function's IR instructions in bitcode files, as the compile-cost model counts them",
+       addIrCountsCommand, false, false},
       {"compile-worker", "Internal: compiles modules of a corpus on request",
        addCompileWorkerCommand, false, false},
   };

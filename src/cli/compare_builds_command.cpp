@@ -54,7 +54,8 @@ fs::path storeOf(const CompareBuildsFlags &flags) { return fs::absolute(fs::path
 std::vector<builds::BuildVariant> variantsOf(const CompareBuildsFlags &flags) {
   using launcher::CcSettings;
   using launcher::ccAssignment;
-  const std::string policy = ccAssignment(&CcSettings::policy, fs::absolute(flags.policy).string());
+  const std::string policy =
+      flags.policy.empty() ? "" : ccAssignment(&CcSettings::policy, fs::absolute(flags.policy).string());
   const std::string predict = ccAssignment(&CcSettings::predict, "1");
   std::vector<builds::BuildVariant> variants{{"clang-19", false, {}}, {"mlgo-cc", true, {}}};
   if (!flags.policy.empty()) variants.push_back({"policy", true, {policy}});

@@ -6,12 +6,11 @@
 
 #include "commands.h"
 #include "common_options.h"
-#include "mlgo/export/continuous_model_aot.h"
-#include "mlgo/export/position_model_aot.h"
-#include "mlgo/export/yes_no_model_aot.h"
+#include "mlgo/policy/yes_no_policy.h"
 #include "mlgo/problems/problem.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/exit_codes.h"
+#include "mlgo/training/decision_kinds.h"
 #include "training_library_loader.h"
 
 namespace mlgo::cli {
@@ -49,11 +48,10 @@ int writeModel(const Problem &problem, const ExportFlags &flags, const Generated
 /// TorchScript modules exist for yes/no policies only (LibTorch runs the
 /// inliner's two logits); the other kinds are refused before their policy is
 /// read.
-void refuseTorchScript(const Problem &problem, const ExportFlags &flags) {
-  if (flags.format == "torchscript")
-    throw UsageError("a " + problem.name() + " policy exports only as llvm-aot: its decisions are " +
-                     trace::decisionKindName(problem.decisionSpec().kind()) +
-                     ", and --format torchscript writes yes/no policies");
+[[noreturn]] void refuseTorchScript(const Problem &problem) {
+  throw UsageError("a " + problem.name() + " policy exports only as llvm-aot: its decisions are " +
+                   trace::decisionKindName(problem.decisionSpec().kind()) +
+                   ", and --format torchscript writes yes/no policies");
 }
 
 /// llvm-aot writes a directory, torchscript a file: an output of the other
@@ -69,34 +67,22 @@ void checkOutputKind(const ExportFlags &flags) {
     throw UsageError("--output " + flags.output + " is a file: --format llvm-aot writes a directory");
 }
 
-/// One exporter per kind of decision, each over its kind's policy class.
+/// The kind's exporter (mlgo/training/decision_kinds.h); TorchScript for
+/// the kinds that have it.
 int runExport(const ExportFlags &flags) {
   checkOutputKind(flags);
   const Problem &problem = chosenProblem(flags.problem, flags.policy);
-  const std::string origin = "policy " + flags.policy;
-  switch (problem.decisionSpec().kind()) {
-    case trace::DecisionKind::YesNo: {
-      const YesNoPolicy policy = YesNoPolicy::load(flags.policy, problem.name(), problem.featureNames());
-      if (flags.format == "torchscript") {
-        trainingLibrary().exportTorchScript(policy, flags.output, flags.force);
-        std::printf("wrote TorchScript module (%zu named int64 feature inputs) to %s\n",
-                    policy.preprocessor().inputCount(), flags.output.c_str());
-        return exit_code::kSuccess;
-      }
-      return writeModel(problem, flags, generateYesNoModel(policy, releaseModeModelOf(problem), origin));
-    }
-    case trace::DecisionKind::Position: {
-      refuseTorchScript(problem, flags);
-      const PositionPolicy policy = PositionPolicy::load(flags.policy, problem.name(), problem.decisionSpec());
-      return writeModel(problem, flags, generatePositionModel(policy, releaseModeModelOf(problem), origin));
-    }
-    case trace::DecisionKind::Continuous: {
-      refuseTorchScript(problem, flags);
-      const ContinuousPolicy policy = ContinuousPolicy::load(flags.policy, problem.name(), problem.decisionSpec());
-      return writeModel(problem, flags, generateContinuousModel(policy, releaseModeModelOf(problem), origin));
-    }
+  const DecisionKindBundle &kind = decisionKindBundle(problem.decisionSpec().kind());
+  if (flags.format == "torchscript") {
+    if (!kind.torchScript) refuseTorchScript(problem);
+    const YesNoPolicy policy = YesNoPolicy::load(flags.policy, problem.name(), problem.featureNames());
+    trainingLibrary().exportTorchScript(policy, flags.output, flags.force);
+    std::printf("wrote TorchScript module (%zu named int64 feature inputs) to %s\n",
+                policy.preprocessor().inputCount(), flags.output.c_str());
+    return exit_code::kSuccess;
   }
-  throw std::logic_error("unknown kind of decision");
+  return writeModel(problem, flags,
+                    kind.exportModel(problem, flags.policy, releaseModeModelOf, "policy " + flags.policy));
 }
 
 }  // namespace

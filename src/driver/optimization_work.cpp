@@ -9,7 +9,13 @@
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassInstrumentation.h>
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/LLVMContext.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/Error.h>
+
+#include "mlgo/support/atomic_file.h"
+#include "mlgo/support/errors.h"
 
 namespace mlgo {
 
@@ -87,6 +93,19 @@ void OptimizationWork::registerCallbacks(llvm::PassBuilder &builder) {
     if (pass.contains("PassManager") || pass.contains("PassAdaptor")) return;
     nanoseconds_ += uint64_t(costOn(costOf(pass), unit));
   });
+}
+
+std::vector<uint64_t> functionInstructionCounts(const std::filesystem::path &bitcode) {
+  const std::string bytes = readFile(bitcode);
+  llvm::LLVMContext context;
+  llvm::Expected<std::unique_ptr<llvm::Module>> module =
+      llvm::parseBitcodeFile(llvm::MemoryBufferRef(bytes, bitcode.string()), context);
+  if (!module)
+    throw InputError(describeInputProblem(bitcode.string(), "", "not LLVM bitcode: " + llvm::toString(module.takeError())));
+  std::vector<uint64_t> counts;
+  for (const llvm::Function &function : **module)
+    if (!function.isDeclaration()) counts.push_back(function.getInstructionCount());
+  return counts;
 }
 
 uint64_t estimatedFrontendNanoseconds(uint64_t sourceBytes) {

@@ -374,7 +374,8 @@ void compareWithPlainLink(const std::vector<std::string> &command, const fs::pat
   std::vector<LinkInput> plainInputs = inputs;
   std::vector<std::string> plain = plainCommand(command, plainInputs, store, scratch);
   plain.front() = compiler.string();
-  const ProcessOutcome plainLink = runProcess(fittingCommand(plain, scratch / "plain.rsp"), std::chrono::milliseconds(0));
+  const ProcessOutcome plainLink =
+      runProcess(fittingCommand(plain, scratch / "plain.rsp"), std::chrono::milliseconds(0));
   if (!plainLink.succeeded()) throw std::runtime_error("the plain link failed: " + plainLink.stderrText.substr(0, 200));
   outcome.linkedTextData = linkedSizes(output).textPlusData();
   outcome.plainTextData = linkedSizes(scratch / "plain.out").textPlusData();

@@ -131,8 +131,6 @@ Candidate compileCandidate(const CompilerDriver &driver, const CorpusModule &mod
   return candidate;
 }
 
-/// The lists a unit new to the store tries first: what won on the
-/// project's other units, then the predictor's ranking (--predict).
 /// Whether `pipeline` is the rendering of a list of the search space (the
 /// recorded level, "", is).
 bool inSearchSpace(const autotune::SearchSpace &space, const std::string &pipeline) {
@@ -160,6 +158,9 @@ void requireSearchSpaceLists(const autotune::StoredUnit &unit, const Application
       if (!inSearchSpace(*application.space, pipeline)) refuse(pipeline);
 }
 
+/// The lists a unit new to the store tries first: what won on the
+/// project's other units (lists of the search space only), then the
+/// predictor's ranking (--predict).
 std::vector<std::string> rankedForStore(const Application &application, const CorpusModule &module) {
   std::vector<std::string> ranked;
   for (const std::string &pipeline : application.store->winningPipelines())

@@ -41,12 +41,13 @@ void checkRecordDirectory(const fs::path &corpus) {
   const auto refuse = [&](const std::string &why) { throw UsageError("--record " + corpus.string() + ": " + why); };
   std::error_code error;
   const fs::file_status status = fs::status(corpus, error);
-  if (fs::exists(status) && !fs::is_directory(status)) {
-    const std::string kind = regularFileProblem(corpus);
-    refuse((kind.empty() ? std::string("a file") : kind) + ", not a directory: the units are recorded as a corpus directory");
+  if (fs::exists(status) && !fs::is_directory(status))
+    refuse(std::string(fs::is_regular_file(status) ? "a file" : "a device or a pipe") +
+           ", not a directory: the units are recorded into a corpus directory");
+  if (!fs::exists(status)) {
+    fs::create_directories(corpus, error);
+    if (error) refuse("cannot make the directory: " + error.message());
   }
-  if (!fs::exists(status) && (fs::create_directories(corpus, error), error))
-    refuse("cannot make the directory: " + error.message());
   if (::access(corpus.c_str(), W_OK | X_OK) != 0) refuse(std::string("cannot be written: ") + std::strerror(errno));
 }
 

@@ -2,7 +2,10 @@
 
 #include "mlgo/driver/compiler_driver.h"
 #include "mlgo/driver/optimization_work.h"
+#include <nlohmann/json.hpp>
+
 #include "mlgo/support/atomic_file.h"
+#include "mlgo/support/text_input.h"
 #include "support/test_environment.h"
 
 using namespace mlgo;
@@ -71,4 +74,42 @@ TEST_CASE("optimization work: a module pass costs the square of each function, n
   // costs several times as much per instruction on the one (squaring the
   // module would price both alike).
   CHECK(perInstruction(one.modules.front(), "iroutliner") > 2 * perInstruction(eight.modules.front(), "iroutliner"));
+}
+
+TEST_CASE("optimization work: mlgo ir-counts gives each defined function's instructions, as llvm-dis lists them",
+          "[driver][clang][cli]") {
+  test::ScratchDirectory scratch;
+  const Corpus corpus = test::singleSourceCorpus(scratch.path(), test::testData() / "big_callee.c");
+  const std::filesystem::path bitcode = corpus.modules.front().bitcodePath;
+  // llvm-dis's listing: a function's instructions are its lines indented by
+  // two spaces; a switch's cases continue on deeper lines, and "  ]" ends them.
+  const test::CommandOutcome listing = test::runProgram("/usr/bin/llvm-dis-19", {bitcode.string(), "-o", "-"});
+  REQUIRE(listing.exitCode == 0);
+  std::vector<uint64_t> listed;
+  bool inFunction = false;
+  forEachLine(listing.out, [&](size_t, std::string_view line) {
+    if (line.rfind("define ", 0) == 0) {
+      listed.push_back(0);
+      inFunction = true;
+    } else if (inFunction && line.rfind("}", 0) == 0) {
+      inFunction = false;
+    } else if (inFunction && line.size() > 2 && line.rfind("  ", 0) == 0 && line[2] != ' ' && line[2] != ';' &&
+               line[2] != ']') {
+      ++listed.back();
+    }
+  });
+  REQUIRE(listed.size() > 1);
+  CHECK(functionInstructionCounts(bitcode) == listed);
+
+  const test::CommandOutcome counted = test::runMlgo({"ir-counts", bitcode.string()});
+  REQUIRE(counted.exitCode == 0);
+  const nlohmann::json line = nlohmann::json::parse(counted.out);
+  CHECK(line["file"] == bitcode.string());
+  CHECK(line["functions"].get<std::vector<uint64_t>>() == listed);
+
+  writeFileAtomically(scratch / "not.bc", "not bitcode");
+  const test::CommandOutcome refused = test::runMlgo({"ir-counts", bitcode.string(), (scratch / "not.bc").string()});
+  CHECK(refused.exitCode == 3);
+  CHECK_THAT(refused.err, Catch::Contains("not.bc") && Catch::Contains("not LLVM bitcode"));
+  CHECK(refused.out.empty());  // nothing printed before every file was read
 }

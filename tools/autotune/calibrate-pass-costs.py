@@ -7,6 +7,8 @@ squared instruction (q), so that a pass whose time grows faster than the code
 
     tools/autotune/calibrate-pass-costs.py TRAIN_CORPUS OUT.inc [INPUTS]
 
+(MLGO names the mlgo binary; default build/mlgo of this checkout.)
+
 TRAIN_CORPUS: the demo's training corpus (never a held-out project). INPUTS
 modules are chosen from it (default 8): half with the largest single
 function, half with the most functions. Each is timed in three states a list
@@ -16,7 +18,7 @@ Every included element of configs/autotune/passes.txt runs alone on each
 (`opt-19 -passes=ELEMENT -disable-output`, CPU time less a no-op run's),
 and t = a * sum(n) + q * sum(n^2) is fitted by non-negative least squares,
 with n each function's instructions, as mlgo's OptimizationWork hook counts
-them: a module pass too is charged the square of each function, not of the
+them (`mlgo ir-counts`: the script counts nothing itself): a module pass too is charged the square of each function, not of the
 module, since that is how their time was seen to grow (the IR outliner's on
 the training corpus's largest functions; no module pass grew with the square
 of a module of many small functions). Each pass class keeps the largest
@@ -37,19 +39,13 @@ STATES = {'raw': 'always-inline',
           'inlined': 'always-inline,cgscc(inline),function(sroa)'}
 
 
+MLGO = os.environ.get('MLGO', os.path.join(ROOT, 'build', 'mlgo'))
+
+
 def function_sizes(bitcode):
-    text = subprocess.run(['llvm-dis-19', bitcode, '-o', '-'], capture_output=True, text=True, check=True).stdout
-    sizes, current = [], None
-    for line in text.splitlines():
-        if line.startswith('define '):
-            current = 0
-        elif current is not None:
-            if line.startswith('}'):
-                sizes.append(current)
-                current = None
-            elif line.startswith('  ') and not line.lstrip().startswith(';'):
-                current += 1
-    return sizes
+    """Each defined function's IR instructions, as mlgo's cost model counts them."""
+    out = subprocess.run([MLGO, 'ir-counts', bitcode], capture_output=True, text=True, check=True).stdout
+    return json.loads(out)['functions']
 
 
 def cpu_seconds(command):

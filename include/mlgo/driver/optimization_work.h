@@ -10,6 +10,8 @@
 // Unlike seconds, the estimate is the same on every run and machine, so a
 // choice that weighs it stays deterministic.
 #include <cstdint>
+#include <filesystem>
+#include <vector>
 
 #include "mlgo/driver/pipeline_hook.h"
 
@@ -30,6 +32,12 @@ class OptimizationWork final : public PipelineHook {
  private:
   uint64_t nanoseconds_ = 0;
 };
+
+/// The IR instructions of each function defined in a bitcode file, in the
+/// module's order: the n each pass invocation is charged by. The cost
+/// model's calibration counts with this (mlgo ir-counts). InputError naming
+/// the file when it is not bitcode.
+std::vector<uint64_t> functionInstructionCounts(const std::filesystem::path &bitcode);
 
 /// Estimated nanoseconds of code generation for a module of
 /// `instructions` optimized IR instructions.

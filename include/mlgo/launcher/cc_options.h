@@ -106,7 +106,8 @@ inline std::string ccAssignment(CcMember member, const std::string &value) {
 
 inline CcSettings::CcSettings() {
   for (const CcOption &option : kCcOptions) {
-    if (auto *number = std::get_if<size_t CcSettings::*>(&option.member)) this->*(*number) = size_t(option.defaultValue);
+    if (auto *number = std::get_if<size_t CcSettings::*>(&option.member))
+      this->*(*number) = size_t(option.defaultValue);
     if (auto *seconds = std::get_if<double CcSettings::*>(&option.member)) this->*(*seconds) = option.defaultValue;
     if (auto *on = std::get_if<bool CcSettings::*>(&option.member)) this->*(*on) = option.defaultValue != 0;
   }

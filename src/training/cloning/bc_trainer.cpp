@@ -1,5 +1,6 @@
 // Behavioral cloning in LibTorch: the loop every kind of decision shares (the
 // decisions, loss and policy come from a CloningTask, mlgo/training/cloning_task.h).
+#include "mlgo/training/learning_kinds.h"
 #include "mlgo/training/cloning/bc_trainer.h"
 
 #include <algorithm>
@@ -54,15 +55,7 @@ bool isHeldOutModule(const std::string &name, uint64_t seed, double fraction) {
 
 std::unique_ptr<CloningTask> makeCloningTask(const BCOptions &options, const BCSettings &settings,
                                              const trace::TraceReader &reader, const Problem &problem) {
-  switch (problem.decisionSpec().kind()) {
-    case trace::DecisionKind::YesNo:
-      return makeYesNoCloningTask(options, settings, reader, problem);
-    case trace::DecisionKind::Position:
-      return makePositionCloningTask(options, settings, reader, problem);
-    case trace::DecisionKind::Continuous:
-      return makeContinuousCloningTask(options, settings, reader, problem);
-  }
-  throw std::logic_error("unknown decision kind");
+  return learningKindBundle(problem.decisionSpec().kind()).cloningTask(options, settings, reader, problem);
 }
 
 namespace {

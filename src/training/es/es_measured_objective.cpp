@@ -114,12 +114,14 @@ class MeasuredESObjective final : public ESObjective {
 }  // namespace
 
 std::unique_ptr<ESObjective> makePositionESObjective(const Problem &problem, const std::filesystem::path &warmstart,
-                                                     const Corpus &corpus, const CompilerDriver &driver) {
+                                                     const Corpus &corpus, const CompilerDriver &driver, uint64_t,
+                                                     TrajectoryMemo *) {
   return std::make_unique<MeasuredESObjective<PositionPolicy>>(problem, warmstart, corpus, driver);
 }
 
 std::unique_ptr<ESObjective> makeContinuousESObjective(const Problem &problem, const std::filesystem::path &warmstart,
-                                                       const Corpus &corpus, const CompilerDriver &driver) {
+                                                       const Corpus &corpus, const CompilerDriver &driver, uint64_t,
+                                                       TrajectoryMemo *) {
   return std::make_unique<MeasuredESObjective<ContinuousPolicy>>(problem, warmstart, corpus, driver);
 }
 

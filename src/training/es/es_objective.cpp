@@ -1,3 +1,4 @@
+#include "mlgo/training/decision_kinds.h"
 #include "mlgo/training/es/es_objective.h"
 
 #include "mlgo/problems/problem.h"
@@ -66,13 +67,8 @@ ESFitness ESObjective::fitness(const std::vector<size_t> &modules, const std::ve
 std::unique_ptr<ESObjective> makeESObjective(const Problem &problem, const std::filesystem::path &warmstart,
                                              const Corpus &corpus, const CompilerDriver &driver, uint64_t seed,
                                              TrajectoryMemo *trajectories) {
-  switch (problem.decisionSpec().kind()) {
-    case trace::DecisionKind::YesNo:
-      return makeYesNoESObjective(problem, warmstart, corpus, driver, seed, trajectories);
-    case trace::DecisionKind::Position: return makePositionESObjective(problem, warmstart, corpus, driver);
-    case trace::DecisionKind::Continuous: return makeContinuousESObjective(problem, warmstart, corpus, driver);
-  }
-  throw std::logic_error("unknown kind of decision");
+  return decisionKindBundle(problem.decisionSpec().kind())
+      .esObjective(problem, warmstart, corpus, driver, seed, trajectories);
 }
 
 }  // namespace mlgo

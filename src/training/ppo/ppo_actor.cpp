@@ -1,3 +1,4 @@
+#include "mlgo/training/learning_kinds.h"
 #include "mlgo/training/ppo/ppo_actor.h"
 
 #include <algorithm>
@@ -79,15 +80,7 @@ const std::filesystem::path &requireStatisticsStart(const Problem &problem,
 std::unique_ptr<PPOActor> makePPOActor(const Problem &problem,
                                        const std::optional<std::filesystem::path> &startingPolicy,
                                        const std::filesystem::path &vocab, const PPOSettings &settings) {
-  switch (problem.decisionSpec().kind()) {
-    case trace::DecisionKind::YesNo:
-      return makeYesNoPPOActor(problem, startingPolicy, vocab, settings);
-    case trace::DecisionKind::Position:
-      return makePositionPPOActor(problem, startingPolicy, settings);
-    case trace::DecisionKind::Continuous:
-      return makeContinuousPPOActor(problem, startingPolicy, settings);
-  }
-  throw std::logic_error("a decision of no known kind");
+  return learningKindBundle(problem.decisionSpec().kind()).ppoActor(problem, startingPolicy, vocab, settings);
 }
 
 }  // namespace mlgo

@@ -56,7 +56,7 @@ class ContinuousPPOActor final : public PPOActor {
 
 std::unique_ptr<PPOActor> makeContinuousPPOActor(const Problem &problem,
                                                  const std::optional<std::filesystem::path> &startingPolicy,
-                                                 const PPOSettings &settings) {
+                                                 const std::filesystem::path &, const PPOSettings &settings) {
   const std::filesystem::path &start = requireStatisticsStart(problem, startingPolicy, settings);
   const double std = settings.valueStd;
   return std::make_unique<ContinuousPPOActor>(loadStartingContinuousPolicy(problem, start, networkShapeOf(settings)),

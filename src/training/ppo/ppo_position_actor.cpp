@@ -51,7 +51,7 @@ class PositionPPOActor final : public PPOActor {
 
 std::unique_ptr<PPOActor> makePositionPPOActor(const Problem &problem,
                                                const std::optional<std::filesystem::path> &startingPolicy,
-                                               const PPOSettings &settings) {
+                                               const std::filesystem::path &, const PPOSettings &settings) {
   if (std::string reason = PositionLayout::whyNot(problem.decisionSpec()); !reason.empty())
     throw UsageError("train-ppo cannot learn " + problem.name() + "'s decisions: " + reason);
   const std::filesystem::path &start = requireStatisticsStart(problem, startingPolicy, settings);

@@ -105,10 +105,13 @@ class ESObjective {
 std::unique_ptr<ESObjective> makeYesNoESObjective(const Problem &problem, const std::filesystem::path &warmstart,
                                                   const Corpus &corpus, const CompilerDriver &driver, uint64_t seed,
                                                   TrajectoryMemo *trajectories);
+/// (Their compiles measure whole modules: nothing to replay, no seed needed.)
 std::unique_ptr<ESObjective> makePositionESObjective(const Problem &problem, const std::filesystem::path &warmstart,
-                                                     const Corpus &corpus, const CompilerDriver &driver);
+                                                     const Corpus &corpus, const CompilerDriver &driver, uint64_t seed,
+                                                     TrajectoryMemo *trajectories);
 std::unique_ptr<ESObjective> makeContinuousESObjective(const Problem &problem, const std::filesystem::path &warmstart,
-                                                       const Corpus &corpus, const CompilerDriver &driver);
+                                                       const Corpus &corpus, const CompilerDriver &driver,
+                                                       uint64_t seed, TrajectoryMemo *trajectories);
 /// The objective for `problem`'s decisions, warm-started from the policy in
 /// `warmstart`. `trajectories` (may be null) replays yes/no policies' compiles.
 std::unique_ptr<ESObjective> makeESObjective(const Problem &problem, const std::filesystem::path &warmstart,

@@ -97,15 +97,16 @@ std::unique_ptr<PPOActor> makePPOActor(const Problem &problem,
                                        const std::optional<std::filesystem::path> &startingPolicy,
                                        const std::filesystem::path &vocab, const PPOSettings &settings);
 
-/// The three kinds (makePPOActor picks by the problem's decision spec).
+/// The three kinds (makePPOActor asks the kind's bundle,
+/// mlgo/training/learning_kinds.h); only yes/no decisions read `vocab`.
 std::unique_ptr<PPOActor> makeYesNoPPOActor(const Problem &problem,
                                             const std::optional<std::filesystem::path> &startingPolicy,
                                             const std::filesystem::path &vocab, const PPOSettings &settings);
 std::unique_ptr<PPOActor> makePositionPPOActor(const Problem &problem,
                                                const std::optional<std::filesystem::path> &startingPolicy,
-                                               const PPOSettings &settings);
+                                               const std::filesystem::path &vocab, const PPOSettings &settings);
 std::unique_ptr<PPOActor> makeContinuousPPOActor(const Problem &problem,
                                                  const std::optional<std::filesystem::path> &startingPolicy,
-                                                 const PPOSettings &settings);
+                                                 const std::filesystem::path &vocab, const PPOSettings &settings);
 
 }  // namespace mlgo
