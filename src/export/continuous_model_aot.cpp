@@ -85,10 +85,4 @@ GeneratedSources generateContinuousModel(const ContinuousPolicy &policy, const R
   return {model.className, header(policy, model, origin), source(policy, model, origin)};
 }
 
-GeneratedSources exportContinuousModel(const Problem &problem, const std::filesystem::path &directory,
-                                       ReleaseModeModel (*model)(const Problem &), const std::string &origin) {
-  const ContinuousPolicy policy = ContinuousPolicy::load(directory, problem.name(), problem.decisionSpec());
-  return generateContinuousModel(policy, model(problem), origin);
-}
-
 }  // namespace mlgo

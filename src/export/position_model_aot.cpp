@@ -73,10 +73,4 @@ GeneratedSources generatePositionModel(const PositionPolicy &policy, const Relea
   return {model.className, header(policy, model, origin), source(policy, model, origin)};
 }
 
-GeneratedSources exportPositionModel(const Problem &problem, const std::filesystem::path &directory,
-                                     ReleaseModeModel (*model)(const Problem &), const std::string &origin) {
-  const PositionPolicy policy = PositionPolicy::load(directory, problem.name(), problem.decisionSpec());
-  return generatePositionModel(policy, model(problem), origin);
-}
-
 }  // namespace mlgo

@@ -107,10 +107,4 @@ GeneratedSources generateYesNoModel(const YesNoPolicy &policy, const ReleaseMode
   return {model.className, header(policy, model, origin), source(policy, model, origin)};
 }
 
-GeneratedSources exportYesNoModel(const Problem &problem, const std::filesystem::path &directory,
-                                  ReleaseModeModel (*model)(const Problem &), const std::string &origin) {
-  const YesNoPolicy policy = YesNoPolicy::load(directory, problem.name(), problem.featureNames());
-  return generateYesNoModel(policy, model(problem), origin);
-}
-
 }  // namespace mlgo

@@ -1,7 +1,6 @@
 #include "mlgo/training/learning_kinds.h"
 
-#include <stdexcept>
-#include <string>
+#include "mlgo/training/decision_kinds.h"
 
 namespace mlgo {
 
@@ -16,10 +15,6 @@ const LearningKindBundle kBundles[] = {
 
 }  // namespace
 
-const LearningKindBundle &learningKindBundle(trace::DecisionKind kind) {
-  for (const LearningKindBundle &bundle : kBundles)
-    if (bundle.kind == kind) return bundle;
-  throw std::logic_error(std::string("no learning bundle for decisions of kind ") + trace::decisionKindName(kind));
-}
+const LearningKindBundle &learningKindBundle(trace::DecisionKind kind) { return bundleOfKind(kBundles, kind); }
 
 }  // namespace mlgo

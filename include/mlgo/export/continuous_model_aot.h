@@ -10,7 +10,6 @@
 // network, the same exponential (mlgo's portable arithmetic, compiled into the
 // class), then rounds to float as LLVM reads the answer. Standard C++ only;
 // Run() allocates nothing.
-#include <filesystem>
 #include <string>
 
 #include "mlgo/export/generated_cpp.h"
@@ -23,11 +22,5 @@ namespace mlgo {
 /// problem). `origin` is quoted in the generated comment.
 GeneratedSources generateContinuousModel(const ContinuousPolicy &policy, const ReleaseModeModel &model,
                                          const std::string &origin);
-
-/// The policy in `directory` (of `problem`) as the problem's release-mode
-/// model, which `model` gives once the policy has been read: what `mlgo
-/// export --format llvm-aot` writes for this kind of decision.
-GeneratedSources exportContinuousModel(const Problem &problem, const std::filesystem::path &directory,
-                                       ReleaseModeModel (*model)(const Problem &), const std::string &origin);
 
 }  // namespace mlgo

@@ -9,7 +9,6 @@
 // none). Run() scores every allowed position as PositionPolicy::decide does,
 // bit for bit: the same input squashing and z-scores, the same network, the
 // same masked argmax. Standard C++ only; Run() allocates nothing.
-#include <filesystem>
 #include <string>
 
 #include "mlgo/export/generated_cpp.h"
@@ -22,11 +21,5 @@ namespace mlgo {
 /// problem). `origin` is quoted in the generated comment.
 GeneratedSources generatePositionModel(const PositionPolicy &policy, const ReleaseModeModel &model,
                                        const std::string &origin);
-
-/// The policy in `directory` (of `problem`) as the problem's release-mode
-/// model, which `model` gives once the policy has been read: what `mlgo
-/// export --format llvm-aot` writes for this kind of decision.
-GeneratedSources exportPositionModel(const Problem &problem, const std::filesystem::path &directory,
-                                     ReleaseModeModel (*model)(const Problem &), const std::string &origin);
 
 }  // namespace mlgo

@@ -8,7 +8,6 @@
 // names), output "fetch_<decision>" (int64). Vocab boundaries, preprocessing
 // and weights are compiled in; it needs only the C++ standard library, and
 // Run() allocates nothing.
-#include <filesystem>
 #include <string>
 
 #include "mlgo/export/generated_cpp.h"
@@ -23,11 +22,5 @@ namespace mlgo {
 /// logits of a yes/no decision.
 GeneratedSources generateYesNoModel(const YesNoPolicy &policy, const ReleaseModeModel &model,
                                     const std::string &origin);
-
-/// The policy in `directory` (of `problem`) as the problem's release-mode
-/// model, which `model` gives once the policy has been read: what `mlgo
-/// export --format llvm-aot` writes for this kind of decision.
-GeneratedSources exportYesNoModel(const Problem &problem, const std::filesystem::path &directory,
-                                  ReleaseModeModel (*model)(const Problem &), const std::string &origin);
 
 }  // namespace mlgo

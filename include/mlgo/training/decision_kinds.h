@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "mlgo/export/generated_cpp.h"
@@ -41,5 +42,13 @@ struct DecisionKindBundle {
 /// The bundle of `kind`; std::logic_error for a kind with none (a kind added
 /// to the enum but not to the registry).
 const DecisionKindBundle &decisionKindBundle(trace::DecisionKind kind);
+
+/// The entry of `kind` in a registry of bundles (each with a `kind`).
+template <class Bundle, size_t N>
+const Bundle &bundleOfKind(const Bundle (&bundles)[N], trace::DecisionKind kind) {
+  for (const Bundle &bundle : bundles)
+    if (bundle.kind == kind) return bundle;
+  throw std::logic_error(std::string("no bundle for decisions of kind ") + trace::decisionKindName(kind));
+}
 
 }  // namespace mlgo
