@@ -115,3 +115,18 @@ TEST_CASE("read file: a missing file is an input error naming it", "[support]") 
   CHECK_THROWS_AS(mlgo::readFile("/nonexistent/mlgo-file"), mlgo::InputError);
   CHECK_THROWS_WITH(mlgo::readFile("/nonexistent/mlgo-file"), Catch::Matchers::Contains("/nonexistent/mlgo-file"));
 }
+
+TEST_CASE("atomic file: a directory that cannot be made is named in mlgo's words, not std::filesystem's",
+          "[support][errors]") {
+  mlgo::test::ScratchDirectory scratch;
+  mlgo::writeFileAtomically(scratch / "cache" / "ab", "a file where a directory goes");
+  const std::string message =
+      mlgo::test::messageOf<std::runtime_error>([&] { mlgo::writeFileAtomically(scratch / "cache/ab/x.json", "x"); });
+  CHECK_THAT(message, Catch::Contains("cache/ab/x.json") && Catch::Contains("cannot make its directory") &&
+                                  Catch::Contains("Not a directory"));
+  CHECK(message.find("filesystem error") == std::string::npos);
+  // What std::filesystem throws elsewhere reads the same way.
+  const std::filesystem::filesystem_error raw("cannot create directories", scratch / "cache/ab",
+                                              std::make_error_code(std::errc::not_a_directory));
+  CHECK(mlgo::errorText(raw) == (scratch / "cache/ab").string() + ": cannot create directories: Not a directory");
+}
