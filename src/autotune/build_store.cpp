@@ -14,6 +14,7 @@
 
 #include <llvm/Config/llvm-config.h>
 #include <sqlite3.h>
+#include <spdlog/fmt/fmt.h>
 
 #include "mlgo/autotune/pass_pool.h"
 #include "mlgo/corpus/corpus.h"
@@ -28,8 +29,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// Changes when the schema's meaning does.
-constexpr const char *kStoreFormat = "1";
+/// Changes when the schema's meaning does. Format 1 had no units.used: a
+/// store of it is brought to format 2 when opened to be written.
+constexpr const char *kStoreFormat = "2";
 /// PRAGMA application_id: "mlgo".
 constexpr int kApplicationId = 0x6d6c676f;
 /// Compiles of a -j build wait this long for another's transaction.
@@ -38,7 +40,8 @@ constexpr int kBusyTimeoutMs = 120000;
 constexpr const char *kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS units(
-  unit TEXT PRIMARY KEY, module TEXT NOT NULL, cxx INTEGER NOT NULL, choice TEXT) WITHOUT ROWID;
+  unit TEXT PRIMARY KEY, module TEXT NOT NULL, cxx INTEGER NOT NULL, choice TEXT,
+  used INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS trials(
   unit TEXT NOT NULL REFERENCES units(unit), pipeline TEXT NOT NULL, compiled INTEGER NOT NULL,
   text INTEGER NOT NULL, rodata INTEGER NOT NULL, data INTEGER NOT NULL, bss INTEGER NOT NULL,
@@ -59,6 +62,20 @@ CREATE TABLE IF NOT EXISTS verified_links(link TEXT PRIMARY KEY) WITHOUT ROWID;
 constexpr const char *kTrialsOfUnit =
     "SELECT t.pipeline, t.compiled, t.text, t.rodata, t.data, t.bss, t.ir_instructions, t.work, k.text, k.data, "
     "k.bss FROM trials t LEFT JOIN kept k ON k.unit = t.unit AND k.pipeline = t.pipeline WHERE t.unit = ?";
+
+/// Every unit's trials, as kTrialsOfUnit gives one's, after the unit's key.
+constexpr const char *kEveryTrial =
+    "SELECT t.unit, t.pipeline, t.compiled, t.text, t.rodata, t.data, t.bss, t.ir_instructions, t.work, k.text, "
+    "k.data, k.bss FROM trials t LEFT JOIN kept k ON k.unit = t.unit AND k.pipeline = t.pipeline";
+
+/// How stale a unit's last use may be (in milliseconds) before a compile
+/// that uses it writes the time again.
+constexpr int64_t kUseResolution = 3600 * 1000;
+
+int64_t millisecondsNow() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
 /// Another connection holds a lock SQLite's busy handler does not wait for
 /// (a journal-mode change while another compile creates the store).
@@ -157,6 +174,13 @@ Statement &bindKept(Statement &row, const std::string &unit, const std::string &
       5, int64_t(kept.bss));
 }
 
+/// A unit without its trials from (module, cxx, choice, used) at `first`.
+StoredUnit unitOfRow(const std::string &key, const Statement &row, int first) {
+  StoredUnit unit{key, row.text(first), row.integer(first + 1) != 0, {}, std::nullopt, row.integer(first + 3)};
+  if (!row.isNull(first + 2)) unit.choice = row.text(first + 2);
+  return unit;
+}
+
 StoredVerdict verdictOfRow(const Statement &row, int first) {
   return {row.integer(first) != 0, row.integer(first + 1) != 0, row.text(first + 2)};
 }
@@ -174,38 +198,6 @@ StoreIdentity storeIdentityOf(const SearchSpace &space) {
 
 std::string unitKey(std::string_view bitcode, const std::vector<std::string> &commandLine) {
   return CompileMemo::hash(CompileMemo::hash(bitcode) + '\n' + formatRecordedCommandLine(commandLine));
-}
-
-bool withinWorkLimit(const StoredUnit &unit, const StoredTrial &trial) {
-  auto recorded = unit.trials.find("");
-  return recorded != unit.trials.end() && double(trial.work) <= kMaxWorkRatio * double(recorded->second.work);
-}
-
-int64_t shippedBytes(const StoredUnit &unit, const StoredTrial &trial) {
-  if (trial.kept) return int64_t(trial.kept->textPlusData());
-  auto recorded = unit.trials.find("");
-  const int64_t dropped = recorded != unit.trials.end() && recorded->second.kept
-                              ? int64_t(recorded->second.sizes.textPlusData()) -
-                                    int64_t(recorded->second.kept->textPlusData())
-                              : 0;
-  return int64_t(trial.sizes.textPlusData()) - dropped;
-}
-
-std::optional<std::string> chooseTrial(const StoredUnit &unit, const std::map<std::string, StoredVerdict> &verdicts) {
-  auto recorded = unit.trials.find("");
-  if (recorded == unit.trials.end() || !recorded->second.compiled) return std::nullopt;
-  // (shipped size, not the recorded level, pipeline length, pipeline): the smallest wins.
-  auto rank = [&unit](const StoredTrial &trial) {
-    return std::make_tuple(shippedBytes(unit, trial), !trial.pipeline.empty(), trial.pipeline.size(), trial.pipeline);
-  };
-  const StoredTrial *best = &recorded->second;
-  for (const auto &[pipeline, trial] : unit.trials) {
-    if (!trial.compiled || pipeline.empty() || !withinWorkLimit(unit, trial)) continue;
-    auto verdict = verdicts.find(pipeline);
-    if (verdict == verdicts.end() || !verdict->second.acceptsFor(unit.cxx)) continue;
-    if (rank(trial) < rank(*best)) best = &trial;
-  }
-  return best->pipeline;
 }
 
 namespace {
@@ -293,7 +285,23 @@ void BuildStore::setUp() {
     }
     transaction.commit();
   }
+  upgradeFromFormat1();
   readIdentity();
+}
+
+std::string BuildStore::metaValue(const std::string &key) const {
+  Statement row(db_, "SELECT value FROM meta WHERE key = ?", path_);
+  row.bind(1, key);
+  return row.step() ? row.text(0) : std::string();
+}
+
+void BuildStore::upgradeFromFormat1() {
+  if (metaValue("format") != "1") return;
+  WriteTransaction transaction(db_, path_);
+  if (metaValue("format") != "1") return;  // another compile upgraded it meanwhile
+  exec("ALTER TABLE units ADD COLUMN used INTEGER NOT NULL DEFAULT 0");
+  exec("UPDATE meta SET value = '2' WHERE key = 'format'");
+  transaction.commit();
 }
 
 void BuildStore::readIdentity() {
@@ -316,9 +324,13 @@ void BuildStore::readIdentity() {
   if (!why.empty()) throw InputError(describeInputProblem(path_.string(), "", "not a store of mlgo's (" + why + ")"));
   std::map<std::string, std::string> meta;
   for (Statement row(db_, "SELECT key, value FROM meta", path_); row.step();) meta[row.text(0)] = row.text(1);
-  if (meta["format"] != kStoreFormat)
+  // A format-1 store opened only to be read stays as it is: its units were never used since.
+  if (meta["format"] != kStoreFormat && meta["format"] != "1")
     throw InputError(describeInputProblem(path_.string(), "meta.format",
-                                          "is \"" + meta["format"] + "\"; this mlgo reads format " + kStoreFormat));
+                                          "is \"" + meta["format"] + "\"; this mlgo reads formats 1 and " +
+                                              kStoreFormat));
+  usedColumn_ = meta["format"] == "1" ? "0" : "used";
+  if (meta.count("cost_bound")) costBound_ = std::strtod(meta["cost_bound"].c_str(), nullptr);
   // A store from before the cost model was named has none: it is model 1's.
   stored_ = {meta["llvm"], meta["search_space"], meta.count("cost_model") ? meta["cost_model"] : "1"};
 }
@@ -388,11 +400,10 @@ bool BuildStore::noteForeignWriter() {
 }
 
 std::optional<StoredUnit> BuildStore::unit(const std::string &key) const {
-  Statement row(db_, "SELECT module, cxx, choice FROM units WHERE unit = ?", path_);
+  Statement row(db_, ("SELECT module, cxx, choice, " + usedColumn_ + " FROM units WHERE unit = ?").c_str(), path_);
   row.bind(1, key);
   if (!row.step()) return std::nullopt;
-  StoredUnit unit{key, row.text(0), row.integer(1) != 0, {}, std::nullopt};
-  if (!row.isNull(2)) unit.choice = row.text(2);
+  StoredUnit unit = unitOfRow(key, row, 0);
   Statement trials(db_, kTrialsOfUnit, path_);
   trials.bind(1, key);
   while (trials.step()) {
@@ -400,6 +411,27 @@ std::optional<StoredUnit> BuildStore::unit(const std::string &key) const {
     unit.trials.emplace(trial.pipeline, std::move(trial));
   }
   return unit;
+}
+
+int64_t BuildStore::nextUse() const {
+  Statement latest(db_, "SELECT max(used) FROM units", path_);
+  const int64_t last = latest.step() ? latest.integer(0) : 0;
+  return std::max(millisecondsNow(), last + 1);
+}
+
+void BuildStore::noteUsed(const std::string &key) {
+  {
+    Statement row(db_, ("SELECT " + usedColumn_ + " FROM units WHERE unit = ?").c_str(), path_);
+    row.bind(1, key);
+    // A rebuild writes nothing within the hour: a write is a synced transaction.
+    if (!row.step() || row.integer(0) > millisecondsNow() - kUseResolution) return;
+  }
+  WriteTransaction transaction(db_, path_);
+  Statement update(db_, "UPDATE units SET used = max(used, ?) WHERE unit = ?", path_);
+  update.bind(1, nextUse()).bind(2, key).run();
+  // Which version of a module is current may have changed: so may the build's choices.
+  refreshChoices();
+  transaction.commit();
 }
 
 std::map<std::string, StoredVerdict> BuildStore::verdictsFor(const StoredUnit &unit) const {
@@ -414,33 +446,54 @@ std::map<std::string, StoredVerdict> BuildStore::verdictsFor(const StoredUnit &u
   return verdicts;
 }
 
-void BuildStore::refreshChoices(const std::vector<std::string> &keys) {
+void BuildStore::refreshChoices() {
+  const std::vector<StoredUnit> all = units();
+  const std::map<std::string, StoredVerdict> known = verdicts();
+  const std::vector<const StoredUnit *> build = currentUnits(all);
+  std::map<std::string, std::string> choices = chooseForBuild(build, known, costBound_);
+  // An edited file's earlier versions: each within its own budget.
+  std::set<std::string> inBuild;
+  for (const StoredUnit *unit : build) inBuild.insert(unit->key);
+  for (const StoredUnit &unit : all)
+    if (!inBuild.count(unit.key))
+      if (std::optional<std::string> choice = chooseTrial(unit, known, costBound_)) choices[unit.key] = *choice;
   Statement update(db_, "UPDATE units SET choice = ? WHERE unit = ?", path_);
-  for (const std::string &key : keys) {
-    const std::optional<StoredUnit> stored = unit(key);
-    if (!stored) continue;
-    const std::optional<std::string> choice = chooseTrial(*stored, verdictsFor(*stored));
-    if (choice) update.bind(1, *choice);
+  for (const StoredUnit &unit : all) {
+    auto choice = choices.find(unit.key);
+    const std::optional<std::string> chosen =
+        choice == choices.end() ? std::nullopt : std::optional<std::string>(choice->second);
+    if (chosen == unit.choice) continue;
+    if (chosen) update.bind(1, *chosen);
     else update.bindNull(1);
-    update.bind(2, key).run();
+    update.bind(2, unit.key).run();
   }
+}
+
+void BuildStore::setCostBound(double bound) {
+  if (bound == costBound_) return;
+  WriteTransaction transaction(db_, path_);
+  Statement row(db_, "INSERT OR REPLACE INTO meta(key, value) VALUES('cost_bound', ?)", path_);
+  row.bind(1, fmt::format("{}", bound)).run();
+  costBound_ = bound;
+  refreshChoices();
+  transaction.commit();
 }
 
 void BuildStore::recordTrials(const std::string &key, const std::string &module, bool cxx,
                               const std::vector<StoredTrial> &trials) {
   WriteTransaction transaction(db_, path_);
-  insertTrials(key, module, cxx, trials);
-  refreshChoices({key});
+  insertTrials(key, module, cxx, trials, nextUse());
+  refreshChoices();
   transaction.commit();
 }
 
 void BuildStore::insertTrials(const std::string &key, const std::string &module, bool cxx,
-                              const std::vector<StoredTrial> &trials) {
+                              const std::vector<StoredTrial> &trials, int64_t used) {
   Statement unitRow(db_,
-                    "INSERT INTO units(unit, module, cxx, choice) VALUES(?, ?, ?, NULL) ON CONFLICT(unit) "
-                    "DO UPDATE SET module = min(module, excluded.module)",
+                    "INSERT INTO units(unit, module, cxx, choice, used) VALUES(?, ?, ?, NULL, ?) ON CONFLICT(unit) "
+                    "DO UPDATE SET module = min(module, excluded.module), used = max(used, excluded.used)",
                     path_);
-  unitRow.bind(1, key).bind(2, module).bind(3, int64_t(cxx)).run();
+  unitRow.bind(1, key).bind(2, module).bind(3, int64_t(cxx)).bind(4, used).run();
   Statement trialRow(db_,
                      "INSERT OR IGNORE INTO trials(unit, pipeline, compiled, text, rodata, data, bss, ir_instructions, "
                      "work) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -464,14 +517,8 @@ void BuildStore::recordKept(const std::vector<KeptByLinker> &kept) {
                     "INSERT OR REPLACE INTO kept(unit, pipeline, text, data, bss) SELECT ?, ?, ?, ?, ? WHERE EXISTS "
                     "(SELECT 1 FROM trials WHERE unit = ?1 AND pipeline = ?2 AND compiled)",
                     path_);
-  std::vector<std::string> keys;
-  for (const KeptByLinker &entry : kept) {
-    bindKept(keptRow, entry.unit, entry.pipeline, entry.sizes).run();
-    keys.push_back(entry.unit);
-  }
-  std::sort(keys.begin(), keys.end());
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-  refreshChoices(keys);
+  for (const KeptByLinker &entry : kept) bindKept(keptRow, entry.unit, entry.pipeline, entry.sizes).run();
+  refreshChoices();
   transaction.commit();
 }
 
@@ -526,11 +573,7 @@ std::map<std::string, StoredVerdict> BuildStore::verdicts() const {
 void BuildStore::recordVerdict(const std::string &pipeline, const StoredVerdict &verdict) {
   WriteTransaction transaction(db_, path_);
   insertVerdict(pipeline, verdict);
-  std::vector<std::string> keys;
-  Statement users(db_, "SELECT unit FROM trials WHERE pipeline = ? ORDER BY unit", path_);
-  users.bind(1, pipeline);
-  while (users.step()) keys.push_back(users.text(0));
-  refreshChoices(keys);
+  refreshChoices();
   transaction.commit();
 }
 
@@ -561,11 +604,20 @@ std::vector<std::string> BuildStore::gatedPipelines() const {
 }
 
 std::vector<StoredUnit> BuildStore::units() const {
-  std::vector<std::string> keys;
-  for (Statement row(db_, "SELECT unit FROM units ORDER BY unit", path_); row.step();) keys.push_back(row.text(0));
   std::vector<StoredUnit> all;
-  for (const std::string &key : keys)
-    if (std::optional<StoredUnit> stored = unit(key)) all.push_back(std::move(*stored));
+  std::map<std::string, size_t> index;
+  for (Statement row(db_, ("SELECT unit, module, cxx, choice, " + usedColumn_ + " FROM units ORDER BY unit").c_str(),
+                     path_);
+       row.step();) {
+    index[row.text(0)] = all.size();
+    all.push_back(unitOfRow(row.text(0), row, 1));
+  }
+  for (Statement row(db_, kEveryTrial, path_); row.step();) {
+    auto owner = index.find(row.text(0));
+    if (owner == index.end()) continue;
+    StoredTrial trial = trialOfRow(row, 1);
+    all[owner->second].trials.emplace(trial.pipeline, std::move(trial));
+  }
   return all;
 }
 
@@ -628,11 +680,9 @@ void BuildStore::merge(const BuildStore &other) {
   for (const StoredUnit &stored : units) {
     std::vector<StoredTrial> trials;
     for (const auto &[pipeline, trial] : stored.trials) trials.push_back(trial);
-    insertTrials(stored.key, stored.module, stored.cxx, trials);
+    insertTrials(stored.key, stored.module, stored.cxx, trials, stored.used);
   }
-  std::vector<std::string> keys;
-  for (Statement row(db_, "SELECT unit FROM units ORDER BY unit", path_); row.step();) keys.push_back(row.text(0));
-  refreshChoices(keys);
+  refreshChoices();
   transaction.commit();
 }
 

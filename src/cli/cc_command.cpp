@@ -71,10 +71,16 @@ void takeVariable(CcFlags &flags, const launcher::CcOption &option, size_t launc
 }
 void takeVariable(CcFlags &flags, const launcher::CcOption &option, double launcher::CcSettings::*member, const std::string &value) {
   char *end = nullptr;
-  const double seconds = std::strtod(value.c_str(), &end);
-  if (*end != '\0' || !std::isfinite(seconds) || seconds <= 0)
-    throw UsageError(std::string(option.variable) + ": expected a number of seconds above 0, got \"" + value + "\"");
-  flags.*member = seconds;
+  const double number = std::strtod(value.c_str(), &end);
+  const bool ranged = option.maximum > 0;
+  const bool fits = *end == '\0' && std::isfinite(number) &&
+                    (ranged ? number >= double(option.minimum) && number <= double(option.maximum) : number > 0);
+  if (!fits)
+    throw UsageError(std::string(option.variable) + ": expected " +
+                     (ranged ? "a number from " + std::to_string(option.minimum) + " to " + std::to_string(option.maximum)
+                             : std::string("a number of seconds above 0")) +
+                     ", got \"" + value + "\"");
+  flags.*member = number;
 }
 
 /// Build systems that cannot pass flags to a launcher set the options'
@@ -221,6 +227,7 @@ int runCc(CcFlags flags) {
   files.store = flags.store;
   files.explore = flags.explore;
   files.exploreBudget = flags.exploreBudget;
+  files.costBound = flags.costBound;
   files.gatePrograms = flags.gatePrograms;
   launcher::Application application = launcher::loadApplication(files, timeoutOf(flags.timeout));
   application.neverLarger = flags.neverLarger;
@@ -288,7 +295,9 @@ void addOption(CLI::App &command, CcFlags &flags, const launcher::CcOption &opti
           wholeNumber(option.minimum, option.maximum));
     }
     void operator()(double launcher::CcSettings::*member) const {
-      command.add_option(option.flag, flags.*member, help)->capture_default_str()->check(finiteSeconds(false));
+      CLI::Option *added = command.add_option(option.flag, flags.*member, help)->capture_default_str();
+      if (option.maximum > 0) added->check(CLI::Range(double(option.minimum), double(option.maximum)));
+      else added->check(finiteSeconds(false));
     }
   };
   std::visit(Adder{command, flags, option, help}, option.member);

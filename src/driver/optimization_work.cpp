@@ -87,11 +87,16 @@ double costOn(const PassCost &cost, const llvm::Any &unit) {
 void OptimizationWork::registerCallbacks(llvm::PassBuilder &builder) {
   llvm::PassInstrumentationCallbacks *instrumentation = builder.getPassInstrumentationCallbacks();
   if (!instrumentation) return;
-  instrumentation->registerBeforeNonSkippedPassCallback([this](llvm::StringRef pass, llvm::Any unit) {
-    // Pass managers and adaptors hand each pass its unit in turn: count the
-    // passes that do work, not the wrappers around them.
-    if (pass.contains("PassManager") || pass.contains("PassAdaptor")) return;
-    nanoseconds_ += uint64_t(costOn(costOf(pass), unit));
+  // Pass managers and adaptors hand each pass its unit in turn: count the
+  // passes that do work, not the wrappers around them.
+  auto isWrapper = [](llvm::StringRef pass) { return pass.contains("PassManager") || pass.contains("PassAdaptor"); };
+  instrumentation->registerBeforeNonSkippedPassCallback([this, isWrapper](llvm::StringRef pass, llvm::Any unit) {
+    if (!isWrapper(pass)) nanoseconds_ += uint64_t(costOn(costOf(pass), unit));
+  });
+  instrumentation->registerShouldRunOptionalPassCallback([this, isWrapper](llvm::StringRef pass, llvm::Any unit) {
+    if (limit_ == 0 || isWrapper(pass)) return true;
+    if (!stopped_ && double(nanoseconds_) + costOn(costOf(pass), unit) > double(limit_)) stopped_ = true;
+    return !stopped_;
   });
 }
 

@@ -105,6 +105,8 @@ void loadStore(Application &application, const ApplicationFiles &files,
   if (!files.policy.empty() || !files.passLists.empty())
     throw UsageError("--store keeps pass lists per unit: it goes without --policy and --pass-lists");
   application.store = openStore(files.store, *space);
+  // The store's choices keep the bound the latest build gave.
+  if (application.store) application.store->setCostBound(files.costBound);
   application.explore = files.explore;
   application.exploreBudget = files.exploreBudget;
   application.space = std::move(space);
@@ -128,6 +130,7 @@ Application loadApplication(const ApplicationFiles &files, std::chrono::millisec
   }
   Application application;
   application.timeout = timeout;
+  application.costBound = files.costBound;
   application.recordCorpus = files.record;
   if (!files.policy.empty()) loadPolicy(application, files.policy);
   if (files.passLists.empty() && !files.predict && files.store.empty()) return application;

@@ -66,6 +66,7 @@ nlohmann::json logRecord(const CompilePlan &plan, const Application &application
     record["text_data"] = outcome.sizes.textPlusData();
     if (!application.policyDescription.empty()) record["decisions"] = outcome.decisions;
     if (outcome.keptBackup) record["backup"] = true;
+    if (outcome.overCostBound > 0) record["over_cost_bound"] = outcome.overCostBound;
     if (!outcome.storeUse.empty()) {
       record["store"] = outcome.storeUse;
       record["store_unit"] = outcome.storeUnit;

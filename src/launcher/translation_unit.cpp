@@ -82,12 +82,18 @@ std::string firstLine(const std::string &text) { return text.substr(0, text.find
 struct Way {
   std::string pipeline;
   bool withPolicy = false;
+  bool predicted = false;  ///< one of the predictor's lists: kept within the cost bound
   bool operator==(const Way &other) const { return pipeline == other.pipeline && withPolicy == other.withPolicy; }
 };
 
+/// Predicted lists a unit tries beyond --predicted-lists, for those over the
+/// cost bound.
+constexpr size_t kSparePredictions = 3;
+
 /// The ways to compile the unit, the one to stand by first: its tuned list;
-/// or the recorded level and the predictor's first lists; then, with
-/// --never-larger, the plain recorded level as the backup.
+/// or the recorded level and the predictor's first lists (with spares for
+/// lists over the cost bound); then, with --never-larger, the plain recorded
+/// level as the backup.
 std::vector<Way> candidateWays(const Application &application, const CorpusModule &module) {
   const bool policy = application.policyFor(module.name);
   std::vector<Way> ways;
@@ -100,8 +106,8 @@ std::vector<Way> candidateWays(const Application &application, const CorpusModul
       const Prediction &prediction = *application.prediction;
       const std::vector<size_t> ranking =
           prediction.predictor->rank(autotune::moduleFeatures(module), isCxxModule(module));
-      for (size_t k = 0; k < ranking.size() && k < prediction.count; ++k)
-        ways.push_back({prediction.pipelines.at(ranking[k]), policy});
+      for (size_t k = 0; k < ranking.size() && k < prediction.count + kSparePredictions; ++k)
+        ways.push_back({prediction.pipelines.at(ranking[k]), policy, true});
     }
   }
   const Way plainLevel{"", false};
@@ -129,6 +135,13 @@ Candidate compileCandidate(const CompilerDriver &driver, const CorpusModule &mod
     candidate.result.message = "code generation wrote no object";
   }
   return candidate;
+}
+
+/// A compile's estimated cost in nanoseconds (mlgo/driver/optimization_work.h):
+/// the frontend, the optimization `work` counted and code generation.
+uint64_t compileCost(const FrontendResult &frontend, const OptimizationWork &work, const CompileResult &result) {
+  return estimatedFrontendNanoseconds(frontend.sourceBytes) + work.estimatedNanoseconds() +
+         estimatedCodeGenerationNanoseconds(result.irInstructions);
 }
 
 /// Whether `pipeline` is the rendering of a list of the search space (the
@@ -174,6 +187,18 @@ std::vector<std::string> rankedForStore(const Application &application, const Co
   return ranked;
 }
 
+/// How many new lists the unit tries in this build with --explore: its share
+/// of the build's exploration (autotune/store_model.h's explorationShares,
+/// from what the store knows of the build); --explore's N for a unit the
+/// store has not seen compile.
+size_t explorationShare(const autotune::BuildStore &store, const std::string &key, const Application &application) {
+  const std::vector<autotune::StoredUnit> all = store.units();
+  const std::map<std::string, size_t> shares =
+      autotune::explorationShares(autotune::currentUnits(all), application.explore, application.exploreBudget);
+  auto share = shares.find(key);
+  return share == shares.end() ? application.explore : share->second;
+}
+
 /// Lists the gate judges in one compile at most; the rest wait for the
 /// unit's next compile, as autotune's gate fallbacks wait their turn.
 constexpr size_t kGateChecksPerCompile = 3;
@@ -186,10 +211,12 @@ void gateCandidates(autotune::BuildStore &store, const std::string &key, const A
   // Only the verdicts on this unit's lists: the store's others are no concern here.
   const std::map<std::string, autotune::StoredVerdict> verdicts = store.verdictsFor(*unit);
   const int64_t chosenSize = autotune::shippedBytes(*unit, unit->trials.at(*unit->choice));
+  const std::vector<autotune::StoredUnit> all = store.units();
+  const std::vector<const autotune::StoredUnit *> build = autotune::currentUnits(all);
   std::vector<const autotune::StoredTrial *> waiting;
   for (const auto &[pipeline, trial] : unit->trials)
     if (!pipeline.empty() && trial.compiled && autotune::shippedBytes(*unit, trial) < chosenSize &&
-        autotune::withinWorkLimit(*unit, trial) && !verdicts.count(pipeline))
+        autotune::affordableInBuild(*unit, trial, build, store.costBound()) && !verdicts.count(pipeline))
       waiting.push_back(&trial);
   auto rank = [&unit](const autotune::StoredTrial *trial) {
     return std::make_tuple(autotune::shippedBytes(*unit, *trial), trial->pipeline.size(), trial->pipeline);
@@ -246,15 +273,17 @@ Candidate compileWithStore(const CompilerDriver &driver, const CorpusModule &mod
   auto compile = [&](const std::string &pipeline) {
     auto work = std::make_shared<OptimizationWork>();
     Candidate candidate = compileCandidate(driver, module, {pipeline, false}, application, work);
-    const uint64_t cost = estimatedFrontendNanoseconds(frontend.sourceBytes) + work->estimatedNanoseconds() +
-                          estimatedCodeGenerationNanoseconds(candidate.result.irInstructions);
-    const autotune::StoredTrial trial = trialOf(pipeline, candidate.result, cost);
+    const autotune::StoredTrial trial = trialOf(pipeline, candidate.result, compileCost(frontend, *work, candidate.result));
     compiled[pipeline] = std::move(candidate);
     return trial;
   };
   std::optional<autotune::StoredUnit> unit = store.unit(key);
-  if (unit) requireSearchSpaceLists(*unit, application, /*everyTrial=*/!unit->choice || application.explore > 0);
-  if (unit && unit->choice && application.explore == 0) {
+  if (unit) {
+    requireSearchSpaceLists(*unit, application, /*everyTrial=*/!unit->choice || application.explore > 0);
+    store.noteUsed(key);
+  }
+  const size_t share = unit && application.explore > 0 ? explorationShare(store, key, application) : application.explore;
+  if (unit && unit->choice && share == 0) {
     outcome.storeUse = "hit";
   } else {
     const std::map<std::string, autotune::StoredTrial> known = unit ? unit->trials : decltype(unit->trials){};
@@ -262,7 +291,7 @@ Candidate compileWithStore(const CompilerDriver &driver, const CorpusModule &mod
     const std::vector<std::string> ranked = rankedForStore(application, module);
     if (application.explore > 0) {
       ExplorationSettings settings;
-      settings.newCompiles = application.explore + (known.count("") ? 0 : 1);
+      settings.newCompiles = share + (known.count("") ? 0 : 1);
       settings.ranked = ranked;
       settings.budget = application.exploreBudget;
       fresh = exploreUnit(module, known, *application.space, settings, compile);
@@ -296,24 +325,44 @@ Candidate compileWithStore(const CompilerDriver &driver, const CorpusModule &mod
   return chosen;
 }
 
-/// Compiles the ways the unit has (candidateWays) and keeps the smallest.
-Candidate compileWays(const CompilerDriver &driver, const CorpusModule &module, const Application &application,
-                      TranslationUnitOutcome &outcome) {
+/// Compiles the ways the unit has (candidateWays) and keeps the smallest. A
+/// predicted list whose estimated cost goes over --cost-bound times the first
+/// way's is cut short and skipped for the next one; --predicted-lists counts
+/// the lists within the bound.
+Candidate compileWays(const CompilerDriver &driver, const CorpusModule &module, const FrontendResult &frontend,
+                      const Application &application, TranslationUnitOutcome &outcome) {
   const std::vector<Way> ways = candidateWays(application, module);
   // The first way is the one to stand by; a predicted list that fails is
   // simply not chosen.
-  Candidate best = compileCandidate(driver, module, ways.front(), application);
+  auto firstWork = std::make_shared<OptimizationWork>();
+  Candidate best = compileCandidate(driver, module, ways.front(), application, firstWork);
   if (!best.result.ok()) return best;
-  size_t chosen = 0;
+  const double bound = application.costBound * double(compileCost(frontend, *firstWork, best.result));
+  // What optimization may spend: the bound less what the rest of a compile
+  // costs at the first way's size.
+  const double others = double(compileCost(frontend, OptimizationWork(), best.result));
+  const size_t wanted = application.prediction ? application.prediction->count : 0;
+  size_t chosen = 0, predicted = 0;
+  outcome.candidates = 1;
   for (size_t w = 1; w < ways.size(); ++w) {
-    Candidate candidate = compileCandidate(driver, module, ways[w], application);
+    if (ways[w].predicted && predicted == wanted) continue;
+    auto work = std::make_shared<OptimizationWork>();
+    if (ways[w].predicted) work->stopAbove(uint64_t(std::max(1.0, bound - others)));
+    Candidate candidate = compileCandidate(driver, module, ways[w], application, work);
+    ++outcome.candidates;
+    if (ways[w].predicted) {
+      if (work->stopped() || double(compileCost(frontend, *work, candidate.result)) > bound) {
+        ++outcome.overCostBound;
+        continue;
+      }
+      ++predicted;
+    }
     if (candidate.result.ok() && candidate.result.sizes.textPlusData() < best.result.sizes.textPlusData()) {
       best = std::move(candidate);
       chosen = w;
     }
   }
   outcome.passList = ways[chosen].pipeline;
-  outcome.candidates = ways.size();
   outcome.keptBackup = application.neverLarger && chosen > 0 && ways[chosen] == Way{"", false};
   return best;
 }
@@ -366,7 +415,7 @@ TranslationUnitOutcome compileTranslationUnit(const CompilePlan &plan, const App
   Candidate best;
   try {
     best = application.store ? compileWithStore(driver, module, frontend, application, outcome)
-                             : compileWays(driver, module, application, outcome);
+                             : compileWays(driver, module, frontend, application, outcome);
   } catch (const std::exception &e) {
     return finish(firstLine(e.what()));
   }

@@ -155,3 +155,63 @@ TEST_CASE("build store: a file that is not a store is refused, naming it", "[sto
   CHECK_THROWS_WITH(BuildStore(scratch / "missing" / "units.db", kIdentity), Contains("directory does not exist"));
   CHECK_THROWS_WITH(BuildStore::openExisting(scratch / "none.db"), Contains("no store there"));
 }
+
+TEST_CASE("build store: a format-1 store is read as it is and brought to format 2 when written", "[store]") {
+  test::ScratchDirectory scratch;
+  const auto file = scratch / "units.db";
+  {
+    BuildStore store(file, kIdentity);
+    store.recordTrials("k1", "a.o", false, {trial("", 100, 1000), trial("list", 90, 1000)});
+    store.recordVerdict("list", {true, false, ""});
+  }
+  auto query = [&file](const char *sql) {
+    sqlite3 *db = nullptr;
+    REQUIRE(sqlite3_open(file.c_str(), &db) == SQLITE_OK);
+    CHECK(sqlite3_exec(db, sql, nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(db);
+  };
+  // What an mlgo of format 1 wrote: no units.used.
+  query("ALTER TABLE units DROP COLUMN used; UPDATE meta SET value = '1' WHERE key = 'format'");
+  const std::string before = readFile(file);
+  {
+    auto readOnly = BuildStore::openExisting(file);
+    CHECK(readOnly->unit("k1")->choice == std::optional<std::string>("list"));
+    CHECK(readOnly->unit("k1")->used == 0);
+  }
+  CHECK(readFile(file) == before);
+  BuildStore written(file, kIdentity);
+  CHECK(written.unit("k1")->choice == std::optional<std::string>("list"));
+  written.noteUsed("k1");
+  CHECK(written.unit("k1")->used > 0);
+  CHECK(written.integrity() == "ok");
+  // A store of a format this mlgo does not know is refused by name.
+  query("UPDATE meta SET value = '9' WHERE key = 'format'");
+  CHECK_THROWS_WITH(BuildStore(file, kIdentity), Contains("meta.format") && Contains("\"9\""));
+}
+
+TEST_CASE("build store: one compile budget for the build, the bound the latest build gave", "[store]") {
+  test::ScratchDirectory scratch;
+  BuildStore store(scratch / "units.db", kIdentity);
+  CHECK(store.costBound() == kDefaultCostBound);
+  // The large unit's smallest list costs 1.3x its compile: within the
+  // build's budget only while the small unit takes its cheaper list.
+  store.recordTrials("large", "large.o", false, {trial("", 10000, 1000), trial("outline", 9000, 1300)});
+  store.recordVerdict("outline", {true, false, ""});
+  CHECK(store.unit("large")->choice == std::optional<std::string>(""));
+  store.recordTrials("small", "small.o", false, {trial("", 2000, 1000), trial("cheap", 1990, 700)});
+  CHECK(store.unit("large")->choice == std::optional<std::string>(""));  // "cheap" is not gated yet
+  store.recordVerdict("cheap", {true, false, ""});
+  CHECK(store.unit("large")->choice == std::optional<std::string>("outline"));
+  CHECK(store.unit("small")->choice == std::optional<std::string>("cheap"));
+  // The bound persists; at 1.0 the list still fits, as the small unit pays for it.
+  store.setCostBound(1.5);
+  CHECK(BuildStore::openExisting(scratch / "units.db")->costBound() == 1.5);
+  store.setCostBound(1.0);
+  CHECK(store.unit("large")->choice == std::optional<std::string>("outline"));
+  // An edited version of the small unit replaces it in the build: its
+  // earlier version no longer pays for the large unit's list.
+  store.recordTrials("small-edited", "small.o", false, {trial("", 2000, 1000)});
+  store.noteUsed("small-edited");
+  CHECK(store.unit("large")->choice == std::optional<std::string>(""));
+  CHECK(store.unit("small")->choice == std::optional<std::string>("cheap"));  // within its own budget
+}

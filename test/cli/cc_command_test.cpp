@@ -174,8 +174,9 @@ TEST_CASE("mlgo cc --predict: each unit keeps the smallest of the recorded level
   INFO(tuned.err);
   REQUIRE(tuned.exitCode == 0);
   const json best = readJsonFile(traced / "predicted" / "best.json");
+  // autotune weighs no compile cost: nor does a build without a bound.
   const std::map<std::string, json> built =
-      buildTestProject(traced / "build", {"--predict", "--predicted-lists", "3"});
+      buildTestProject(traced / "build", {"--predict", "--predicted-lists", "3", "--cost-bound", "100"});
   size_t improved = 0;
   for (const json &module : best["modules"]) {
     const std::string name = module["name"];
@@ -185,8 +186,34 @@ TEST_CASE("mlgo cc --predict: each unit keeps the smallest of the recorded level
     CHECK(line["applied"]["compiles"] == 4);
     CHECK(line["applied"].contains("pass_list") == (module["pipeline"] != "-Oz"));
     improved += line["applied"].contains("pass_list");
+    CHECK_FALSE(line.contains("over_cost_bound"));
   }
   CHECK(improved > 0);
+}
+
+TEST_CASE("mlgo cc --predict: a predicted list over --cost-bound is skipped for the next one", "[cli][launcher][clang]") {
+  test::ScratchDirectory scratch;
+  // At a bound of 1, a list dearer than the unit's -Oz compile is cut short.
+  const std::map<std::string, json> strict =
+      buildTestProject(scratch / "strict", {"--predict", "--predicted-lists", "2", "--cost-bound", "1"});
+  const std::map<std::string, json> unbounded =
+      buildTestProject(scratch / "unbounded", {"--predict", "--predicted-lists", "2", "--cost-bound", "100"});
+  size_t over = 0;
+  for (const auto &[module, line] : strict) {
+    CAPTURE(module);
+    const size_t skipped = line.value("over_cost_bound", size_t(0));
+    over += skipped;
+    // The recorded level, the lists within the bound (2 at most), the ones skipped (3 spares at most).
+    const size_t compiles = line["applied"]["compiles"];
+    CHECK(compiles - 1 - skipped <= 2);
+    CHECK(skipped <= 3 + 2 - (compiles - 1 - skipped));
+    if (compiles - 1 - skipped < 2) CHECK(compiles == 1 + 2 + 3);  // the ranking's spares ran out
+    // A list that fits is one the unbounded build may take too: where the
+    // bound skipped none, both builds chose alike.
+    if (skipped == 0) CHECK(line["text_data"] == unbounded.at(module)["text_data"]);
+  }
+  CHECK(over > 0);
+  for (const auto &[module, line] : unbounded) CHECK(line["applied"]["compiles"] == 3);
 }
 
 TEST_CASE("mlgo cc loads its own library, not OpenMPI, protobuf or the other commands, and mlgo --help lists it",

@@ -171,14 +171,79 @@ TEST_CASE("mlgo cc --store --explore: a -j8 build leaves a consistent store, eve
     std::set<std::string> modules;
     for (const json &unit : info["unit_list"]) modules.insert(unit["module"].get<std::string>());
     CHECK(modules == kUnits);
-    // Each build tried 3 lists more for every unit (the first also its recorded level).
-    CHECK(info["trials"].get<size_t>() == trialsBefore + kUnits.size() * (build == 0 ? 4 : 3));
+    // The first build tried 3 lists for every unit, new to the store, and
+    // its recorded level; the second shared its trials among the units.
+    if (build == 0) CHECK(info["trials"].get<size_t>() == kUnits.size() * 4);
+    else CHECK(info["trials"].get<size_t>() > trialsBefore);
     trialsBefore = info["trials"].get<size_t>();
   }
   const std::vector<json> lines = logLines(scratch / "log");
   REQUIRE(lines.size() == 2 * kUnits.size());
-  for (size_t i = 0; i < lines.size(); ++i)
-    CHECK(lines[i]["store"] == (i < kUnits.size() ? "new" : "explored"));
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (i < kUnits.size()) CHECK(lines[i]["store"] == "new");
+    else CHECK((lines[i]["store"] == "explored" || lines[i]["store"] == "hit"));
+  }
+}
+
+/// A C unit much larger than the store project's others: 40 functions of
+/// loops and switches, where search has room.
+std::string largeSource() {
+  std::string source = "#include <string.h>\n";
+  for (int i = 0; i < 40; ++i) {
+    const std::string n = std::to_string(i);
+    source += "int large_" + n + "(const char *s, int n) {\n  int acc = " + n +
+              ";\n  for (int k = 0; k < n; ++k) {\n    switch ((s[k] + k) % 5) {\n"
+              "      case 0: acc += k * " + n + "; break;\n      case 1: acc ^= s[k] << (k % 7); break;\n"
+              "      case 2: acc -= (int)strlen(s + k) * " + std::to_string(i % 3 + 1) + "; break;\n"
+              "      case 3: acc = acc * 31 + s[k]; break;\n      default: acc >>= 1;\n    }\n  }\n"
+              "  return acc + (n > " + n + " ? large_" + std::to_string(i > 0 ? i - 1 : 0) + "(s + 1, n - 1) : 0);\n}\n";
+  }
+  return source;
+}
+
+TEST_CASE("mlgo cc --store --explore: a build spends its trials where the bytes are, and its choices keep the build's "
+          "cost bound",
+          "[cli][launcher][store][clang]") {
+  test::ScratchDirectory scratch;
+  const fs::path project = storeProject(scratch / "project");
+  writeFileAtomically(project / "src" / "large.c", largeSource());
+  const std::vector<std::string> targets{"large.o", "helpers.o", "recursion.o", "sub/list.o"};
+  const fs::path store = scratch / "units.db";
+  auto build = [&](size_t explore, const std::string &log) {
+    REQUIRE(test::runIn(project, {"rm", "-f", "large.o", "helpers.o", "recursion.o", "sub/list.o"}).exitCode == 0);
+    const test::CommandOutcome built = make(project, storeOptions(store, scratch / log, explore), 1, targets);
+    INFO(built.err);
+    REQUIRE(built.exitCode == 0);
+    std::map<std::string, json> lines;
+    for (const json &line : logLines(scratch / log)) lines[line["module"]] = line;
+    REQUIRE(lines.size() == targets.size());
+    return lines;
+  };
+  // New to the store: each unit tries N lists.
+  for (const auto &[module, line] : build(2, "first.log")) CHECK(line["new_trials"] == 3);
+  // The next build's 2 x 4 trials go to the large unit, far more than its N.
+  const std::map<std::string, json> second = build(2, "second.log");
+  size_t others = 0;
+  for (const auto &[module, line] : second)
+    if (module != "large.o") others += line["new_trials"].get<size_t>();
+  CHECK(second.at("large.o")["new_trials"].get<size_t>() > 2);
+  CHECK(second.at("large.o")["new_trials"].get<size_t>() > others);
+  CHECK(second.at("helpers.o")["store"] == "hit");
+
+  // The hit rebuild's estimated cost is within the build's bound, and it compiles the store's choices.
+  const std::map<std::string, json> hits = build(0, "hit.log");
+  const auto opened = autotune::BuildStore::openExisting(store);
+  const std::vector<autotune::StoredUnit> units = opened->units();
+  double plain = 0, chosen = 0;
+  for (const autotune::StoredUnit *unit : autotune::currentUnits(units)) {
+    CAPTURE(unit->module);
+    REQUIRE(unit->choice);
+    plain += double(unit->trials.at("").work);
+    chosen += double(unit->trials.at(*unit->choice).work);
+    CHECK(hits.at(unit->module)["applied"].value("pass_list", "") == *unit->choice);
+    CHECK(hits.at(unit->module)["store"] == "hit");
+  }
+  CHECK(chosen <= autotune::kDefaultCostBound * plain);
 }
 
 TEST_CASE("mlgo cc --store: a build killed with SIGKILL loses no committed row, and the next build completes",
@@ -243,7 +308,8 @@ TEST_CASE("mlgo cc --store: a store of another search space is ignored, and one 
   CHECK(info["foreign_writers"].size() == 1);
 }
 
-TEST_CASE("mlgo cc --store: a touched file is the only unit the next build explores, and a changed one is new",
+TEST_CASE("mlgo cc --store: a touched file is the only unit the next build compiles, with its share of the "
+          "exploration, and a changed one is new",
           "[cli][launcher][store][clang]") {
   test::ScratchDirectory scratch;
   const fs::path project = storeProject(scratch / "project");
@@ -253,15 +319,23 @@ TEST_CASE("mlgo cc --store: a touched file is the only unit the next build explo
   REQUIRE(first.exitCode == 0);
   const json before = storeInfo(store);
 
+  // The unit's share of the build's exploration, from what the store knows.
+  size_t share = 0;
+  {
+    const auto opened = autotune::BuildStore::openExisting(store);
+    const std::vector<autotune::StoredUnit> units = opened->units();
+    for (const auto &[key, trials] : autotune::explorationShares(autotune::currentUnits(units), 2, 500))
+      if (opened->unit(key)->module == "tables.o") share = trials;
+  }
   fs::last_write_time(project / "src" / "tables.c", fs::file_time_type::clock::now() + std::chrono::seconds(5));
   REQUIRE(make(project, storeOptions(store, scratch / "touched.log", 2), 2).exitCode == 0);
   const std::vector<json> touched = logLines(scratch / "touched.log");
   REQUIRE(touched.size() == 1);
   CHECK(touched[0]["module"] == "tables.o");
-  CHECK(touched[0]["store"] == "explored");
-  CHECK(touched[0]["new_trials"] == 2);
+  CHECK(touched[0]["store"] == (share > 0 ? "explored" : "hit"));
+  CHECK(touched[0]["new_trials"] == share);
   const json after = storeInfo(store);
-  CHECK(after["trials"] == before["trials"].get<size_t>() + 2);
+  CHECK(after["trials"] == before["trials"].get<size_t>() + share);
 
   // Changed: a new key, so a new unit; the unchanged ones compile once from the store.
   writeFileAtomically(project / "src" / "tables.c",

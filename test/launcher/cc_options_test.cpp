@@ -2,6 +2,8 @@
 // it: the command line (--help), the environment, and the command reference.
 #include <catch2/catch.hpp>
 
+#include <sstream>
+
 #include <map>
 #include <regex>
 #include <set>
@@ -41,7 +43,9 @@ std::map<std::string, std::pair<std::string, std::string>> documentedOptions() {
 std::string documentedDefault(const CcOption &option) {
   if (std::holds_alternative<std::string CcSettings::*>(option.member)) return "";
   if (std::holds_alternative<bool CcSettings::*>(option.member)) return option.defaultValue != 0 ? "on" : "off";
-  return std::to_string(uint64_t(option.defaultValue));
+  std::ostringstream shortest;  // 1.05, 600: as a person writes the number
+  shortest << option.defaultValue;
+  return shortest.str();
 }
 
 }  // namespace
@@ -61,6 +65,7 @@ TEST_CASE("cc options: one row per setting, each found by its setting, variables
   CHECK(settings.predictedLists == size_t(ccOption(&CcSettings::predictedLists).defaultValue));
   CHECK(settings.exploreBudget == size_t(ccOption(&CcSettings::exploreBudget).defaultValue));
   CHECK(settings.timeout == ccOption(&CcSettings::timeout).defaultValue);
+  CHECK(settings.costBound == autotune::kDefaultCostBound);
   CHECK(ccAssignment(&CcSettings::store, "/s.db") == std::string(ccOption(&CcSettings::store).variable) + "=/s.db");
 }
 

@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "mlgo/driver/compile_result.h"
+#include "mlgo/autotune/store_model.h"
 
 struct sqlite3;
 
@@ -47,55 +47,6 @@ std::string describeIdentity(const StoreIdentity &identity);
 /// This mlgo's identity for lists of `space`.
 StoreIdentity storeIdentityOf(const SearchSpace &space);
 
-/// One compile of a unit: `pipeline` "" is the unit's recorded level.
-struct StoredTrial {
-  std::string pipeline;
-  bool compiled = false;  ///< false: the compile failed (not tried again)
-  SectionSizes sizes;
-  uint64_t irInstructions = 0;
-  /// The compile's estimated nanoseconds: frontend, optimization and code
-  /// generation (mlgo/driver/optimization_work.h): what a rebuild with this
-  /// list pays, against the recorded level's.
-  uint64_t work = 0;
-  /// What the linker kept of the unit's sections compiled so, in the last
-  /// build whose linker maps were read (text; data: every other loaded
-  /// byte; bss); unset where unknown.
-  std::optional<SectionSizes> kept;
-};
-
-/// What the linker kept of one unit compiled with `pipeline`.
-struct KeptByLinker {
-  std::string unit;
-  std::string pipeline;
-  SectionSizes sizes;
-};
-
-/// Where an object mlgo cc wrote comes from: the unit and the pipeline it
-/// was compiled with ("" its recorded level), found by the object's hash in
-/// a link's inputs.
-struct ObjectOrigin {
-  std::string unit;
-  std::string pipeline;
-};
-
-/// The correctness gate's verdict on a list (autotune::GateVerdict's fields).
-struct StoredVerdict {
-  bool passed = false;
-  bool cxxLinkOnly = false;  ///< every failure is a C++ program that no longer links
-  std::string failure;
-  bool acceptsFor(bool cxxModule) const { return passed || (cxxLinkOnly && !cxxModule); }
-};
-
-struct StoredUnit {
-  std::string key;
-  std::string module;  ///< its name as extract-ir names it (the smallest name seen)
-  bool cxx = false;
-  std::map<std::string, StoredTrial> trials;  ///< by pipeline
-  /// The chosen pipeline ("" the recorded level); unset until the recorded
-  /// level compiled once.
-  std::optional<std::string> choice;
-};
-
 /// The store's contents in figures (`mlgo store-info`).
 struct StoreSummary {
   StoreIdentity identity;
@@ -116,33 +67,6 @@ struct StoreSummary {
 /// -fdebug-compilation-dir), so a unit is the same unit where it is built in
 /// the same directory.
 std::string unitKey(std::string_view bitcode, const std::vector<std::string> &commandLine);
-
-/// A list is chosen only when its whole compile (frontend, optimization,
-/// code generation) is estimated to cost at most this much of the recorded
-/// level's: a rebuild from the store then costs about a plain build, with
-/// mlgo cc's own start and bitcode hand-over on top. A bound of 1.0 was
-/// tried and dropped: the estimate is not that precise, and on pcre2 it
-/// traded lists that compile faster than -Oz for -Oz itself (its units'
-/// compile time rose 14% against the same store's choices at 1.05).
-inline constexpr double kMaxWorkRatio = 1.05;
-
-/// Whether `trial`'s estimated compile cost is within kMaxWorkRatio of the
-/// unit's recorded level's (a unit without a recorded level has no limit to
-/// be within).
-bool withinWorkLimit(const StoredUnit &unit, const StoredTrial &trial);
-
-/// What a trial puts into the linked files, as far as it is known: the
-/// bytes the linker kept of it where a build's linker maps said; otherwise
-/// its object's .text+.data less what the linker dropped of the recorded
-/// level's object (nothing when that is not known either).
-int64_t shippedBytes(const StoredUnit &unit, const StoredTrial &trial);
-
-/// The choice among `unit`'s trials: the smallest shippedBytes whose list
-/// the gate accepts for the unit's language (the recorded level needs no
-/// verdict) and whose work is within kMaxWorkRatio of the recorded level's;
-/// ties go to the recorded level, then the shorter pipeline, then the first
-/// in text order. Unset when the recorded level never compiled.
-std::optional<std::string> chooseTrial(const StoredUnit &unit, const std::map<std::string, StoredVerdict> &verdicts);
 
 class BuildStore {
  public:
@@ -169,6 +93,15 @@ class BuildStore {
   bool noteForeignWriter();
 
   std::optional<StoredUnit> unit(const std::string &key) const;
+  /// Notes that a compile used the unit now (StoredUnit::used).
+  void noteUsed(const std::string &key);
+  /// The bound on a build's estimated compile cost against its plain
+  /// build's that the store's choices keep (store_model.h): the last one a
+  /// compile gave (--cost-bound), kDefaultCostBound until one did.
+  double costBound() const { return costBound_; }
+  /// Makes `bound` the store's and chooses again, in one transaction (a
+  /// bound the store already has writes nothing).
+  void setCostBound(double bound);
   /// Adds the trials (a pipeline already stored keeps its first result: a
   /// compile is deterministic) and updates the unit's choice, in one
   /// transaction.
@@ -232,17 +165,27 @@ class BuildStore {
   /// Every table of the schema is there and the identity is written.
   bool hasWholeSchema() const;
   int64_t metaRows() const;
-  void refreshChoices(const std::vector<std::string> &keys);
+  /// Chooses again for every unit (the build shares one compile budget).
+  void refreshChoices();
+  std::string metaValue(const std::string &key) const;
+  /// A time for units.used (within a write transaction): now, or just after
+  /// the latest use the store holds, so that uses keep their order.
+  int64_t nextUse() const;
+  /// Adds units.used to a format-1 store.
+  void upgradeFromFormat1();
   /// Within a write transaction: the unit's row and its new trials; the
   /// verdict on a list.
   void insertTrials(const std::string &key, const std::string &module, bool cxx,
-                    const std::vector<StoredTrial> &trials);
+                    const std::vector<StoredTrial> &trials, int64_t used);
   void insertVerdict(const std::string &pipeline, const StoredVerdict &verdict);
   void insertObjects(const std::vector<std::pair<std::string, ObjectOrigin>> &objects);
   std::filesystem::path path_;  ///< as given: what messages name
   std::filesystem::path file_;  ///< links followed: what SQLite opens, beside which objects are kept
   StoreIdentity identity_, stored_;
   sqlite3 *db_ = nullptr;
+  /// What units.used is read as: "0" in a format-1 store opened read-only.
+  std::string usedColumn_ = "used";
+  double costBound_ = kDefaultCostBound;
 };
 
 }  // namespace mlgo::autotune

@@ -28,9 +28,18 @@ class OptimizationWork final : public PipelineHook {
   bool affectsOptimization() const override { return true; }
   /// Estimated nanoseconds of optimization.
   uint64_t estimatedNanoseconds() const { return nanoseconds_; }
+  /// A bound on the estimate: a pass that would take it past `nanoseconds`
+  /// does not run, nor does any optional pass after it (the compile is then
+  /// over its bound and its object is not to be used; it ends quickly
+  /// instead of, say, spending 37 s in the IR outliner). 0: no bound.
+  void stopAbove(uint64_t nanoseconds) { limit_ = nanoseconds; }
+  /// Whether a pass was skipped for the bound.
+  bool stopped() const { return stopped_; }
 
  private:
   uint64_t nanoseconds_ = 0;
+  uint64_t limit_ = 0;
+  bool stopped_ = false;
 };
 
 /// The IR instructions of each function defined in a bitcode file, in the

@@ -55,6 +55,10 @@ struct Application {
   /// budget of the autotune search it replays.
   size_t explore = 0;
   size_t exploreBudget = 500;
+  /// --cost-bound: the bound on the build's estimated compile cost against
+  /// its plain build's (autotune/store_model.h); without a store, a
+  /// predicted list's against its unit's recorded level.
+  double costBound = 1.05;
   /// The search space of the store's lists.
   std::shared_ptr<const autotune::SearchSpace> space;
   /// The correctness gate that judges a list before the store chooses it;
@@ -80,6 +84,7 @@ struct ApplicationFiles {
   std::filesystem::path store;      ///< the project's store; empty: none
   size_t explore = 0;
   size_t exploreBudget = 500;
+  double costBound = 1.05;
   std::filesystem::path gatePrograms;  ///< the gate's programs; empty: the shipped ones
 };
 

@@ -14,6 +14,7 @@
 #include <variant>
 
 #include "mlgo/autotune/search_budget.h"
+#include "mlgo/autotune/store_model.h"
 
 namespace mlgo::launcher {
 
@@ -22,7 +23,7 @@ struct CcSettings {
   std::string policy, passLists, log, predictor, choices, linkMaps, record, store, gatePrograms;
   bool predict = false, neverLarger = false;
   size_t predictedLists = 0, explore = 0, exploreBudget = 0;
-  double timeout = 0;
+  double timeout = 0, costBound = 0;
   CcSettings();
 };
 
@@ -42,7 +43,8 @@ struct CcOption {
   const char *variable;       ///< "MLGO_CC_POLICY"; nullptr: a flag only
   CcMember member;
   double defaultValue;        ///< of a number or a switch (1 = on); strings default to ""
-  uint64_t minimum, maximum;  ///< of a whole number
+  /// Of a whole number; of a number, when maximum is above 0 (else: seconds above 0).
+  uint64_t minimum, maximum;
   CcEffect effect;
   const char *help;
 };
@@ -81,6 +83,10 @@ inline constexpr CcOption kCcOptions[] = {
      CcEffect::Modifies,
      "The budget of the autotune search --explore replays: after B/N builds a unit has tried what mlgo autotune "
      "--budget B tries on its module, and is decided"},
+    {"--cost-bound", "R", "MLGO_CC_COST_BOUND", &CcSettings::costBound, autotune::kDefaultCostBound,
+     uint64_t(autotune::kMinCostBound), uint64_t(autotune::kMaxCostBound), CcEffect::Modifies,
+     "The bound on a build's estimated compile cost, against its plain build's: the store's choices share it as "
+     "one budget; a predicted list over it (against its unit's -Oz compile) is skipped for the next one"},
     {"--gate-programs", "DIR", "MLGO_CC_GATE_PROGRAMS", &CcSettings::gatePrograms, 0, 0, 0, CcEffect::Modifies,
      "The correctness gate's programs for --store (default: the shipped ones)"},
     {"--log", "FILE", "MLGO_CC_LOG", &CcSettings::log, 0, 0, 0, CcEffect::Modifies,

@@ -20,12 +20,15 @@ struct TranslationUnitOutcome {
   std::string module;       ///< the object's name as extract-ir names it (relative to the build directory)
   std::string passList;     ///< the pipeline applied; empty: the recorded level
   size_t candidates = 0;    ///< ways compiled (more than one with a predictor or --never-larger); with --store, new lists
+  /// Predicted lists cut short and skipped for being over --cost-bound.
+  size_t overCostBound = 0;
   /// --never-larger kept the plain recorded level: what was given made the
   /// unit's object larger.
   bool keptBackup = false;
-  /// With --store: "hit" (a decided unit, compiled once with its choice),
-  /// "new" (first seen), "explored" (new lists compiled), "decided" (its
-  /// search has spent its budget).
+  /// With --store: "hit" (compiled once with its choice: without --explore,
+  /// or its share of the build's exploration is none), "new" (first seen),
+  /// "explored" (new lists compiled), "decided" (its search has spent its
+  /// budget).
   std::string storeUse;
   /// With --store: the unit's key in the store (what a build's linker maps
   /// are recorded under).
