@@ -56,6 +56,8 @@ CREATE TABLE IF NOT EXISTS kept(
   WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS objects(hash TEXT PRIMARY KEY, unit TEXT NOT NULL, pipeline TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS verified_links(link TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS links(
+  output TEXT PRIMARY KEY, shipped INTEGER NOT NULL, plain INTEGER NOT NULL, used INTEGER NOT NULL) WITHOUT ROWID;
 )sql";
 
 /// A unit's trials with what the linker kept of each, where known.
@@ -300,6 +302,7 @@ void BuildStore::upgradeFromFormat1() {
   WriteTransaction transaction(db_, path_);
   if (metaValue("format") != "1") return;  // another compile upgraded it meanwhile
   exec("ALTER TABLE units ADD COLUMN used INTEGER NOT NULL DEFAULT 0");
+  exec(kSchema);  // the links table
   exec("UPDATE meta SET value = '2' WHERE key = 'format'");
   transaction.commit();
 }
@@ -337,11 +340,17 @@ void BuildStore::readIdentity() {
 
 bool BuildStore::hasWholeSchema() const {
   int64_t tables = 0;
-  for (Statement row(db_, "SELECT count(*) FROM sqlite_master WHERE type = 'table'", path_); row.step();)
+  bool hasMeta = false;
+  for (Statement row(db_, "SELECT count(*), sum(name = 'meta') FROM sqlite_master WHERE type = 'table'", path_);
+       row.step();) {
     tables = row.integer(0);
+    hasMeta = row.integer(1) > 0;
+  }
   int64_t schemaTables = 0;
   for (const char *at = kSchema; (at = std::strstr(at, "CREATE TABLE")); ++at) ++schemaTables;
-  return tables == schemaTables && metaRows() > 0;
+  if (!hasMeta || metaRows() == 0) return false;
+  // A format-1 store has every table but links.
+  return tables == schemaTables || (tables == schemaTables - 1 && metaValue("format") == "1");
 }
 
 int64_t BuildStore::metaRows() const {
@@ -556,6 +565,28 @@ void BuildStore::recordVerifiedLink(const std::string &link) {
   transaction.commit();
 }
 
+void BuildStore::recordLink(const StoredLink &link) {
+  WriteTransaction transaction(db_, path_);
+  insertLink({link.output, link.shipped, link.plain, nextUse()});
+  transaction.commit();
+}
+
+void BuildStore::insertLink(const StoredLink &link) {
+  Statement row(db_,
+                "INSERT INTO links(output, shipped, plain, used) VALUES(?, ?, ?, ?) ON CONFLICT(output) DO UPDATE SET "
+                "shipped = excluded.shipped, plain = excluded.plain, used = excluded.used WHERE excluded.used >= used",
+                path_);
+  row.bind(1, link.output).bind(2, int64_t(link.shipped)).bind(3, int64_t(link.plain)).bind(4, link.used).run();
+}
+
+std::vector<StoredLink> BuildStore::links() const {
+  std::vector<StoredLink> all;
+  if (usedColumn_ != "used") return all;  // a format-1 store kept none
+  for (Statement row(db_, "SELECT output, shipped, plain, used FROM links ORDER BY output", path_); row.step();)
+    all.push_back({row.text(0), uint64_t(row.integer(1)), uint64_t(row.integer(2)), row.integer(3)});
+  return all;
+}
+
 void BuildStore::insertVerdict(const std::string &pipeline, const StoredVerdict &verdict) {
   Statement insert(db_, "INSERT OR IGNORE INTO verdicts(pipeline, passed, cxx_link_only, failure) VALUES(?, ?, ?, ?)",
                    path_);
@@ -644,6 +675,12 @@ StoreSummary BuildStore::summarize() const {
   }
   summary.geomeanRatio = measured ? std::exp(logRatios / double(measured)) : 1.0;
   summary.verdicts = verdicts().size();
+  summary.links = links();
+  for (const StoredLink &link : summary.links) {
+    summary.linkedShipped += link.shipped;
+    summary.linkedPlain += link.plain;
+  }
+  summary.costBound = costBound_;
   for (Statement row(db_, "SELECT identity FROM foreign_writers ORDER BY identity", path_); row.step();)
     summary.foreignWriters.push_back(row.text(0));
   for (const std::string suffix : {"", "-wal", "-shm"}) {
@@ -677,6 +714,7 @@ void BuildStore::merge(const BuildStore &other) {
   WriteTransaction transaction(db_, path_);
   for (const auto &[pipeline, verdict] : verdicts) insertVerdict(pipeline, verdict);
   insertObjects(objects);
+  for (const StoredLink &link : other.links()) insertLink(link);
   for (const StoredUnit &stored : units) {
     std::vector<StoredTrial> trials;
     for (const auto &[pipeline, trial] : stored.trials) trials.push_back(trial);

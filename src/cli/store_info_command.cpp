@@ -57,6 +57,36 @@ void printUnits(const std::vector<autotune::StoredUnit> &units) {
   }
 }
 
+/// What ships first: each output linked through the store and the sum.
+nlohmann::json linkedToJson(const autotune::StoreSummary &summary) {
+  nlohmann::json files = nlohmann::json::array();
+  for (const autotune::StoredLink &link : summary.links)
+    files.push_back({{"output", link.output},
+                     {"shipped_text_data", link.shipped},
+                     {"plain_text_data", link.plain},
+                     {"change", change(link.plain, link.shipped)}});
+  return {{"files", files},
+          {"shipped_text_data", summary.linkedShipped},
+          {"plain_text_data", summary.linkedPlain},
+          {"removed_bytes", int64_t(summary.linkedPlain) - int64_t(summary.linkedShipped)},
+          {"change", change(summary.linkedPlain, summary.linkedShipped)}};
+}
+
+void printLinked(const autotune::StoreSummary &summary) {
+  if (summary.links.empty()) {
+    std::printf("linked: no link through the store yet (give mlgo cc the links too: what ships is measured there)\n");
+    return;
+  }
+  std::printf("linked .text+.data, shipped vs plain link, as each file's latest link through the store left it:\n");
+  for (const autotune::StoredLink &link : summary.links)
+    std::printf("  %-60s %10llu -> %10llu  %+6.2f%%\n", link.output.c_str(), (unsigned long long)link.plain,
+                (unsigned long long)link.shipped, 100 * change(link.plain, link.shipped));
+  std::printf("  %-60s %10llu -> %10llu  %+6.2f%%  (the choices remove %lld bytes from what ships)\n", "sum",
+              (unsigned long long)summary.linkedPlain, (unsigned long long)summary.linkedShipped,
+              100 * change(summary.linkedPlain, summary.linkedShipped),
+              (long long)summary.linkedPlain - (long long)summary.linkedShipped);
+}
+
 int runStoreInfo(const StoreInfoFlags &flags) {
   const std::unique_ptr<autotune::BuildStore> store = autotune::BuildStore::openExisting(flags.store);
   const autotune::StoreSummary summary = store->summarize();
@@ -71,6 +101,8 @@ int runStoreInfo(const StoreInfoFlags &flags) {
                        {"search_space", summary.identity.searchSpace},
                        {"cost_model", summary.identity.costModel},
                        {"usable", usable},
+                       {"linked", linkedToJson(summary)},
+                       {"cost_bound", summary.costBound},
                        {"units", summary.units},
                        {"trials", summary.trials},
                        {"verdicts", summary.verdicts},
@@ -87,17 +119,19 @@ int runStoreInfo(const StoreInfoFlags &flags) {
     std::printf("%s\n", out.dump(2).c_str());
     return integrity == "ok" ? exit_code::kSuccess : exit_code::kBadInput;
   }
+  printLinked(summary);
   std::printf("%zu units, %zu lists tried (%zu with what the linker kept), %zu lists judged by the gate; %zu units "
               "improved\n",
               summary.units, summary.trials, summary.keptTrials, summary.verdicts, summary.improvedUnits);
-  std::printf(".text+.data of the choices vs each unit's recorded level: %+.2f%% in total (%llu -> %llu bytes), "
+  std::printf("per unit, .text+.data of the choices vs each unit's recorded level: %+.2f%% in total (%llu -> %llu bytes), "
               "%+.2f%% geomean per unit\n",
               100 * total, (unsigned long long)summary.recordedTextData, (unsigned long long)summary.chosenTextData,
               100 * (summary.geomeanRatio - 1.0));
-  std::printf("LLVM %s, search space %s, cost model %s%s; %.1f KB on disk; integrity: %s\n",
+  std::printf("LLVM %s, search space %s, cost model %s%s; cost bound %gx; %.1f KB on disk; integrity: %s\n",
               summary.identity.llvm.c_str(), summary.identity.searchSpace.substr(0, 12).c_str(),
               summary.identity.costModel.c_str(),
-              usable ? "" : " (not this mlgo's: its builds ignore the store)", double(summary.bytesOnDisk) / 1024,
+              usable ? "" : " (not this mlgo's: its builds ignore the store)", summary.costBound,
+              double(summary.bytesOnDisk) / 1024,
               integrity.c_str());
   for (const std::string &writer : summary.foreignWriters)
     std::printf("ignored by compiles of %s\n", writer.c_str());

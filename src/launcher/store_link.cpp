@@ -446,8 +446,13 @@ StoreLinkOutcome linkThroughStore(const std::vector<std::string> &givenCommand, 
     if (problem.empty() && outcome.listedInputs == 0) {
       outcome.verdict = StoreLinkVerdict::PlainInputs;
       recordKept(store, {}, attribute(sections, inputs));  // this link is the plain one
+      outcome.linkedTextData = outcome.plainTextData = linkedSizes(output).textPlusData();
     } else if (problem.empty()) {
       compareWithPlainLink(command, compiler, output, map, inputs, store, scratch.path(), outcome);
+    }
+    if (problem.empty()) {
+      const uint64_t shipped = outcome.verdict == StoreLinkVerdict::Plain ? outcome.plainTextData : outcome.linkedTextData;
+      store.recordLink({fs::absolute(output).lexically_normal().string(), shipped, outcome.plainTextData, 0});
     }
   } catch (const std::exception &e) {
     problem = e.what();
@@ -466,7 +471,7 @@ nlohmann::json storeLinkRecord(const fs::path &output, const StoreLinkOutcome &o
                         {"store_link", storeLinkVerdictName(outcome.verdict)},
                         {"listed_inputs", outcome.listedInputs}};
   if (!outcome.reason.empty()) record["reason"] = outcome.reason;
-  if (outcome.plainTextData > 0) {
+  if (outcome.plainTextData > 0 && outcome.verdict != StoreLinkVerdict::PlainInputs) {
     record["linked_text+data"] = outcome.linkedTextData;
     record["plain_text+data"] = outcome.plainTextData;
   }

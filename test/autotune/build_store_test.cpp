@@ -171,18 +171,21 @@ TEST_CASE("build store: a format-1 store is read as it is and brought to format 
     sqlite3_close(db);
   };
   // What an mlgo of format 1 wrote: no units.used.
-  query("ALTER TABLE units DROP COLUMN used; UPDATE meta SET value = '1' WHERE key = 'format'");
+  query("ALTER TABLE units DROP COLUMN used; DROP TABLE links; UPDATE meta SET value = '1' WHERE key = 'format'");
   const std::string before = readFile(file);
   {
     auto readOnly = BuildStore::openExisting(file);
     CHECK(readOnly->unit("k1")->choice == std::optional<std::string>("list"));
     CHECK(readOnly->unit("k1")->used == 0);
+    CHECK(readOnly->links().empty());
   }
   CHECK(readFile(file) == before);
   BuildStore written(file, kIdentity);
   CHECK(written.unit("k1")->choice == std::optional<std::string>("list"));
   written.noteUsed("k1");
   CHECK(written.unit("k1")->used > 0);
+  written.recordLink({"/b/program", 900, 1000, 0});
+  CHECK(written.summarize().linkedPlain - written.summarize().linkedShipped == 100);
   CHECK(written.integrity() == "ok");
   // A store of a format this mlgo does not know is refused by name.
   query("UPDATE meta SET value = '9' WHERE key = 'format'");

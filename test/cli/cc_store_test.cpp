@@ -550,8 +550,21 @@ TEST_CASE("mlgo cc --store at a link: every build's program is at most the plain
     CHECK(link["link"] == "program");
     CHECK_THAT(link["store_link"].get<std::string>(), Catch::Matchers::Matches("plain-inputs|kept|plain|verified"));
   }
-  // What the linker kept of the units is in the store now.
-  CHECK(storeInfo(store)["kept_trials"].get<size_t>() >= 4);
+  // What the linker kept of the units is in the store now, and what shipped leads store-info.
+  const json info = storeInfo(store);
+  CHECK(info["kept_trials"].get<size_t>() >= 4);
+  REQUIRE(info["linked"]["files"].size() == 1);
+  const json &file = info["linked"]["files"][0];
+  CHECK(file["output"] == (scratch / "store" / "program").string());
+  SectionSizes shipped;
+  REQUIRE(measureObjectSizes(readFile(scratch / "store" / "program"), shipped, error));
+  // The last link was verified (its rebuild linked once): the row is the build before's, the same bytes.
+  CHECK(file["shipped_text_data"] == shipped.textPlusData());
+  CHECK(file["plain_text_data"] == plain.textPlusData());
+  CHECK(info["linked"]["removed_bytes"] == int64_t(plain.textPlusData()) - int64_t(shipped.textPlusData()));
+  const test::CommandOutcome text = test::runMlgo({"store-info", "--store", store.string()});
+  CHECK_THAT(text.out, Catch::Matchers::StartsWith("linked .text+.data") && Contains("program") &&
+                           Contains("the choices remove"));
 }
 
 namespace {

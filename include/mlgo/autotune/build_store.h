@@ -58,6 +58,11 @@ struct StoreSummary {
   uint64_t recordedTextData = 0;  ///< .text+.data of every unit at its recorded level
   uint64_t chosenTextData = 0;    ///< ... with its choice
   double geomeanRatio = 1;        ///< chosen / recorded .text+.data, geometric mean over units
+  /// What ships: every output linked through the store, as its latest
+  /// link left it, and their sums.
+  std::vector<StoredLink> links;
+  uint64_t linkedShipped = 0, linkedPlain = 0;
+  double costBound = kDefaultCostBound;
   uintmax_t bytesOnDisk = 0;      ///< the database with its WAL
   std::vector<std::string> foreignWriters;  ///< identities of compiles that found the store not theirs
 };
@@ -127,6 +132,11 @@ class BuildStore {
   /// Whether a link (a hash of its command and its inputs' contents) was
   /// found no larger than its plain link already.
   bool linkVerified(const std::string &link) const;
+  /// Records what a link through the store shipped against its plain link
+  /// (the latest link of an output replaces its row).
+  void recordLink(const StoredLink &link);
+  /// Every output linked through the store, as its latest link left it.
+  std::vector<StoredLink> links() const;
   void recordVerifiedLink(const std::string &link);
   /// The chosen pipelines of the store's units, most often chosen first
   /// (ties in text order), the recorded level left out: what won on a
@@ -178,6 +188,7 @@ class BuildStore {
   void insertTrials(const std::string &key, const std::string &module, bool cxx,
                     const std::vector<StoredTrial> &trials, int64_t used);
   void insertVerdict(const std::string &pipeline, const StoredVerdict &verdict);
+  void insertLink(const StoredLink &link);
   void insertObjects(const std::vector<std::pair<std::string, ObjectOrigin>> &objects);
   std::filesystem::path path_;  ///< as given: what messages name
   std::filesystem::path file_;  ///< links followed: what SQLite opens, beside which objects are kept

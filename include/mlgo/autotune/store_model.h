@@ -79,6 +79,16 @@ struct StoredUnit {
   int64_t used = 0;
 };
 
+/// What one link through the store shipped: its output (absolute), the
+/// .text+.data of the file that shipped and of its plain link (the same
+/// number where the link had nothing of the store's).
+struct StoredLink {
+  std::string output;
+  uint64_t shipped = 0;
+  uint64_t plain = 0;
+  int64_t used = 0;  ///< when (as StoredUnit::used)
+};
+
 /// The default bound on a build's estimated compile cost against its plain
 /// build's (--cost-bound): a rebuild from the store then costs about a plain
 /// build, with mlgo cc's own start and bitcode hand-over on top. A bound of
