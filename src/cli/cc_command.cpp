@@ -171,13 +171,22 @@ int runLto(const CcFlags &flags, std::vector<std::string> command, const fs::pat
     if (!policy) record["applied"].erase("policy");
     launcher::appendLogLine(flags.log, record);
   }
-  if (policy) {
-    const std::string plugin = passPlugin().string();
-    if (isUnit) command.push_back("-fpass-plugin=" + plugin);
-    if (plan.links && plan.linksWithLld) command.push_back("-Wl,--load-pass-plugin=" + plugin);
-    ::setenv(launcher::ccVariable(&launcher::CcSettings::policy), fs::absolute(flags.policy).c_str(), 1);
+  if (!policy) return runRealCompiler(command, compiler);
+  const std::vector<std::string> withoutPlugin = command;
+  const std::string plugin = passPlugin().string();
+  if (isUnit) command.push_back("-fpass-plugin=" + plugin);
+  if (plan.links && plan.linksWithLld) command.push_back("-Wl,--load-pass-plugin=" + plugin);
+  ::setenv(launcher::ccVariable(&launcher::CcSettings::policy), fs::absolute(flags.policy).c_str(), 1);
+  if (!plan.links || plan.linkOutput.empty()) return runRealCompiler(command, compiler);
+  // What ships is never larger than the same link without the policy.
+  const launcher::StoreLinkOutcome outcome =
+      launcher::linkLtoNeverLarger(command, withoutPlugin, compiler, plan.linkOutput);
+  if (!flags.log.empty() && outcome.verdict != launcher::StoreLinkVerdict::Failed) {
+    nlohmann::json record = launcher::storeLinkRecord(plan.linkOutput, outcome);
+    record["lto"] = true;
+    launcher::appendLogLine(flags.log, record);
   }
-  return runRealCompiler(command, compiler);
+  return outcome.exitCode;
 }
 
 /// A unit mlgo does not compile in-process: the real compiler compiles it

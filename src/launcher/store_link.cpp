@@ -465,6 +465,48 @@ StoreLinkOutcome linkThroughStore(const std::vector<std::string> &givenCommand, 
   return outcome;
 }
 
+StoreLinkOutcome linkLtoNeverLarger(const std::vector<std::string> &withPlugin,
+                                    const std::vector<std::string> &withoutPlugin, const fs::path &compiler,
+                                    const fs::path &output) {
+  StoreLinkOutcome outcome;
+  outcome.exitCode = runLink(withPlugin, compiler);
+  if (outcome.exitCode != 0) {
+    outcome.verdict = StoreLinkVerdict::Failed;
+    return outcome;
+  }
+  std::string problem;
+  try {
+    std::vector<std::string> plain = linkArguments(withoutPlugin, output, problem);
+    if (problem.empty()) {
+      RunTemporaryDirectory scratch("mlgo-cc-lto-link");
+      // The plain link writes into the scratch directory: its output, and a
+      // map where the command asks for one (the build's is the link's own).
+      for (size_t i = 1; i < plain.size(); ++i) {
+        if (plain[i] == "-o" && i + 1 < plain.size()) plain[i + 1] = (scratch.path() / "plain.out").string();
+        if (startsWith(plain[i], kMapOption)) plain[i] = kMapOption + (scratch.path() / "plain.map").string();
+      }
+      plain.front() = compiler.string();
+      const ProcessOutcome linked = runProcess(fittingCommand(plain, scratch.path() / "plain.rsp"),
+                                               std::chrono::milliseconds(0));
+      if (!linked.succeeded())
+        throw std::runtime_error("the link without the plugin failed: " + linked.stderrText.substr(0, 200));
+      outcome.linkedTextData = linkedSizes(output).textPlusData();
+      outcome.plainTextData = linkedSizes(scratch.path() / "plain.out").textPlusData();
+      outcome.verdict = outcome.linkedTextData <= outcome.plainTextData ? StoreLinkVerdict::Kept : StoreLinkVerdict::Plain;
+      if (outcome.verdict == StoreLinkVerdict::Plain) replaceFile(scratch.path() / "plain.out", output);
+    }
+  } catch (const std::exception &e) {
+    problem = e.what();
+  }
+  if (!problem.empty()) {
+    outcome.verdict = StoreLinkVerdict::Unverified;
+    outcome.reason = problem;
+    spdlog::warn("{}: not compared with its link without the policy ({}); it ships as linked", output.string(),
+                 problem);
+  }
+  return outcome;
+}
+
 nlohmann::json storeLinkRecord(const fs::path &output, const StoreLinkOutcome &outcome) {
   nlohmann::json record{{"link", output.string()},
                         {"directory", fs::current_path().string()},

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mlgo/driver/object_sizes.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/exit_codes.h"
 #include "mlgo/support/text_input.h"
@@ -580,7 +581,8 @@ TEST_CASE("mlgo cc --log: a log that cannot take lines is a bad flag before anyt
   }
 }
 
-TEST_CASE("mlgo cc: an LTO build gets the policy at link time through mlgo's plugin, as lld loading it by hand",
+TEST_CASE("mlgo cc: an LTO build gets the policy at link time through mlgo's plugin, as lld loading it by hand, and "
+          "ships the link without it where that is smaller",
           "[cli][launcher][clang][lto]") {
   test::TracedTestCorpus traced;
   test::fixedAnswerInliningPolicy(traced, true).save(traced / "inline-all");
@@ -592,7 +594,10 @@ TEST_CASE("mlgo cc: an LTO build gets the policy at link time through mlgo's plu
   fs::create_directories(build);
   writeFileAtomically(build / "main.c",
                       "int use1(int *, int); int use2(int *, int); int use3(int *, int);\n"
-                      "int main(void) { int b[64] = {1}; return (use1(b, 64) + use2(b, 64) + use3(b, 64)) & 1; }\n");
+                      "__attribute__((noinline)) int a(int *b) { return use1(b, 1) + use2(b, 2) + use3(b, 3); }\n"
+                      "__attribute__((noinline)) int c(int *b) { return use1(b, 4) + use2(b, 5) + use3(b, 6); }\n"
+                      "__attribute__((noinline)) int d(int *b) { return use1(b, 7) + use2(b, 8) + use3(b, 9); }\n"
+                      "int main(void) { int b[64] = {1}; return (a(b) + c(b) + d(b)) & 1; }\n");
   const std::string bigCallee = (test::testData() / "big_callee.c").string();
 
   for (const std::string lto : {"-flto=thin", "-flto"}) {
@@ -624,11 +629,26 @@ TEST_CASE("mlgo cc: an LTO build gets the policy at link time through mlgo's plu
     const std::string launched = buildProgram("launched", launcher, {}, {}, {});
     const std::string byHand = buildProgram("by-hand", {}, {"-fpass-plugin=" + plugin},
                                             {"-Wl,--load-pass-plugin=" + plugin}, {"MLGO_CC_POLICY=" + policyDirectory});
-    CHECK(launched == byHand);
-    CHECK(launched != plain);
-    const json line = logLines(build / "log").back();
-    CHECK(line["lto"] == true);
-    CHECK(line["applied"]["policy"] == policyDirectory);
+    // The same compiles, linked without the plugin: what mlgo cc compares the policy's link with.
+    const std::string withoutPlugin = buildProgram("without-plugin", {}, {"-fpass-plugin=" + plugin}, {},
+                                                   {"MLGO_CC_POLICY=" + policyDirectory});
+    CHECK(byHand != plain);
+    const std::vector<json> lines = logLines(build / "log");
+    const json &unit = lines.at(lines.size() - 2), &link = lines.back();
+    CHECK(unit["lto"] == true);
+    CHECK(unit["applied"]["policy"] == policyDirectory);
+    CHECK(link["lto"] == true);
+    CHECK(link["link"] == "launched");
+    SectionSizes policySizes, plainSizes;
+    std::string error;
+    REQUIRE(measureObjectSizes(byHand, policySizes, error));
+    REQUIRE(measureObjectSizes(withoutPlugin, plainSizes, error));
+    CHECK(link["linked_text+data"] == policySizes.textPlusData());
+    CHECK(link["plain_text+data"] == plainSizes.textPlusData());
+    // The smaller ships: inlining the large callees at each of their three call sites grows this program.
+    CHECK(plainSizes.textPlusData() < policySizes.textPlusData());
+    CHECK(link["store_link"] == "plain");
+    CHECK(launched == (link["store_link"] == "kept" ? byHand : withoutPlugin));
 
     // Pass lists cannot reach an LTO build's optimization: said, and built plainly.
     const test::CommandOutcome lists =

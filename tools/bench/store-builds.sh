@@ -4,10 +4,9 @@
 #   1. clang-19 alone, RUNS clean builds (the plain build and its time);
 #   2. BUILDS clean builds with --store and --explore N (and --predict),
 #      links through mlgo cc too (each never larger than its plain link);
-#      after each, the store's gain over every unit's recorded level
-#      (mlgo store-info) and the linked files' .text+data against the plain
-#      build's (llvm-size, Berkeley text + data, per ELF executable and
-#      shared library the build links);
+#      after each, what mlgo store-info reports: the linked files'
+#      .text+.data shipped against their plain links, and the store's gain
+#      over every unit's recorded level; and the trials the build spent;
 #   3. RUNS clean builds with the store alone (every unit a store hit),
 #      each after one more plain build.
 # Prints one JSON line per build and a summary: the hit builds' median wall
@@ -44,37 +43,14 @@ timed_build() {  # timed_build BUILD_DIR [VAR=VALUE...]: prints "WALL CPU" secon
   python3 -c "print($wall, round($user + $system, 2))"
 }
 
-linked_sizes() {  # linked_sizes BUILD_DIR: {"file": text+data} of every linked ELF file
-  python3 - "$1" <<'PY'
-import json, os, subprocess, sys
-root = sys.argv[1]
-sizes = {}
-for folder, _, files in os.walk(root):
-    for name in files:
-        path = os.path.join(folder, name)
-        if name.endswith((".o", ".a")) or os.path.islink(path) or "CMakeFiles" in path:
-            continue
-        with open(path, "rb") as f:
-            if f.read(4) != b"\x7fELF":
-                continue
-        out = subprocess.run(["llvm-size-19", path], capture_output=True, text=True).stdout.splitlines()
-        if len(out) > 1:
-            text, data = out[1].split()[:2]
-            sizes[os.path.relpath(path, root)] = int(text) + int(data)
-print(json.dumps(sizes, sort_keys=True))
-PY
-}
-
 configure "$work/plain"
 plain_times=() plain_cpu=()
 for run in $(seq "$runs"); do
   read -r wall cpu < <(timed_build "$work/plain")
   plain_times+=("$wall") plain_cpu+=("$cpu")
 done
-plain_linked=$(linked_sizes "$work/plain")
 python3 -c 'import json, sys; print(json.dumps({"build": "plain", "seconds": [float(s) for s in sys.argv[1].split()],
-                 "cpu_seconds": [float(s) for s in sys.argv[2].split()], "linked": json.loads(sys.argv[3])}))' \
-  "${plain_times[*]}" "${plain_cpu[*]}" "$plain_linked"
+                 "cpu_seconds": [float(s) for s in sys.argv[2].split()]}))' "${plain_times[*]}" "${plain_cpu[*]}"
 
 configure "$work/store" launcher
 # BUILDS 0: time the plain and store-hit builds of the store a run left.
@@ -83,16 +59,18 @@ for build in $(seq "$builds"); do
   read -r seconds cpu < <(timed_build "$work/store" MLGO_CC_STORE="$store" MLGO_CC_EXPLORE="$explore" \
     MLGO_CC_PREDICT=1 MLGO_CC_LOG="$work/explore-$build.jsonl")
   info=$("$mlgo" store-info --store "$store" --json)
-  linked=$(linked_sizes "$work/store")
-  python3 - "$build" "$seconds" "$cpu" "$info" "$linked" "$plain_linked" <<'PY'
+  python3 - "$build" "$seconds" "$cpu" "$info" "$work/explore-$build.jsonl" <<'PY'
 import json, sys
 build, seconds, cpu = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
-info, linked, plain = map(json.loads, sys.argv[4:])
-larger = sorted(f for f in plain if linked.get(f, 0) > plain[f])
-total = sum(linked.get(f, 0) for f in plain) / max(1, sum(plain.values())) - 1
-print(json.dumps({"build": int(build), "seconds": seconds, "cpu_seconds": cpu, "units": info["units"], "trials": info["trials"],
+info = json.loads(sys.argv[4])
+linked = info["linked"]  # mlgo's own figures: each file's shipped link against its plain link
+larger = sorted(f["output"] for f in linked["files"] if f["shipped_text_data"] > f["plain_text_data"])
+new_trials = sum(json.loads(line).get("new_trials", 0) for line in open(sys.argv[5]))
+print(json.dumps({"build": int(build), "seconds": seconds, "cpu_seconds": cpu, "units": info["units"],
+                  "trials": info["trials"], "new_trials": new_trials, "linked_files": len(linked["files"]),
                   "store_geomean": round(info["geomean_change"], 5), "store_total": round(info["total_change"], 5),
-                  "linked_total": round(total, 5), "linked_larger": larger}))
+                  "linked_total": round(linked["change"], 5), "linked_removed_bytes": linked["removed_bytes"],
+                  "linked_larger": larger}))
 PY
 done
 

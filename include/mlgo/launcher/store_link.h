@@ -47,6 +47,16 @@ const char *storeLinkVerdictName(StoreLinkVerdict verdict);
 StoreLinkOutcome linkThroughStore(const std::vector<std::string> &command, const std::filesystem::path &compiler,
                                   const std::filesystem::path &output, autotune::BuildStore &store);
 
+/// An LTO link with a policy: `withPlugin` (the link as given, mlgo's pass
+/// plugin loaded into lld's backends) runs, then `withoutPlugin` writing
+/// into a scratch directory, and the smaller .text+.data ships as `output`
+/// (Kept: the policy's; Plain: the link without it). The compiles' pre-link
+/// pipelines ran with the policy either way: what differs is lld's
+/// link-time inlining, where an LTO build does most of it.
+StoreLinkOutcome linkLtoNeverLarger(const std::vector<std::string> &withPlugin,
+                                    const std::vector<std::string> &withoutPlugin,
+                                    const std::filesystem::path &compiler, const std::filesystem::path &output);
+
 /// The log line of such a link.
 nlohmann::json storeLinkRecord(const std::filesystem::path &output, const StoreLinkOutcome &outcome);
 
