@@ -24,6 +24,7 @@
 #include "mlgo/launcher/cc_options.h"
 #include "mlgo/launcher/compile_plan.h"
 #include "mlgo/launcher/launch_log.h"
+#include "mlgo/launcher/link_baseline.h"
 #include "mlgo/launcher/store_link.h"
 #include "mlgo/launcher/translation_unit.h"
 #include "mlgo/launcher/unit_recording.h"
@@ -207,12 +208,13 @@ int runUnapplied(const CcFlags &flags, const std::vector<std::string> &command, 
   return runRealCompiler(command, compiler);
 }
 
-/// A link of a build with a store: never larger than its plain link
-/// (launcher/store_link.h), logged.
-int runStoreLink(const CcFlags &flags, const std::vector<std::string> &command, const fs::path &compiler,
-                 const launcher::CompilePlan &plan, autotune::BuildStore &store) {
+/// A link of a build that mlgo cc changes: never larger than its plain link
+/// (launcher/store_link.h), logged. The store's objects are its baseline;
+/// without a store, the cache of plain objects.
+int runCheckedLink(const CcFlags &flags, const std::vector<std::string> &command, const fs::path &compiler,
+                   const launcher::CompilePlan &plan, launcher::LinkBaseline &baseline) {
   if (plan.linkOutput.empty()) return runRealCompiler(command, compiler);
-  const launcher::StoreLinkOutcome outcome = launcher::linkThroughStore(command, compiler, plan.linkOutput, store);
+  const launcher::StoreLinkOutcome outcome = launcher::linkNeverLarger(command, compiler, plan.linkOutput, baseline);
   if (!flags.log.empty() && outcome.verdict != launcher::StoreLinkVerdict::Failed)
     launcher::appendLogLine(flags.log, launcher::storeLinkRecord(plan.linkOutput, outcome));
   return outcome.exitCode;
@@ -252,9 +254,15 @@ int runCc(CcFlags flags) {
   const std::vector<std::string> command = withLinkMap(flags.command, plan, flags.linkMaps);
   if (application.empty()) return runRealCompiler(command, compiler);
   switch (plan.kind) {
-    case launcher::CommandKind::Other:
-      return plan.links && application.store ? runStoreLink(flags, command, compiler, plan, *application.store)
-                                             : runRealCompiler(command, compiler);
+    case launcher::CommandKind::Other: {
+      if (!plan.links) return runRealCompiler(command, compiler);
+      if (application.store) {
+        launcher::StoreBaseline baseline(*application.store);
+        return runCheckedLink(flags, command, compiler, plan, baseline);
+      }
+      if (application.plainObjects) return runCheckedLink(flags, command, compiler, plan, *application.plainObjects);
+      return runRealCompiler(command, compiler);
+    }
     case launcher::CommandKind::Unapplied: return runUnapplied(flags, command, compiler, plan, application);
     case launcher::CommandKind::LtoCompile:
     case launcher::CommandKind::LtoLink: return runLto(flags, command, compiler, plan, application);

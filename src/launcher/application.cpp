@@ -9,6 +9,7 @@
 #include "mlgo/autotune/build_store.h"
 #include "mlgo/eval/clang_subprocess.h"
 #include "mlgo/support/temporary_directory.h"
+#include "mlgo/launcher/link_baseline.h"
 #include "mlgo/launcher/unit_choices.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/policy/policy_directory.h"
@@ -116,6 +117,13 @@ void loadStore(Application &application, const ApplicationFiles &files,
   application.gate = [gate]() -> autotune::PassListGate & { return gate->get(); };
 }
 
+/// Units compiled another way than clang's keep clang's object for the
+/// links (a store keeps its own).
+void keepPlainObjects(Application &application) {
+  if (application.policyHooks || !application.passLists.empty() || application.prediction || application.policyUnits)
+    application.plainObjects = std::make_shared<PlainObjects>(PlainObjects::defaultDirectory());
+}
+
 }  // namespace
 
 Application loadApplication(const ApplicationFiles &files, std::chrono::milliseconds timeout) {
@@ -126,6 +134,7 @@ Application loadApplication(const ApplicationFiles &files, std::chrono::millisec
           "--choices says what each unit gets: it goes without --policy, --pass-lists, --predict and --store");
     Application application = loadChoices(files.choices, timeout);
     application.recordCorpus = files.record;
+    keepPlainObjects(application);
     return application;
   }
   Application application;
@@ -133,12 +142,16 @@ Application loadApplication(const ApplicationFiles &files, std::chrono::millisec
   application.costBound = files.costBound;
   application.recordCorpus = files.record;
   if (!files.policy.empty()) loadPolicy(application, files.policy);
-  if (files.passLists.empty() && !files.predict && files.store.empty()) return application;
+  if (files.passLists.empty() && !files.predict && files.store.empty()) {
+    keepPlainObjects(application);
+    return application;
+  }
   auto space = std::make_shared<const autotune::SearchSpace>(
       autotune::SearchSpace::load(autotune::defaultSearchSpaceFile()));
   if (!files.passLists.empty()) application.passLists = autotune::readPassLists(files.passLists, *space);
   if (files.predict) application.prediction = loadPrediction(files, *space);
   if (!files.store.empty()) loadStore(application, files, space);
+  else keepPlainObjects(application);
   return application;
 }
 

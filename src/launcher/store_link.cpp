@@ -20,6 +20,7 @@
 #include <spdlog/spdlog.h>
 
 #include "mlgo/autotune/build_store.h"
+#include "mlgo/launcher/link_baseline.h"
 #include "mlgo/driver/compile_memo.h"
 #include "mlgo/driver/object_sizes.h"
 #include "mlgo/launcher/compile_plan.h"
@@ -105,7 +106,7 @@ std::vector<std::string> fittingCommand(const std::vector<std::string> &command,
   return {command.front(), "@" + file.string()};
 }
 
-std::optional<autotune::ObjectOrigin> knownObject(const autotune::BuildStore &store, llvm::StringRef bytes) {
+std::optional<autotune::ObjectOrigin> knownObject(const LinkBaseline &store, llvm::StringRef bytes) {
   return store.objectOrigin(CompileMemo::hash(std::string_view(bytes.data(), bytes.size())));
 }
 
@@ -150,7 +151,7 @@ std::unique_ptr<llvm::object::Archive> openArchive(const llvm::MemoryBuffer &buf
 /// `path` as a link input, when it is an ELF object or an archive: with the
 /// objects of it that the store knows. `problem` says why a link with it
 /// cannot be compared with its plain one, when it cannot.
-std::optional<LinkInput> scanFile(const std::string &path, size_t argument, const autotune::BuildStore &store,
+std::optional<LinkInput> scanFile(const std::string &path, size_t argument, const LinkBaseline &store,
                                   std::string &problem) {
   std::error_code error;
   if (!fs::is_regular_file(path, error)) return std::nullopt;
@@ -184,7 +185,7 @@ std::optional<LinkInput> scanFile(const std::string &path, size_t argument, cons
 
 /// The link's input files: every argument that names an ELF object or an
 /// archive (the output and options left out).
-std::vector<LinkInput> scanInputs(const std::vector<std::string> &command, const autotune::BuildStore &store,
+std::vector<LinkInput> scanInputs(const std::vector<std::string> &command, const LinkBaseline &store,
                                   std::string &problem) {
   std::vector<LinkInput> inputs;
   for (size_t i = 1; i < command.size(); ++i) {
@@ -214,7 +215,7 @@ bool isArchive(const std::string &path) {
 /// compiled with a list: the plain link cannot swap them, so the link is not
 /// compared. "" when there is none.
 std::string listedArchiveFoundByLinker(const std::vector<KeptSection> &sections, const std::vector<LinkInput> &inputs,
-                                       const autotune::BuildStore &store) {
+                                       const LinkBaseline &store) {
   std::set<std::string> named, seen;
   for (const LinkInput &input : inputs) named.insert(input.path.lexically_normal().string());
   for (const KeptSection &section : sections) {
@@ -229,7 +230,7 @@ std::string listedArchiveFoundByLinker(const std::vector<KeptSection> &sections,
 
 /// `archive` as it is, with each member the store knows compiled with a list
 /// replaced by its unit's object at the recorded level.
-void writePlainArchive(const LinkInput &input, const autotune::BuildStore &store, const fs::path &target) {
+void writePlainArchive(const LinkInput &input, const LinkBaseline &store, const fs::path &target) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer = llvm::MemoryBuffer::getFile(input.path.string());
   if (!buffer) throw std::runtime_error(input.path.string() + ": " + buffer.getError().message());
   std::string error;
@@ -243,7 +244,7 @@ void writePlainArchive(const LinkInput &input, const autotune::BuildStore &store
   for (const auto &[name, bytes] : members) {
     auto known = input.known.find(name);
     if (known != input.known.end() && !known->second.pipeline.empty())
-      contents.push_back(readFile(store.recordedObjectPath(known->second.unit)));
+      contents.push_back(readFile(store.plainObjectPath(known->second.unit)));
     else
       contents.push_back(bytes.str());
   }
@@ -323,7 +324,7 @@ fs::path mapOf(std::vector<std::string> &command, const fs::path &scratch) {
 /// The same link with every input compiled with a list at its recorded
 /// level, writing into `scratch`; `inputs` become the plain link's.
 std::vector<std::string> plainCommand(std::vector<std::string> command, std::vector<LinkInput> &inputs,
-                                      const autotune::BuildStore &store, const fs::path &scratch) {
+                                      const LinkBaseline &store, const fs::path &scratch) {
   size_t archives = 0;
   for (LinkInput &input : inputs) {
     if (!input.listed()) continue;
@@ -333,7 +334,7 @@ std::vector<std::string> plainCommand(std::vector<std::string> command, std::vec
       writePlainArchive(input, store, rewritten);
       input.path = rewritten;
     } else {
-      input.path = store.recordedObjectPath(input.known.at("").unit);
+      input.path = store.plainObjectPath(input.known.at("").unit);
     }
     command[input.argument] = input.path.string();
     for (auto &[member, object] : input.known) object.pipeline.clear();
@@ -347,7 +348,7 @@ std::vector<std::string> plainCommand(std::vector<std::string> command, std::vec
 
 /// What a link tells the store: the listed units' kept bytes from the link
 /// as given, the recorded level's from the plain one.
-void recordKept(autotune::BuildStore &store, const std::map<std::pair<std::string, std::string>, SectionSizes> &given,
+void recordKept(LinkBaseline &store, const std::map<std::pair<std::string, std::string>, SectionSizes> &given,
                 const std::map<std::pair<std::string, std::string>, SectionSizes> &plain) {
   std::vector<autotune::KeptByLinker> kept;
   for (const auto &[unitAndList, sizes] : given)
@@ -369,7 +370,7 @@ std::vector<KeptSection> readMap(const fs::path &map) { return parseLinkMap(read
 /// The link as given has objects of the store's lists: it runs again
 /// plainly, and the smaller output ships. Throws what stops the comparison.
 void compareWithPlainLink(const std::vector<std::string> &command, const fs::path &compiler, const fs::path &output,
-                          const fs::path &map, const std::vector<LinkInput> &inputs, autotune::BuildStore &store,
+                          const fs::path &map, const std::vector<LinkInput> &inputs, LinkBaseline &store,
                           const fs::path &scratch, StoreLinkOutcome &outcome) {
   std::vector<LinkInput> plainInputs = inputs;
   std::vector<std::string> plain = plainCommand(command, plainInputs, store, scratch);
@@ -392,11 +393,11 @@ void compareWithPlainLink(const std::vector<std::string> &command, const fs::pat
 
 /// Why the link cannot be compared with its plain one; "" when it can.
 std::string incomparable(const std::vector<std::string> &command, const std::vector<LinkInput> &inputs,
-                         const std::vector<KeptSection> &sections, const autotune::BuildStore &store) {
+                         const std::vector<KeptSection> &sections, const LinkBaseline &store) {
   if (std::find(command.begin(), command.end(), "-o") == command.end()) return "the command names no output with -o";
   for (const LinkInput &input : inputs)
     for (const auto &[member, object] : input.known)
-      if (!object.pipeline.empty() && !fs::is_regular_file(store.recordedObjectPath(object.unit)))
+      if (!object.pipeline.empty() && !fs::is_regular_file(store.plainObjectPath(object.unit)))
         return "no recorded-level object of unit " + object.unit;
   if (const std::string archive = listedArchiveFoundByLinker(sections, inputs, store); !archive.empty())
     return archive + " (found by the linker, not named on the command line) holds objects of the store's lists";
@@ -417,8 +418,14 @@ const char *storeLinkVerdictName(StoreLinkVerdict verdict) {
   return "unknown";
 }
 
-StoreLinkOutcome linkThroughStore(const std::vector<std::string> &givenCommand, const fs::path &compiler,
+StoreLinkOutcome linkThroughStore(const std::vector<std::string> &command, const fs::path &compiler,
                                   const fs::path &output, autotune::BuildStore &store) {
+  StoreBaseline baseline(store);
+  return linkNeverLarger(command, compiler, output, baseline);
+}
+
+StoreLinkOutcome linkNeverLarger(const std::vector<std::string> &givenCommand, const fs::path &compiler,
+                                 const fs::path &output, LinkBaseline &store) {
   StoreLinkOutcome outcome;
   std::string problem;
   const std::vector<std::string> arguments = linkArguments(givenCommand, output, problem);

@@ -21,6 +21,7 @@
 #include "mlgo/driver/object_capture.h"
 #include "mlgo/driver/optimization_work.h"
 #include "mlgo/launcher/frontend.h"
+#include "mlgo/launcher/link_baseline.h"
 #include "mlgo/launcher/unit_exploration.h"
 #include "mlgo/launcher/unit_recording.h"
 #include "mlgo/support/atomic_file.h"
@@ -330,13 +331,15 @@ Candidate compileWithStore(const CompilerDriver &driver, const CorpusModule &mod
 /// way's is cut short and skipped for the next one; --predicted-lists counts
 /// the lists within the bound.
 Candidate compileWays(const CompilerDriver &driver, const CorpusModule &module, const FrontendResult &frontend,
-                      const Application &application, TranslationUnitOutcome &outcome) {
+                      const Application &application, TranslationUnitOutcome &outcome, std::string &plainObject) {
   const std::vector<Way> ways = candidateWays(application, module);
   // The first way is the one to stand by; a predicted list that fails is
   // simply not chosen.
   auto firstWork = std::make_shared<OptimizationWork>();
   Candidate best = compileCandidate(driver, module, ways.front(), application, firstWork);
   if (!best.result.ok()) return best;
+  const Way plainWay{"", false};
+  if (ways.front() == plainWay) plainObject = best.object;
   const double bound = application.costBound * double(compileCost(frontend, *firstWork, best.result));
   // What optimization may spend: the bound less what the rest of a compile
   // costs at the first way's size.
@@ -350,6 +353,7 @@ Candidate compileWays(const CompilerDriver &driver, const CorpusModule &module, 
     if (ways[w].predicted) work->stopAbove(uint64_t(std::max(1.0, bound - others)));
     Candidate candidate = compileCandidate(driver, module, ways[w], application, work);
     ++outcome.candidates;
+    if (ways[w] == plainWay && candidate.result.ok()) plainObject = candidate.object;
     if (ways[w].predicted) {
       if (work->stopped() || double(compileCost(frontend, *work, candidate.result)) > bound) {
         ++outcome.overCostBound;
@@ -363,8 +367,26 @@ Candidate compileWays(const CompilerDriver &driver, const CorpusModule &module, 
     }
   }
   outcome.passList = ways[chosen].pipeline;
-  outcome.keptBackup = application.neverLarger && chosen > 0 && ways[chosen] == Way{"", false};
+  outcome.keptBackup = application.neverLarger && chosen > 0 && ways[chosen] == plainWay;
   return best;
+}
+
+/// Without a store: clang's object of a unit compiled another way goes
+/// into the cache of plain objects, for the links to compare with
+/// (compiled now where no way was plain). A unit that cannot be kept there
+/// still builds, with a warning: its links then ship as linked.
+void keepPlainObject(const CompilerDriver &driver, const CorpusModule &module, const Application &application,
+                     const std::string &written, std::string plainObject) {
+  try {
+    if (plainObject.empty()) {
+      Candidate plain = compileCandidate(driver, module, {"", false}, application);
+      if (!plain.result.ok()) return;
+      plainObject = std::move(plain.object);
+    }
+    application.plainObjects->remember(written, plainObject);
+  } catch (const std::exception &e) {
+    spdlog::warn("{}: clang's object not kept for the links to compare with: {}", module.name, firstLine(errorText(e)));
+  }
 }
 
 /// --record: the unit into the corpus; a unit that cannot be recorded still
@@ -413,9 +435,10 @@ TranslationUnitOutcome compileTranslationUnit(const CompilePlan &plan, const App
   options.timeout = application.timeout;
   const CompilerDriver driver(options);
   Candidate best;
+  std::string plainObject;
   try {
     best = application.store ? compileWithStore(driver, module, frontend, application, outcome)
-                             : compileWays(driver, module, frontend, application, outcome);
+                             : compileWays(driver, module, frontend, application, outcome, plainObject);
   } catch (const std::exception &e) {
     return finish(firstLine(e.what()));
   }
@@ -426,6 +449,8 @@ TranslationUnitOutcome compileTranslationUnit(const CompilePlan &plan, const App
   } catch (const std::exception &e) {
     return finish(firstLine(e.what()));
   }
+  if (application.plainObjects && !application.store)
+    keepPlainObject(driver, module, application, best.object, std::move(plainObject));
   outcome.compiled = true;
   outcome.sizes = best.result.sizes;
   outcome.decisions = best.result.decisions;

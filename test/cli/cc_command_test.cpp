@@ -789,3 +789,47 @@ TEST_CASE("mlgo cc writes outputs as clang does: no missing directory made, bitc
   CHECK_FALSE(fs::exists(build / "helpers.o.mlgo-cc.bc"));
   CHECK(fs::exists(build / "helpers.o"));
 }
+
+TEST_CASE("mlgo cc: without a store, links of units compiled another way ship no file larger than the plain link",
+          "[cli][launcher][clang]") {
+  test::TracedTestCorpus traced;
+  test::fixedAnswerInliningPolicy(traced, true).save(traced / "inline-all");
+  const std::string policy = (traced / "inline-all").string();
+  const fs::path dedup = test::testData() / "builds" / "dedup";
+  fs::copy(dedup, traced / "plain");
+  REQUIRE(test::runIn(traced / "plain", {"make", "-s", "CXX=clang++-19", "program"}).exitCode == 0);
+  SectionSizes plain;
+  std::string error;
+  REQUIRE(measureObjectSizes(readFile(traced / "plain" / "program"), plain, error));
+  writeFileAtomically(traced / "choices.json",
+                      json{{"format", "mlgo-unit-choices"},
+                           {"version", 1},
+                           {"policy", policy},
+                           {"units", {{"a.o", {{"way", "policy"}}}, {"c.o", {{"way", "policy"}}}}}}
+                          .dump());
+  const std::vector<std::vector<std::string>> ways{{"--policy", policy},
+                                                    {"--choices", (traced / "choices.json").string()}};
+  std::set<std::string> verdicts;
+  for (const std::vector<std::string> &way : ways) {
+    CAPTURE(way);
+    const fs::path project = traced / ("way-" + std::to_string(verdicts.size()) + way.front());
+    fs::copy(dedup, project);
+    std::string cxx = test::mlgoBinary() + " cc --log " + (project / "log").string();
+    for (const std::string &option : way) cxx += " " + option;
+    cxx += " clang++-19";
+    // The program runs: its tests pass.
+    const test::CommandOutcome built = test::runIn(project, {"make", "-s", "CXX=" + cxx, "check"},
+                                                   {"MLGO_PLAIN_OBJECTS=" + (traced / "plain-objects").string()});
+    INFO(built.out << built.err);
+    REQUIRE(built.exitCode == 0);
+    SectionSizes shipped;
+    REQUIRE(measureObjectSizes(readFile(project / "program"), shipped, error));
+    CHECK(shipped.textPlusData() <= plain.textPlusData());
+    const json link = logLines(project / "log").back();
+    CHECK(link["link"] == "program");
+    CHECK(link["listed_inputs"].get<size_t>() > 0);
+    verdicts.insert(link["store_link"].get<std::string>());
+    if (link["store_link"] == "plain") CHECK(readFile(project / "program") == readFile(traced / "plain" / "program"));
+  }
+  CHECK(verdicts.count("plain"));  // inlining big() everywhere grows the program: the check acted
+}

@@ -22,6 +22,8 @@ class SearchSpace;
 
 namespace mlgo::launcher {
 
+class PlainObjects;
+
 /// A pass-list predictor as the launcher uses it: the first `count` lists it
 /// ranks for a unit are compiled beside the recorded level, and the smallest
 /// object (.text+data) is kept.
@@ -61,6 +63,10 @@ struct Application {
   double costBound = 1.05;
   /// The search space of the store's lists.
   std::shared_ptr<const autotune::SearchSpace> space;
+  /// Without a store, where clang's objects of the units compiled another
+  /// way are kept for the links to compare with (link_baseline.h); null when
+  /// nothing changes a unit.
+  std::shared_ptr<PlainObjects> plainObjects;
   /// The correctness gate that judges a list before the store chooses it;
   /// made when first asked (its programs compile then).
   std::function<autotune::PassListGate &()> gate;

@@ -21,6 +21,8 @@ class BuildStore;
 
 namespace mlgo::launcher {
 
+class LinkBaseline;
+
 enum class StoreLinkVerdict {
   Failed,        ///< the link itself failed: its exit code is the build's
   PlainInputs,   ///< no input carries a store's list: the link is the plain one
@@ -46,6 +48,11 @@ const char *storeLinkVerdictName(StoreLinkVerdict verdict);
 /// The link's own diagnostics go to stderr as they come.
 StoreLinkOutcome linkThroughStore(const std::vector<std::string> &command, const std::filesystem::path &compiler,
                                   const std::filesystem::path &output, autotune::BuildStore &store);
+
+/// The same for any baseline (link_baseline.h): without a store, the cache
+/// of plain objects of units mlgo cc compiled another way.
+StoreLinkOutcome linkNeverLarger(const std::vector<std::string> &command, const std::filesystem::path &compiler,
+                                 const std::filesystem::path &output, LinkBaseline &baseline);
 
 /// An LTO link with a policy: `withPlugin` (the link as given, mlgo's pass
 /// plugin loaded into lld's backends) runs, then `withoutPlugin` writing
