@@ -50,6 +50,9 @@ json keptUnitsJson(const std::vector<BuiltVariant> &variants) {
   return units;
 }
 
+/// A way's name as tables show it: a raw way says so.
+std::string shownName(const BuildVariant &variant) { return variant.name + (variant.raw ? " (raw)" : ""); }
+
 std::string testsText(const BuildOutcome &outcome) {
   if (outcome.tests == TestResult::None) return testResultName(outcome.tests);
   return std::string(testResultName(outcome.tests)) + " (" + secondsText(outcome.testSeconds) + ")";
@@ -92,6 +95,7 @@ json comparisonToJson(const std::vector<BuiltVariant> &variants, const std::stri
     const SectionSizes sum = linkedSum(built.artifacts), referenceSum = linkedSum(*reference);
     out["variants"].push_back({{"name", built.variant.name},
                                {"mlgo_cc_environment", built.variant.ccEnvironment},
+                               {"raw", built.variant.raw},
                                {"through_mlgo_cc", built.variant.throughLauncher},
                                {"measured", built.measured},
                                {"built", built.outcome.built},
@@ -118,15 +122,15 @@ std::string comparisonTable(const std::vector<BuiltVariant> &variants, const std
   const BuiltVariant &reference = variants.front();
   TextTable files({"linked file", "variant", ".text", "change", ".text+data", "change"});
   for (const auto &[path, base] : reference.artifacts.linked) {
-    files.addRow({path, reference.variant.name, std::to_string(base.text), "", std::to_string(base.textPlusData()), ""});
+    files.addRow({path, shownName(reference.variant), std::to_string(base.text), "", std::to_string(base.textPlusData()), ""});
     for (size_t v = 1; v < variants.size(); ++v) {
       auto found = variants[v].artifacts.linked.find(path);
       if (found == variants[v].artifacts.linked.end()) {
-        files.addRow({"", variants[v].variant.name, "missing", "", "missing", ""});
+        files.addRow({"", shownName(variants[v].variant), "missing", "", "missing", ""});
         continue;
       }
       const SectionSizes &sizes = found->second;
-      files.addRow({"", variants[v].variant.name, std::to_string(sizes.text), formatPercentChange(sizes.text, base.text),
+      files.addRow({"", shownName(variants[v].variant), std::to_string(sizes.text), formatPercentChange(sizes.text, base.text),
                     std::to_string(sizes.textPlusData()), formatPercentChange(sizes.textPlusData(), base.textPlusData())});
     }
   }
@@ -139,13 +143,13 @@ std::string comparisonTable(const std::vector<BuiltVariant> &variants, const std
   const SectionSizes referenceLinked = linkedSum(reference.artifacts);
   for (const BuiltVariant &built : variants) {
     if (!built.outcome.built) {
-      std::vector<std::string> row{built.variant.name, "", "", "", "", "failed", "", "", ""};
+      std::vector<std::string> row{shownName(built.variant), "", "", "", "", "failed", "", "", ""};
       if (benched) row.push_back("");
       summary.addRow(row);
       continue;
     }
     if (!built.measured) {
-      std::vector<std::string> row{built.variant.name, "not measured", "", "", "", secondsText(built.outcome.buildSeconds),
+      std::vector<std::string> row{shownName(built.variant), "not measured", "", "", "", secondsText(built.outcome.buildSeconds),
                                    testsText(built.outcome), "0 of 0", ""};
       if (benched) row.push_back("");
       summary.addRow(row);
@@ -157,7 +161,7 @@ std::string comparisonTable(const std::vector<BuiltVariant> &variants, const std
     auto withChange = [&](uint64_t value, uint64_t base) {
       return std::to_string(value) + (isReference ? "" : " (" + formatPercentChange(value, base) + ")");
     };
-    std::vector<std::string> row{built.variant.name, withChange(linked.text, referenceLinked.text),
+    std::vector<std::string> row{shownName(built.variant), withChange(linked.text, referenceLinked.text),
                                  withChange(linked.textPlusData(), referenceLinked.textPlusData()),
                                  withChange(objects.text, reference.artifacts.objects.text),
                                  withChange(objects.textPlusData(), reference.artifacts.objects.textPlusData()),
@@ -171,7 +175,12 @@ std::string comparisonTable(const std::vector<BuiltVariant> &variants, const std
   }
   const std::string level = "compared at " + (optimization.empty() ? std::string("the project's own flags")
                                                                      : optimization) + "\n";
-  return files.render() + "\n" + summary.render() + level;
+  bool anyRaw = false;
+  for (const BuiltVariant &built : variants) anyRaw = anyRaw || built.variant.raw;
+  const std::string rawNote = anyRaw ? "(raw): links ship as linked, unchecked, for comparison; every other way "
+                                       "through mlgo cc ships no linked file larger than its plain link\n"
+                                     : "";
+  return files.render() + "\n" + summary.render() + level + rawNote;
 }
 
 }  // namespace mlgo::builds

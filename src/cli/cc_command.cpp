@@ -239,6 +239,7 @@ int runCc(CcFlags flags) {
   files.explore = flags.explore;
   files.exploreBudget = flags.exploreBudget;
   files.costBound = flags.costBound;
+  files.uncheckedLinks = flags.uncheckedLinks;
   files.gatePrograms = flags.gatePrograms;
   launcher::Application application = launcher::loadApplication(files, timeoutOf(flags.timeout));
   application.neverLarger = flags.neverLarger;

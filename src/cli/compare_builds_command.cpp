@@ -57,14 +57,19 @@ std::vector<builds::BuildVariant> variantsOf(const CompareBuildsFlags &flags) {
   const std::string policy =
       flags.policy.empty() ? "" : ccAssignment(&CcSettings::policy, fs::absolute(flags.policy).string());
   const std::string predict = ccAssignment(&CcSettings::predict, "1");
+  // The ways the choice file is made from are measured raw: each unit's
+  // linked bytes as the way alone gives them.
+  const std::string unchecked = ccAssignment(&CcSettings::uncheckedLinks, "1");
   std::vector<builds::BuildVariant> variants{{"clang-19", false, {}}, {"mlgo-cc", true, {}}};
-  if (!flags.policy.empty()) variants.push_back({"policy", true, {policy}});
+  if (!flags.policy.empty()) variants.push_back({"policy", true, {policy, unchecked}, true});
   if (!flags.policy.empty() && flags.neverLarger)
     variants.push_back({"never-larger", true, {policy, ccAssignment(&CcSettings::neverLarger, "1")}});
   if (!flags.passLists.empty())
-    variants.push_back(
-        {"pass-lists", true, {ccAssignment(&CcSettings::passLists, fs::absolute(flags.passLists).string())}});
-  if (flags.predict) variants.push_back({"predicted", true, {predict}});
+    variants.push_back({"pass-lists",
+                        true,
+                        {ccAssignment(&CcSettings::passLists, fs::absolute(flags.passLists).string()), unchecked},
+                        true});
+  if (flags.predict) variants.push_back({"predicted", true, {predict, unchecked}, true});
   for (size_t build = 1; build <= flags.storeBuilds; ++build)
     variants.push_back({"store-" + std::to_string(build),
                         true,
@@ -152,7 +157,12 @@ builds::BuiltVariant buildChoices(const CompareBuildsFlags &flags, const builds:
   const fs::path file = fs::absolute(fs::path(flags.output) / "choices.json");
   launcher::UnitChoices choices =
       builds::chooseUnits(built, settings.buildTree, flags.policy.empty() ? fs::path() : fs::absolute(flags.policy));
-  const builds::BuildVariant variant{"choices", true, {launcher::ccAssignment(&launcher::CcSettings::choices, file.string())}};
+  // Its links ship as linked: the rounds compare them with the plain build's
+  // themselves, and find the units to set plain from what each link kept.
+  const builds::BuildVariant variant{"choices",
+                                     true,
+                                     {launcher::ccAssignment(&launcher::CcSettings::choices, file.string()),
+                                      launcher::ccAssignment(&launcher::CcSettings::uncheckedLinks, "1")}};
   for (rounds = 1;; ++rounds) {
     writeFileAtomically(file, launcher::unitChoicesToJson(choices).dump(2) + "\n");
     builds::BuiltVariant chosen = buildVariant(flags, settings, variant);

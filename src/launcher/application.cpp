@@ -119,7 +119,8 @@ void loadStore(Application &application, const ApplicationFiles &files,
 
 /// Units compiled another way than clang's keep clang's object for the
 /// links (a store keeps its own).
-void keepPlainObjects(Application &application) {
+void keepPlainObjects(Application &application, const ApplicationFiles &files) {
+  if (files.uncheckedLinks) return;
   if (application.policyHooks || !application.passLists.empty() || application.prediction || application.policyUnits)
     application.plainObjects = std::make_shared<PlainObjects>(PlainObjects::defaultDirectory());
 }
@@ -134,7 +135,7 @@ Application loadApplication(const ApplicationFiles &files, std::chrono::millisec
           "--choices says what each unit gets: it goes without --policy, --pass-lists, --predict and --store");
     Application application = loadChoices(files.choices, timeout);
     application.recordCorpus = files.record;
-    keepPlainObjects(application);
+    keepPlainObjects(application, files);
     return application;
   }
   Application application;
@@ -143,7 +144,7 @@ Application loadApplication(const ApplicationFiles &files, std::chrono::millisec
   application.recordCorpus = files.record;
   if (!files.policy.empty()) loadPolicy(application, files.policy);
   if (files.passLists.empty() && !files.predict && files.store.empty()) {
-    keepPlainObjects(application);
+    keepPlainObjects(application, files);
     return application;
   }
   auto space = std::make_shared<const autotune::SearchSpace>(
@@ -151,7 +152,7 @@ Application loadApplication(const ApplicationFiles &files, std::chrono::millisec
   if (!files.passLists.empty()) application.passLists = autotune::readPassLists(files.passLists, *space);
   if (files.predict) application.prediction = loadPrediction(files, *space);
   if (!files.store.empty()) loadStore(application, files, space);
-  else keepPlainObjects(application);
+  else keepPlainObjects(application, files);
   return application;
 }
 

@@ -27,6 +27,9 @@ struct BuildVariant {
   /// never words of a build system's compiler variable, where a path with a
   /// space (make) or a ';' (a CMake list) would be split.
   std::vector<std::string> ccEnvironment;
+  /// Its links ship as linked (mlgo cc --unchecked-links): the way measured
+  /// as it is, for comparison; labelled "raw" wherever it is shown.
+  bool raw = false;
 };
 
 struct BuildSettings {

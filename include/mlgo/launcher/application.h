@@ -91,6 +91,7 @@ struct ApplicationFiles {
   size_t explore = 0;
   size_t exploreBudget = 500;
   double costBound = 1.05;
+  bool uncheckedLinks = false;  ///< links ship as linked: no plain objects kept for them
   std::filesystem::path gatePrograms;  ///< the gate's programs; empty: the shipped ones
 };
 

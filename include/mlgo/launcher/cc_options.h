@@ -21,7 +21,7 @@ namespace mlgo::launcher {
 /// What mlgo cc was asked to do. Defaults are the table's (the constructor).
 struct CcSettings {
   std::string policy, passLists, log, predictor, choices, linkMaps, record, store, gatePrograms;
-  bool predict = false, neverLarger = false;
+  bool predict = false, neverLarger = false, uncheckedLinks = false;
   size_t predictedLists = 0, explore = 0, exploreBudget = 0;
   double timeout = 0, costBound = 0;
   CcSettings();
@@ -89,6 +89,8 @@ inline constexpr CcOption kCcOptions[] = {
      "one budget; a predicted list over it (against its unit's -Oz compile) is skipped for the next one"},
     {"--gate-programs", "DIR", "MLGO_CC_GATE_PROGRAMS", &CcSettings::gatePrograms, 0, 0, 0, CcEffect::Modifies,
      "The correctness gate's programs for --store (default: the shipped ones)"},
+    {"--unchecked-links", "", "MLGO_CC_UNCHECKED_LINKS", &CcSettings::uncheckedLinks, 0, 0, 0, CcEffect::Modifies,
+     "Links ship as linked, not compared with their plain links: a way measured as it is (compare-builds' raw ways)"},
     {"--log", "FILE", "MLGO_CC_LOG", &CcSettings::log, 0, 0, 0, CcEffect::Modifies,
      "Append one JSON line per translation unit: what was applied, sizes, fallbacks"},
     {"--timeout", "S", nullptr, &CcSettings::timeout, 600, 0, 0, CcEffect::Modifies,
