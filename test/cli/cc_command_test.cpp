@@ -448,8 +448,12 @@ TEST_CASE("mlgo cc: a make project builds with CC=\"mlgo cc clang-19\" under -j,
   INFO(made.out << made.err);
   REQUIRE(made.exitCode == 0);
   CHECK_THAT(made.out, Contains("0 failures"));
-  const std::vector<json> lines = logLines(log);
-  REQUIRE(lines.size() == 3);  // the link step runs clang and logs nothing
+  std::vector<json> lines = logLines(log);
+  REQUIRE(lines.size() == 4);
+  // The link, last, is compared with the link of clang's own objects.
+  CHECK(lines.back()["link"] == "program");
+  CHECK_THAT(lines.back()["store_link"].get<std::string>(), Catch::Matchers::Matches("plain-inputs|kept|plain"));
+  lines.pop_back();
   std::set<std::string> modules;
   for (const json &line : lines) modules.insert(line["module"].get<std::string>());
   CHECK(modules == std::set<std::string>{"main.o", "stats.o", "table.o"});
