@@ -619,6 +619,18 @@ std::vector<std::string> BuildStore::winningPipelines() const {
   return pipelines;
 }
 
+std::vector<std::string> BuildStore::lineageChoices(const std::string &module, const std::string &except) const {
+  std::vector<std::string> pipelines;
+  Statement row(db_,
+                ("SELECT choice FROM units WHERE module = ? AND unit != ? AND choice IS NOT NULL AND choice != '' "
+                 "ORDER BY " + usedColumn_ + " DESC, unit").c_str(),
+                path_);
+  row.bind(1, module).bind(2, except);
+  while (row.step())
+    if (std::find(pipelines.begin(), pipelines.end(), row.text(0)) == pipelines.end()) pipelines.push_back(row.text(0));
+  return pipelines;
+}
+
 std::vector<std::string> BuildStore::gatedPipelines() const {
   std::vector<std::string> pipelines = winningPipelines();
   const std::set<std::string> winners(pipelines.begin(), pipelines.end());

@@ -172,13 +172,19 @@ void requireSearchSpaceLists(const autotune::StoredUnit &unit, const Application
       if (!inSearchSpace(*application.space, pipeline)) refuse(pipeline);
 }
 
-/// The lists a unit new to the store tries first: what won on the
-/// project's other units (lists of the search space only), then the
-/// predictor's ranking (--predict).
-std::vector<std::string> rankedForStore(const Application &application, const CorpusModule &module) {
+/// The lists a unit new to the store tries first: what its earlier
+/// versions chose (an edited file's lineage, by its module name), then what
+/// won on the project's other units (lists of the search space only), then
+/// the predictor's ranking (--predict).
+std::vector<std::string> rankedForStore(const Application &application, const CorpusModule &module,
+                                        const std::string &key) {
   std::vector<std::string> ranked;
-  for (const std::string &pipeline : application.store->winningPipelines())
-    if (inSearchSpace(*application.space, pipeline)) ranked.push_back(pipeline);
+  for (const std::vector<std::string> &source :
+       {application.store->lineageChoices(module.name, key), application.store->winningPipelines()})
+    for (const std::string &pipeline : source)
+      if (inSearchSpace(*application.space, pipeline) &&
+          std::find(ranked.begin(), ranked.end(), pipeline) == ranked.end())
+        ranked.push_back(pipeline);
   if (application.prediction) {
     const Prediction &prediction = *application.prediction;
     for (size_t k : prediction.predictor->rank(autotune::moduleFeatures(module), isCxxModule(module)))
@@ -289,7 +295,7 @@ Candidate compileWithStore(const CompilerDriver &driver, const CorpusModule &mod
   } else {
     const std::map<std::string, autotune::StoredTrial> known = unit ? unit->trials : decltype(unit->trials){};
     std::vector<autotune::StoredTrial> fresh;
-    const std::vector<std::string> ranked = rankedForStore(application, module);
+    const std::vector<std::string> ranked = rankedForStore(application, module, key);
     if (application.explore > 0) {
       ExplorationSettings settings;
       settings.newCompiles = share + (known.count("") ? 0 : 1);

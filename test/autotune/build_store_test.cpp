@@ -218,3 +218,19 @@ TEST_CASE("build store: one compile budget for the build, the bound the latest b
   CHECK(store.unit("large")->choice == std::optional<std::string>(""));
   CHECK(store.unit("small")->choice == std::optional<std::string>("cheap"));  // within its own budget
 }
+
+TEST_CASE("build store: a unit's lineage is its module's other versions' choices, latest used first", "[store]") {
+  test::ScratchDirectory scratch;
+  BuildStore store(scratch / "units.db", kIdentity);
+  auto decide = [&](const std::string &key, const std::string &module, const std::string &pipeline) {
+    store.recordTrials(key, module, false, {trial("", 100, 1000), trial(pipeline, 90, 1000)});
+    store.recordVerdict(pipeline, {true, false, ""});
+  };
+  decide("v1", "a.o", "first");
+  decide("v2", "a.o", "second");
+  decide("b", "b.o", "elsewhere");
+  store.recordTrials("v3", "a.o", false, {trial("", 100, 1000)});  // the edit now built
+  CHECK(store.lineageChoices("a.o", "v3") == std::vector<std::string>{"second", "first"});
+  CHECK(store.lineageChoices("a.o", "v2") == std::vector<std::string>{"first"});
+  CHECK(store.lineageChoices("c.o", "x").empty());
+}

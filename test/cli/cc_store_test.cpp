@@ -684,3 +684,38 @@ TEST_CASE("mlgo cc --store: a store through a link works, stores only read are l
     CHECK_FALSE(fs::exists(object));
   }
 }
+
+TEST_CASE("mlgo cc --store: an edited unit tries its earlier version's choice first", "[cli][launcher][store][clang]") {
+  test::ScratchDirectory scratch;
+  const fs::path project = storeProject(scratch / "project");
+  const fs::path store = scratch / "units.db";
+  const autotune::SearchSpace space = autotune::SearchSpace::load(autotune::defaultSearchSpaceFile());
+  // The project's most frequent winner W, and what strings.o's earlier version chose, L.
+  const std::string winner = space.pipeline({0, 1}), lineage = space.pipeline({2});
+  REQUIRE(winner != lineage);
+  {
+    autotune::BuildStore written(store, autotune::storeIdentityOf(space));
+    auto decide = [&](const std::string &key, const std::string &module, const std::string &pipeline) {
+      autotune::StoredTrial recorded{"", true, {}, 0, 1000, std::nullopt}, listed{pipeline, true, {}, 0, 1000, std::nullopt};
+      recorded.sizes.text = 100;
+      listed.sizes.text = 90;
+      written.recordTrials(key, module, false, {recorded, listed});
+      written.recordVerdict(pipeline, {true, false, ""});
+    };
+    decide("earlier-strings", "strings.o", lineage);
+    decide("other-1", "other1.o", winner);
+    decide("other-2", "other2.o", winner);
+    REQUIRE(written.winningPipelines().front() == winner);
+  }
+  const test::CommandOutcome built = make(project, storeOptions(store, scratch / "log", 1), 1, {"strings.o"});
+  INFO(built.err);
+  REQUIRE(built.exitCode == 0);
+  const json line = logLines(scratch / "log").back();
+  CHECK(line["store"] == "new");
+  const auto opened = autotune::BuildStore::openExisting(store);
+  const std::optional<autotune::StoredUnit> edited = opened->unit(line["store_unit"]);
+  REQUIRE(edited);
+  std::set<std::string> tried;
+  for (const auto &[pipeline, trial] : edited->trials) tried.insert(pipeline);
+  CHECK(tried == std::set<std::string>{"", lineage});
+}

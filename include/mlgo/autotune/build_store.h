@@ -142,6 +142,10 @@ class BuildStore {
   /// (ties in text order), the recorded level left out: what won on a
   /// project's units, which its new units try first.
   std::vector<std::string> winningPipelines() const;
+  /// The lineage of a unit: the choices of the other units of module name
+  /// `module` (its earlier versions, an edited file's), latest used first,
+  /// the recorded level left out: what an edited unit tries first.
+  std::vector<std::string> lineageChoices(const std::string &module, const std::string &except) const;
   /// Every list the gate accepted that beat some unit's recorded level: the
   /// winning pipelines first (as above), then the others, those smaller
   /// than the recorded level on most units first (ties in text order). What
