@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <thread>
 #include <set>
+#include <sstream>
 #include <tuple>
 
 #include <unistd.h>
@@ -476,6 +477,26 @@ void BuildStore::refreshChoices() {
     else update.bindNull(1);
     update.bind(2, unit.key).run();
   }
+}
+
+std::optional<double> BuildStore::explorationPrice(size_t perUnit, size_t budget, int64_t unitUsed) const {
+  std::istringstream stored(metaValue("exploration_price"));
+  size_t storedPerUnit = 0, storedBudget = 0;
+  double price = 0;
+  int64_t set = 0;
+  if (!(stored >> storedPerUnit >> storedBudget >> price >> set)) return std::nullopt;
+  if (storedPerUnit != perUnit || storedBudget != budget || set < unitUsed) return std::nullopt;
+  return price;
+}
+
+double BuildStore::refreshExplorationPrice(size_t perUnit, size_t budget) {
+  WriteTransaction transaction(db_, path_);
+  const std::vector<StoredUnit> all = units();
+  const double price = autotune::explorationPrice(currentUnits(all), perUnit, budget);
+  Statement row(db_, "INSERT OR REPLACE INTO meta(key, value) VALUES('exploration_price', ?)", path_);
+  row.bind(1, fmt::format("{} {} {} {}", perUnit, budget, price, nextUse())).run();
+  transaction.commit();
+  return price;
 }
 
 void BuildStore::setCostBound(double bound) {

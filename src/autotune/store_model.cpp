@@ -173,48 +173,90 @@ std::optional<std::string> chooseTrial(const StoredUnit &unit, const std::map<st
   return choices.begin()->second;
 }
 
-std::map<std::string, size_t> explorationShares(const std::vector<const StoredUnit *> &units, size_t perUnit,
-                                                size_t budget) {
+namespace {
+
+/// What the exploration model knows of one unit.
+struct ExplorationState {
+  double scale = 0;  ///< bytes times G
+  size_t tried = 0;
+  size_t limit = 0;  ///< trials it may take in this build
+  double cost = 1;   ///< of one trial: its recorded level's estimated compile
+  bool known = false;  ///< its recorded level compiled: it counts in the build's cost
+  bool explorable() const { return limit > 0; }
+};
+
+ExplorationState explorationState(const StoredUnit &unit, size_t perUnit, size_t budget) {
+  ExplorationState state;
+  auto recorded = unit.trials.find("");
+  if (recorded == unit.trials.end() || !recorded->second.compiled) return state;
+  state.known = true;
+  state.cost = std::max(1.0, double(recorded->second.work));
+  state.tried = unit.trials.size() - 1;
+  if (state.tried >= budget) return state;  // decided
+  state.limit = std::min(budget - state.tried, kMaxShareFactor * perUnit);
+  const int64_t recordedBytes = shippedBytes(unit, recorded->second);
+  const double bytes = double(std::max<int64_t>(0, recordedBytes));
+  int64_t smallest = recordedBytes;
+  for (const auto &[pipeline, trial] : unit.trials)
+    if (trial.compiled) smallest = std::min(smallest, shippedBytes(unit, trial));
+  const double found = bytes > 0 ? 1.0 - double(std::max<int64_t>(0, smallest)) / bytes : 0.0;
+  // What its trials found, extrapolated to the whole budget along log(1+k).
+  const double curve = std::log1p(double(budget));
+  const double extrapolated = state.tried > 0 ? found * curve / std::log1p(double(state.tried)) : 0.0;
+  state.scale = bytes * std::min(1.0, std::max(kPriorSearchGain, extrapolated));
+  return state;
+}
+
+/// The expected gain of the unit's k-th trial of this build.
+double trialGain(const ExplorationState &state, size_t k, size_t budget) {
+  const double done = double(state.tried + k);
+  return state.scale * std::log((2 + done) / (1 + done)) / std::log1p(double(std::max<size_t>(budget, 1)));
+}
+
+}  // namespace
+
+double explorationPrice(const std::vector<const StoredUnit *> &units, size_t perUnit, size_t budget) {
   struct Claim {
-    double gain;  ///< expected bytes from the unit's next trial
+    double gain;
     size_t unit;
     bool operator<(const Claim &other) const {  // the largest gain, then the first unit, on top
       return std::make_tuple(gain, -int64_t(unit)) < std::make_tuple(other.gain, -int64_t(other.unit));
     }
   };
-  const double curve = std::log1p(double(std::max<size_t>(budget, 1)));
-  std::vector<double> scale(units.size(), 0);  // bytes times G
-  std::vector<size_t> tried(units.size(), 0), limit(units.size(), 0), share(units.size(), 0);
+  std::vector<ExplorationState> states;
+  std::vector<size_t> taken(units.size(), 0);
   std::priority_queue<Claim> claims;
-  auto gainOf = [&](size_t u) {
-    const double k = double(tried[u] + share[u]);
-    return scale[u] * std::log((2 + k) / (1 + k)) / curve;
-  };
+  double total = 0;
   for (size_t u = 0; u < units.size(); ++u) {
-    const StoredUnit &unit = *units[u];
-    auto recorded = unit.trials.find("");
-    if (recorded == unit.trials.end() || !recorded->second.compiled) continue;
-    tried[u] = unit.trials.size() - 1;
-    if (tried[u] >= budget) continue;  // decided
-    limit[u] = std::min(budget - tried[u], kMaxShareFactor * perUnit);
-    const double bytes = double(std::max<int64_t>(0, shippedBytes(unit, recorded->second)));
-    int64_t smallest = shippedBytes(unit, recorded->second);
-    for (const auto &[pipeline, trial] : unit.trials)
-      if (trial.compiled) smallest = std::min(smallest, shippedBytes(unit, trial));
-    const double found = bytes > 0 ? 1.0 - double(std::max<int64_t>(0, smallest)) / bytes : 0.0;
-    // What its trials found, extrapolated to the whole budget along log(1+k).
-    const double extrapolated = tried[u] > 0 ? found * curve / std::log1p(double(tried[u])) : 0.0;
-    scale[u] = bytes * std::min(1.0, std::max(kPriorSearchGain, extrapolated));
-    claims.push({gainOf(u), u});
+    states.push_back(explorationState(*units[u], perUnit, budget));
+    if (states[u].known) total += states[u].cost;
+    if (states[u].explorable()) claims.push({trialGain(states[u], 0, budget), u});
   }
-  for (size_t left = perUnit * units.size(); left > 0 && !claims.empty(); --left) {
-    const size_t u = claims.top().unit;
+  total *= double(perUnit);
+  double spent = 0;
+  while (!claims.empty()) {
+    const Claim claim = claims.top();
     claims.pop();
-    ++share[u];
-    if (share[u] < limit[u]) claims.push({gainOf(u), u});
+    if (spent + states[claim.unit].cost > total) return claim.gain;
+    spent += states[claim.unit].cost;
+    if (++taken[claim.unit] < states[claim.unit].limit)
+      claims.push({trialGain(states[claim.unit], taken[claim.unit], budget), claim.unit});
   }
+  return 0;
+}
+
+size_t explorationShare(const StoredUnit &unit, double price, size_t perUnit, size_t budget) {
+  const ExplorationState state = explorationState(unit, perUnit, budget);
+  size_t share = 0;
+  while (share < state.limit && trialGain(state, share, budget) > price) ++share;
+  return share;
+}
+
+std::map<std::string, size_t> explorationShares(const std::vector<const StoredUnit *> &units, size_t perUnit,
+                                                size_t budget) {
+  const double price = explorationPrice(units, perUnit, budget);
   std::map<std::string, size_t> shares;
-  for (size_t u = 0; u < units.size(); ++u) shares[units[u]->key] = share[u];
+  for (const StoredUnit *unit : units) shares[unit->key] = explorationShare(*unit, price, perUnit, budget);
   return shares;
 }
 

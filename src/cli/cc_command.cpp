@@ -20,6 +20,7 @@
 
 #include "commands.h"
 #include "validators.h"
+#include "mlgo/autotune/build_store.h"
 #include "mlgo/launcher/application.h"
 #include "mlgo/launcher/cc_options.h"
 #include "mlgo/launcher/compile_plan.h"
@@ -220,6 +221,18 @@ int runCheckedLink(const CcFlags &flags, const std::vector<std::string> &command
   return outcome.exitCode;
 }
 
+/// After a link through the store: the next build's exploration price, from
+/// the store as this build left it (autotune/store_model.h). A store that
+/// cannot take it leaves the price as it was, with a warning.
+void refreshExplorationPrice(const launcher::Application &application) {
+  if (application.explore == 0) return;
+  try {
+    application.store->refreshExplorationPrice(application.explore, application.exploreBudget);
+  } catch (const std::exception &e) {
+    spdlog::warn("--store: the exploration price is not updated: {}", e.what());
+  }
+}
+
 int runCc(CcFlags flags) {
   if (flags.printPluginPath) {
     std::printf("%s\n", passPlugin().c_str());
@@ -259,7 +272,9 @@ int runCc(CcFlags flags) {
       if (!plan.links) return runRealCompiler(command, compiler);
       if (application.store) {
         launcher::StoreBaseline baseline(*application.store);
-        return runCheckedLink(flags, command, compiler, plan, baseline);
+        const int linked = runCheckedLink(flags, command, compiler, plan, baseline);
+        refreshExplorationPrice(application);
+        return linked;
       }
       if (application.plainObjects) return runCheckedLink(flags, command, compiler, plan, *application.plainObjects);
       return runRealCompiler(command, compiler);

@@ -195,15 +195,13 @@ std::vector<std::string> rankedForStore(const Application &application, const Co
 }
 
 /// How many new lists the unit tries in this build with --explore: its share
-/// of the build's exploration (autotune/store_model.h's explorationShares,
-/// from what the store knows of the build); --explore's N for a unit the
-/// store has not seen compile.
-size_t explorationShare(const autotune::BuildStore &store, const std::string &key, const Application &application) {
-  const std::vector<autotune::StoredUnit> all = store.units();
-  const std::map<std::string, size_t> shares =
-      autotune::explorationShares(autotune::currentUnits(all), application.explore, application.exploreBudget);
-  auto share = shares.find(key);
-  return share == shares.end() ? application.explore : share->second;
+/// of the build's exploration at the store's price (autotune/store_model.h):
+/// the one the build before's links set, or the one this build's first
+/// compile sets (BuildStore::explorationPrice).
+size_t explorationShare(autotune::BuildStore &store, const autotune::StoredUnit &unit, const Application &application) {
+  std::optional<double> price = store.explorationPrice(application.explore, application.exploreBudget, unit.used);
+  if (!price) price = store.refreshExplorationPrice(application.explore, application.exploreBudget);
+  return autotune::explorationShare(unit, *price, application.explore, application.exploreBudget);
 }
 
 /// Lists the gate judges in one compile at most; the rest wait for the
@@ -285,11 +283,12 @@ Candidate compileWithStore(const CompilerDriver &driver, const CorpusModule &mod
     return trial;
   };
   std::optional<autotune::StoredUnit> unit = store.unit(key);
-  if (unit) {
-    requireSearchSpaceLists(*unit, application, /*everyTrial=*/!unit->choice || application.explore > 0);
-    store.noteUsed(key);
-  }
-  const size_t share = unit && application.explore > 0 ? explorationShare(store, key, application) : application.explore;
+  if (unit) requireSearchSpaceLists(*unit, application, /*everyTrial=*/!unit->choice || application.explore > 0);
+  // A unit the store has not seen tries N. The share is taken before this
+  // use is noted: the unit's last use tells whether a new build has begun.
+  const size_t share =
+      unit && application.explore > 0 ? explorationShare(store, *unit, application) : application.explore;
+  if (unit) store.noteUsed(key);
   if (unit && unit->choice && share == 0) {
     outcome.storeUse = "hit";
   } else {

@@ -139,3 +139,23 @@ TEST_CASE("store model: a build's trials go where the expected linked gain is la
   units[1] = promising;
   CHECK(explorationShares(pointers(units), 5, 20).at("medium") > shares.at("medium"));
 }
+
+TEST_CASE("store model: a build's exploration is N plain builds of compile cost, shared at one price", "[store]") {
+  // The large unit compiles 10x slower: its trials cost 10x as much.
+  const std::vector<StoredUnit> units{unitOf("large", {trial("", 20000, 10000)}), unitOf("a", {trial("", 2000, 1000)}),
+                                      unitOf("b", {trial("", 2000, 1000)})};
+  const auto shares = explorationShares(pointers(units), 2, 500);
+  const double cost = 10000.0 * shares.at("large") + 1000.0 * (shares.at("a") + shares.at("b"));
+  CHECK(cost <= 2 * (10000 + 1000 + 1000));
+  CHECK(cost > 2 * (10000 + 1000 + 1000) - 10000);  // what is left buys no more of the large unit
+  CHECK(shares.at("large") >= 1);
+  // Each unit's share comes from the unit and the price alone: a -j build's
+  // compiles, reading the store at different moments, agree.
+  const double price = explorationPrice(pointers(units), 2, 500);
+  for (const StoredUnit &unit : units) CHECK(explorationShare(unit, price, 2, 500) == shares.at(unit.key));
+  StoredUnit explored = units[0];
+  for (size_t t = 0; t < shares.at("large"); ++t)
+    explored.trials.emplace("t" + std::to_string(t), trial("t" + std::to_string(t), 20000, 10000));
+  // Once it has explored, its next share at the same price is smaller: the price holds the build's spending.
+  CHECK(explorationShare(explored, price, 2, 500) < shares.at("large"));
+}

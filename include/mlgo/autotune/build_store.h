@@ -135,6 +135,15 @@ class BuildStore {
   /// Records what a link through the store shipped against its plain link
   /// (the latest link of an output replaces its row).
   void recordLink(const StoredLink &link);
+  /// The exploration price (store_model.h) for --explore perUnit and a
+  /// search budget, set once a build: by the links of the build before, or
+  /// by its first compile of a unit that was used since the price was set
+  /// (`unitUsed`: that unit's StoredUnit::used), which shows a new build has
+  /// begun. Unset when none is at hand or a new build has begun.
+  std::optional<double> explorationPrice(size_t perUnit, size_t budget, int64_t unitUsed) const;
+  /// Sets the price from the store as it is now (its build's units) and
+  /// returns it.
+  double refreshExplorationPrice(size_t perUnit, size_t budget);
   /// Every output linked through the store, as its latest link left it.
   std::vector<StoredLink> links() const;
   void recordVerifiedLink(const std::string &link);

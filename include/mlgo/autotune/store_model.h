@@ -142,16 +142,31 @@ inline constexpr double kPriorSearchGain = 0.05;
 /// should not wait long on one straggling compile.
 inline constexpr size_t kMaxShareFactor = 10;
 
-/// How many new lists each of the build's units tries in this build, for
-/// `--explore perUnit` and a search `budget`: perUnit times the number of
-/// units in all, each next trial to the unit whose expected linked gain from
-/// it is largest. A unit's expected gain from its k-th trial is its shipped
-/// bytes at its recorded level, times its expected search gain G, times
-/// log((2+k)/(1+k)) / log(1+budget): search finds most early, as log(1+k)
-/// grows. G is kPriorSearchGain, or more where the unit's own trials found
-/// more (what they found, extrapolated along the same curve). A unit gets
-/// nothing once it has tried `budget` lists (decided) and at most
-/// kMaxShareFactor * perUnit. Deterministic: ties go to the smaller key.
+/// The build's exploration for `--explore perUnit` and a search `budget`.
+/// It spends perUnit plain builds' worth of estimated compile cost (what
+/// perUnit trials of every unit would cost), each next trial to the unit
+/// whose expected linked gain from it is largest. A unit's expected gain
+/// from its k-th trial is its shipped bytes at its recorded level, times its
+/// expected search gain G, times log((2+k)/(1+k)) / log(1+budget) (search
+/// finds most early, as log(1+k) grows); G is kPriorSearchGain, or more
+/// where the unit's own trials found more (what they found, extrapolated
+/// along the same curve). A trial costs its unit's recorded-level compile.
+/// A unit gets nothing once it has tried `budget` lists (decided), and at
+/// most kMaxShareFactor * perUnit.
+///
+/// The price is the gain of the first trial the budget cannot buy (0 when it
+/// buys every unit's cap): each compile takes the trials of its unit whose
+/// expected gain is above it. Every compile is its own process, so the
+/// price is what they share: set once per build (at its links, from the
+/// whole store), each unit's share then comes from the unit alone and a
+/// -j build's shares do not drift as its units explore. Deterministic: ties
+/// go to the first unit.
+double explorationPrice(const std::vector<const StoredUnit *> &units, size_t perUnit, size_t budget);
+
+/// The trials of `unit` whose expected gain is above `price`.
+size_t explorationShare(const StoredUnit &unit, double price, size_t perUnit, size_t budget);
+
+/// Each unit's share at the price of `units` (keyed by unit).
 std::map<std::string, size_t> explorationShares(const std::vector<const StoredUnit *> &units, size_t perUnit,
                                                 size_t budget);
 

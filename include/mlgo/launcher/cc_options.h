@@ -77,8 +77,8 @@ inline constexpr CcOption kCcOptions[] = {
      "The project's store (an SQLite file, made when missing): every list a unit compiled, with sizes and gate "
      "verdicts; a unit it has decided compiles once with its choice"},
     {"--explore", "N", "MLGO_CC_EXPLORE", &CcSettings::explore, 0, 0, 1000, CcEffect::Applies,
-     "With --store: each compile of a unit also tries up to N lists the store lacks for it, the ranked ones first, "
-     "then autotune's search"},
+     "With --store: the build spends N plain builds' worth of compile cost on new lists, for the units where the "
+     "linked bytes are expected to shrink most: the ranked lists first, then autotune's search"},
     {"--explore-budget", "B", nullptr, &CcSettings::exploreBudget, 500, 1, autotune::kMaxSearchBudget,
      CcEffect::Modifies,
      "The budget of the autotune search --explore replays: after B/N builds a unit has tried what mlgo autotune "
