@@ -690,7 +690,15 @@ StoreSummary BuildStore::summarize() const {
   summary.identity = stored_;
   double logRatios = 0;
   size_t measured = 0;
-  for (const StoredUnit &stored : units()) {
+  const std::vector<StoredUnit> all = units();
+  summary.earlierVersions = all.size() - currentUnits(all).size();
+  for (const StoredUnit &stored : all) {
+    if (stored.used > 0) {
+      summary.oldestUse = summary.oldestUse == 0 ? stored.used : std::min(summary.oldestUse, stored.used);
+      summary.latestUse = std::max(summary.latestUse, stored.used);
+    }
+  }
+  for (const StoredUnit &stored : all) {
     ++summary.units;
     summary.trials += stored.trials.size();
     for (const auto &[pipeline, trial] : stored.trials) summary.keptTrials += trial.kept.has_value();
@@ -716,12 +724,76 @@ StoreSummary BuildStore::summarize() const {
   summary.costBound = costBound_;
   for (Statement row(db_, "SELECT identity FROM foreign_writers ORDER BY identity", path_); row.step();)
     summary.foreignWriters.push_back(row.text(0));
-  for (const std::string suffix : {"", "-wal", "-shm"}) {
-    std::error_code missing;
-    const uintmax_t bytes = fs::file_size(file_.string() + suffix, missing);
-    if (!missing) summary.bytesOnDisk += bytes;
-  }
+  summary.bytesOnDisk = bytesOnDisk();
   return summary;
+}
+
+uint64_t BuildStore::bytesOnDisk() const {
+  uint64_t bytes = 0;
+  std::error_code error;
+  for (const std::string suffix : {"", "-wal", "-shm"}) {
+    const uintmax_t size = fs::file_size(file_.string() + suffix, error);
+    if (!error) bytes += size;
+  }
+  for (fs::directory_iterator entry(file_.string() + ".objects", error), end; !error && entry != end;
+       entry.increment(error)) {
+    std::error_code ignored;
+    const uintmax_t size = entry->file_size(ignored);
+    if (!ignored) bytes += size;
+  }
+  return bytes;
+}
+
+int64_t BuildStore::recentUseSince() { return millisecondsNow() - 2 * kUseResolution; }
+
+StoreCleanup BuildStore::cleanupPlan(uint64_t maxBytes, int64_t keepUsedSince) const {
+  StoreCleanup plan;
+  plan.bytesBefore = plan.bytesAfter = bytesOnDisk();
+  const std::vector<StoredUnit> all = units();
+  size_t trials = 0;
+  for (const StoredUnit &unit : all) trials += unit.trials.size();
+  std::error_code missing;
+  const uintmax_t database = fs::file_size(file_, missing);
+  // A unit's share of the database: its trials' rows, at the database's average a row.
+  const double perTrial = trials && !missing ? double(database) / double(trials) : 0.0;
+  std::map<std::string, uint64_t> footprint;
+  for (const StoredUnit &unit : all) {
+    std::error_code none;
+    const uintmax_t object = fs::file_size(recordedObjectPath(unit.key), none);
+    footprint[unit.key] = uint64_t(perTrial * double(unit.trials.size())) + (none ? 0 : object);
+  }
+  plan.removedUnits = unitsToRemove(all, footprint, plan.bytesBefore, maxBytes, keepUsedSince);
+  std::map<std::string, std::string> modules;
+  for (const StoredUnit &unit : all) modules[unit.key] = unit.module;
+  for (const std::string &key : plan.removedUnits) {
+    plan.removedModules.push_back(modules[key]);
+    plan.bytesAfter -= std::min(plan.bytesAfter, footprint[key]);
+  }
+  return plan;
+}
+
+StoreCleanup BuildStore::cleanup(uint64_t maxBytes, int64_t keepUsedSince) {
+  StoreCleanup done = cleanupPlan(maxBytes, keepUsedSince);
+  if (done.removedUnits.empty()) return done;
+  {
+    WriteTransaction transaction(db_, path_);
+    for (const char *sql : {"DELETE FROM kept WHERE unit = ?", "DELETE FROM trials WHERE unit = ?",
+                            "DELETE FROM objects WHERE unit = ?", "DELETE FROM units WHERE unit = ?"}) {
+      Statement remove(db_, sql, path_);
+      for (const std::string &key : done.removedUnits) remove.bind(1, key).run();
+    }
+    refreshChoices();
+    transaction.commit();
+  }
+  for (const std::string &key : done.removedUnits) {
+    std::error_code ignored;
+    fs::remove(recordedObjectPath(key), ignored);
+  }
+  // VACUUM rewrites the database through the log: fold it back after.
+  exec("VACUUM");
+  exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  done.bytesAfter = bytesOnDisk();
+  return done;
 }
 
 std::string BuildStore::integrity() const {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <queue>
+#include <set>
 #include <tuple>
 
 namespace mlgo::autotune {
@@ -258,6 +259,29 @@ std::map<std::string, size_t> explorationShares(const std::vector<const StoredUn
   std::map<std::string, size_t> shares;
   for (const StoredUnit *unit : units) shares[unit->key] = explorationShare(*unit, price, perUnit, budget);
   return shares;
+}
+
+std::vector<std::string> unitsToRemove(const std::vector<StoredUnit> &units,
+                                       const std::map<std::string, uint64_t> &footprint, uint64_t bytes,
+                                       uint64_t maxBytes, int64_t keepUsedSince) {
+  std::set<std::string> current;
+  for (const StoredUnit *unit : currentUnits(units)) current.insert(unit->key);
+  std::vector<const StoredUnit *> order;
+  for (const StoredUnit &unit : units) order.push_back(&unit);
+  std::sort(order.begin(), order.end(), [&current](const StoredUnit *a, const StoredUnit *b) {
+    return std::make_tuple(current.count(a->key), a->used, a->key) <
+           std::make_tuple(current.count(b->key), b->used, b->key);
+  });
+  std::vector<std::string> removed;
+  for (const StoredUnit *unit : order) {
+    if (bytes <= maxBytes) break;
+    if (unit->used >= keepUsedSince) continue;
+    auto size = footprint.find(unit->key);
+    const uint64_t freed = size == footprint.end() ? 0 : size->second;
+    bytes -= std::min(bytes, freed);
+    removed.push_back(unit->key);
+  }
+  return removed;
 }
 
 }  // namespace mlgo::autotune

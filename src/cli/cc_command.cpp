@@ -31,6 +31,7 @@
 #include "mlgo/launcher/unit_recording.h"
 #include "mlgo/driver/compile_memo.h"
 #include "mlgo/support/atomic_file.h"
+#include "mlgo/support/byte_size.h"
 #include "mlgo/support/data_paths.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/exit_codes.h"
@@ -222,15 +223,28 @@ int runCheckedLink(const CcFlags &flags, const std::vector<std::string> &command
 }
 
 /// After a link through the store: the next build's exploration price, from
-/// the store as this build left it (autotune/store_model.h). A store that
-/// cannot take it leaves the price as it was, with a warning.
-void refreshExplorationPrice(const launcher::Application &application) {
-  if (application.explore == 0) return;
+/// the store as this build left it (autotune/store_model.h), and with
+/// --store-max-size the store's cleanup. A store that cannot take them is
+/// left as it was, with a warning: the link stands.
+void maintainStore(const launcher::Application &application, std::optional<uint64_t> maxBytes) {
   try {
-    application.store->refreshExplorationPrice(application.explore, application.exploreBudget);
+    if (application.explore > 0)
+      application.store->refreshExplorationPrice(application.explore, application.exploreBudget);
+    if (maxBytes && application.store->bytesOnDisk() > *maxBytes) 
+      application.store->cleanup(*maxBytes, autotune::BuildStore::recentUseSince());
   } catch (const std::exception &e) {
-    spdlog::warn("--store: the exploration price is not updated: {}", e.what());
+    spdlog::warn("--store: {}", e.what());
   }
+}
+
+/// --store-max-size as bytes; UsageError naming the value when it is not a size.
+std::optional<uint64_t> storeMaxBytes(const CcFlags &flags) {
+  if (flags.storeMaxSize.empty()) return std::nullopt;
+  const std::optional<uint64_t> bytes = parseByteSize(flags.storeMaxSize);
+  if (!bytes)
+    throw UsageError("--store-max-size (or " + std::string(launcher::ccVariable(&launcher::CcSettings::storeMaxSize)) +
+                     "): expected a size such as 200K, 64M or 2G, got \"" + flags.storeMaxSize + "\"");
+  return bytes;
 }
 
 int runCc(CcFlags flags) {
@@ -254,6 +268,7 @@ int runCc(CcFlags flags) {
   files.costBound = flags.costBound;
   files.uncheckedLinks = flags.uncheckedLinks;
   files.gatePrograms = flags.gatePrograms;
+  const std::optional<uint64_t> maxBytes = storeMaxBytes(flags);
   launcher::Application application = launcher::loadApplication(files, timeoutOf(flags.timeout));
   application.neverLarger = flags.neverLarger;
   const std::vector<std::string> args(flags.command.begin() + 1, flags.command.end());
@@ -273,7 +288,7 @@ int runCc(CcFlags flags) {
       if (application.store) {
         launcher::StoreBaseline baseline(*application.store);
         const int linked = runCheckedLink(flags, command, compiler, plan, baseline);
-        refreshExplorationPrice(application);
+        maintainStore(application, maxBytes);
         return linked;
       }
       if (application.plainObjects) return runCheckedLink(flags, command, compiler, plan, *application.plainObjects);

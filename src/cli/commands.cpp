@@ -45,6 +45,8 @@ const std::vector<Subcommand> &subcommands() {
        addStoreInfoCommand, false, false},
       {"store-merge", "Join stores written on several machines (mlgo cc --store) into one",
        addStoreMergeCommand, false, false},
+      {"store-gc", "Bound a project's store to a size: earlier versions of edited files first, then the least used",
+       addStoreGcCommand, false, false},
       {"sweep-passes", "Compile every module under every list of a pool: the data of a pass-list predictor",
        addSweepPassesCommand, true, false, "--output"},
       {"select-coreset", "Choose the few lists of a sweep that cover most of its gain over -Oz",

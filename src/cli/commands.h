@@ -48,6 +48,7 @@ void addHarvestCommand(CLI::App *command, CommandRunner &runner);
 void addPoolInfoCommand(CLI::App *command, CommandRunner &runner);
 void addStoreInfoCommand(CLI::App *command, CommandRunner &runner);
 void addStoreMergeCommand(CLI::App *command, CommandRunner &runner);
+void addStoreGcCommand(CLI::App *command, CommandRunner &runner);
 void addSweepPassesCommand(CLI::App *command, CommandRunner &runner);
 void addSelectCoresetCommand(CLI::App *command, CommandRunner &runner);
 void addTrainPassPredictorCommand(CLI::App *command, CommandRunner &runner);

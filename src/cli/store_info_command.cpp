@@ -1,6 +1,7 @@
 // mlgo store-info: what a project's store (mlgo cc --store) holds: its units,
 // the lists they tried, what the choices gain, and its size on disk.
 #include <cstdio>
+#include <ctime>
 #include <memory>
 
 #include <nlohmann/json.hpp>
@@ -9,6 +10,7 @@
 #include "common_options.h"
 #include "mlgo/autotune/search_space.h"
 #include "mlgo/autotune/build_store.h"
+#include "mlgo/support/byte_size.h"
 #include "mlgo/support/exit_codes.h"
 
 namespace mlgo::cli {
@@ -72,6 +74,21 @@ nlohmann::json linkedToJson(const autotune::StoreSummary &summary) {
           {"change", change(summary.linkedPlain, summary.linkedShipped)}};
 }
 
+/// ", units used from 2026-11-02 to 2026-12-07" (UTC): how far back a
+/// cleanup's least recently used reach; "" when no unit has a use noted.
+std::string usesSince(const autotune::StoreSummary &summary) {
+  if (summary.oldestUse == 0) return "";
+  auto day = [](int64_t milliseconds) {
+    const std::time_t seconds = std::time_t(milliseconds / 1000);
+    std::tm utc{};
+    gmtime_r(&seconds, &utc);
+    char text[16];
+    std::strftime(text, sizeof text, "%Y-%m-%d", &utc);
+    return std::string(text);
+  };
+  return ", units used from " + day(summary.oldestUse) + " to " + day(summary.latestUse);
+}
+
 void printLinked(const autotune::StoreSummary &summary) {
   if (summary.links.empty()) {
     std::printf("linked: no link through the store yet (give mlgo cc the links too: what ships is measured there)\n");
@@ -113,6 +130,9 @@ int runStoreInfo(const StoreInfoFlags &flags) {
                        {"total_change", total},
                        {"geomean_change", summary.geomeanRatio - 1.0},
                        {"bytes_on_disk", summary.bytesOnDisk},
+                       {"earlier_versions", summary.earlierVersions},
+                       {"oldest_use_ms", summary.oldestUse},
+                       {"latest_use_ms", summary.latestUse},
                        {"integrity", integrity},
                        {"foreign_writers", summary.foreignWriters}};
     if (flags.units) out["unit_list"] = unitsToJson(store->units());
@@ -120,19 +140,19 @@ int runStoreInfo(const StoreInfoFlags &flags) {
     return integrity == "ok" ? exit_code::kSuccess : exit_code::kBadInput;
   }
   printLinked(summary);
-  std::printf("%zu units, %zu lists tried (%zu with what the linker kept), %zu lists judged by the gate; %zu units "
-              "improved\n",
-              summary.units, summary.trials, summary.keptTrials, summary.verdicts, summary.improvedUnits);
+  std::printf("%zu units (%zu earlier versions of edited files), %zu lists tried (%zu with what the linker kept), %zu "
+              "lists judged by the gate; %zu units improved\n",
+              summary.units, summary.earlierVersions, summary.trials, summary.keptTrials, summary.verdicts,
+              summary.improvedUnits);
   std::printf("per unit, .text+.data of the choices vs each unit's recorded level: %+.2f%% in total (%llu -> %llu bytes), "
               "%+.2f%% geomean per unit\n",
               100 * total, (unsigned long long)summary.recordedTextData, (unsigned long long)summary.chosenTextData,
               100 * (summary.geomeanRatio - 1.0));
-  std::printf("LLVM %s, search space %s, cost model %s%s; cost bound %gx; %.1f KB on disk; integrity: %s\n",
+  std::printf("LLVM %s, search space %s, cost model %s%s; cost bound %gx; %s on disk%s; integrity: %s\n",
               summary.identity.llvm.c_str(), summary.identity.searchSpace.substr(0, 12).c_str(),
               summary.identity.costModel.c_str(),
               usable ? "" : " (not this mlgo's: its builds ignore the store)", summary.costBound,
-              double(summary.bytesOnDisk) / 1024,
-              integrity.c_str());
+              formatByteSize(summary.bytesOnDisk).c_str(), usesSince(summary).c_str(), integrity.c_str());
   for (const std::string &writer : summary.foreignWriters)
     std::printf("ignored by compiles of %s\n", writer.c_str());
   if (flags.units) printUnits(store->units());

@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <limits>
+
 #include <sqlite3.h>
 
 #include "mlgo/autotune/build_store.h"
@@ -10,6 +13,7 @@
 using namespace mlgo;
 using namespace mlgo::autotune;
 using Catch::Matchers::Contains;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -233,4 +237,43 @@ TEST_CASE("build store: a unit's lineage is its module's other versions' choices
   CHECK(store.lineageChoices("a.o", "v3") == std::vector<std::string>{"second", "first"});
   CHECK(store.lineageChoices("a.o", "v2") == std::vector<std::string>{"first"});
   CHECK(store.lineageChoices("c.o", "x").empty());
+}
+
+TEST_CASE("build store: a cleanup to a size bound removes units with their objects and keeps the store usable",
+          "[store]") {
+  test::ScratchDirectory scratch;
+  const fs::path file = scratch / "units.db";
+  {
+    BuildStore store(file, kIdentity);
+    for (int u = 0; u < 40; ++u) {
+      const std::string key = "unit" + std::to_string(u);
+      std::vector<StoredTrial> trials{trial("", 1000, 1000)};
+      for (int t = 0; t < 20; ++t) trials.push_back(trial("list" + std::to_string(t), 990 - t, 1000));
+      store.recordTrials(key, "m" + std::to_string(u) + ".o", false, trials);
+      fs::create_directories(store.recordedObjectPath(key).parent_path());
+      writeFileAtomically(store.recordedObjectPath(key), std::string(4000, 'o'));
+    }
+    store.noteUsed("unit39");  // the latest use: the last to go
+  }
+  BuildStore store(file, kIdentity);
+  const uint64_t before = store.bytesOnDisk();
+  const StoreCleanup plan = store.cleanupPlan(before / 2, std::numeric_limits<int64_t>::max());
+  CHECK(store.bytesOnDisk() == before);  // a plan changes nothing
+  REQUIRE(!plan.removedUnits.empty());
+  CHECK(plan.removedUnits.front() == "unit0");
+  CHECK(std::find(plan.removedUnits.begin(), plan.removedUnits.end(), "unit39") == plan.removedUnits.end());
+  CHECK(plan.bytesAfter <= before / 2);
+  const StoreCleanup done = store.cleanup(before / 2, std::numeric_limits<int64_t>::max());
+  CHECK(done.removedUnits == plan.removedUnits);
+  CHECK(done.bytesAfter < before);
+  CHECK(store.bytesOnDisk() == done.bytesAfter);
+  CHECK(done.bytesAfter <= before / 2 + before / 10);  // the plan's estimate of a row is an average
+  CHECK(!store.unit("unit0"));
+  CHECK(!fs::exists(store.recordedObjectPath("unit0")));
+  REQUIRE(store.unit("unit39"));
+  CHECK(fs::exists(store.recordedObjectPath("unit39")));
+  CHECK(store.integrity() == "ok");
+  CHECK(store.summarize().units == 40 - done.removedUnits.size());
+  // Within the bound already: nothing goes.
+  CHECK(store.cleanup(before, std::numeric_limits<int64_t>::max()).removedUnits.empty());
 }

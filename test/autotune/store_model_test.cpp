@@ -159,3 +159,19 @@ TEST_CASE("store model: a build's exploration is N plain builds of compile cost,
   // Once it has explored, its next share at the same price is smaller: the price holds the build's spending.
   CHECK(explorationShare(explored, price, 2, 500) < shares.at("large"));
 }
+
+TEST_CASE("store model: a cleanup removes earlier versions first, then the least recently used, and keeps recent ones",
+          "[store]") {
+  std::vector<StoredUnit> units{unitOf("a-old", {trial("", 100, 10)}, "a.o"), unitOf("a-new", {trial("", 100, 10)}, "a.o"),
+                                unitOf("b", {trial("", 100, 10)}), unitOf("c", {trial("", 100, 10)})};
+  units[0].used = 500;  // the earlier version, used after b: still the first to go
+  units[1].used = 900;
+  units[2].used = 100;
+  units[3].used = 700;
+  const std::map<std::string, uint64_t> footprint{{"a-old", 10}, {"a-new", 10}, {"b", 10}, {"c", 10}};
+  CHECK(unitsToRemove(units, footprint, 40, 40, 1000).empty());
+  CHECK(unitsToRemove(units, footprint, 40, 35, 1000) == std::vector<std::string>{"a-old"});
+  CHECK(unitsToRemove(units, footprint, 40, 15, 1000) == std::vector<std::string>{"a-old", "b", "c"});
+  // Units used since 600 stay whatever the bound: the store stays over it.
+  CHECK(unitsToRemove(units, footprint, 40, 0, 600) == std::vector<std::string>{"a-old", "b"});
+}

@@ -63,8 +63,20 @@ struct StoreSummary {
   std::vector<StoredLink> links;
   uint64_t linkedShipped = 0, linkedPlain = 0;
   double costBound = kDefaultCostBound;
-  uintmax_t bytesOnDisk = 0;      ///< the database with its WAL
+  uintmax_t bytesOnDisk = 0;      ///< the database with its WAL and the recorded objects
+  /// Units no build is made of any more (an edited file's earlier
+  /// versions): what a cleanup removes first.
+  size_t earlierVersions = 0;
+  int64_t oldestUse = 0, latestUse = 0;  ///< of the units (Unix milliseconds; 0: unknown)
   std::vector<std::string> foreignWriters;  ///< identities of compiles that found the store not theirs
+};
+
+/// What a cleanup to a size bound removes (BuildStore::cleanup).
+struct StoreCleanup {
+  uint64_t bytesBefore = 0;  ///< the database, its log and the recorded objects
+  uint64_t bytesAfter = 0;   ///< measured after a cleanup; estimated for a plan
+  std::vector<std::string> removedUnits;  ///< keys, in the order they went
+  std::vector<std::string> removedModules;
 };
 
 /// The key of a unit: a hash of its frontend bitcode and of its command
@@ -171,6 +183,23 @@ class BuildStore {
   void merge(const BuildStore &other);
 
   const std::filesystem::path &path() const { return path_; }
+  /// The store's bytes: the database, its write-ahead log and the recorded
+  /// objects kept beside it.
+  uint64_t bytesOnDisk() const;
+  /// What a cleanup to `maxBytes` would remove (store_model.h's
+  /// unitsToRemove), without removing it. Units used at `keepUsedSince`
+  /// (Unix milliseconds) or later stay.
+  StoreCleanup cleanupPlan(uint64_t maxBytes, int64_t keepUsedSince) const;
+  /// Removes those units with their trials, kept bytes, objects and
+  /// recorded object, chooses again, and compacts the database; nothing
+  /// when the store fits already. Other compiles wait for it, as for any
+  /// write.
+  StoreCleanup cleanup(uint64_t maxBytes, int64_t keepUsedSince);
+  /// For a cleanup while a build may be running (mlgo cc --store-max-size):
+  /// units used within the last two hours stay (a hit notes its use at most
+  /// hourly).
+  static int64_t recentUseSince();
+
   /// Folds the write-ahead log into the database file and leaves WAL mode,
   /// so the file alone is the whole store (before it is renamed or copied).
   void finishAsOneFile();

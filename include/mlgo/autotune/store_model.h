@@ -170,4 +170,16 @@ size_t explorationShare(const StoredUnit &unit, double price, size_t perUnit, si
 std::map<std::string, size_t> explorationShares(const std::vector<const StoredUnit *> &units, size_t perUnit,
                                                 size_t budget);
 
+/// A store's cleanup to a size bound: the units that go, in the order they
+/// go, until what is left fits. First the units no build is made of any
+/// more (an edited file's earlier versions), then the build's own units,
+/// each least recently used first (ties: the smaller key). `footprint` is
+/// each unit's bytes in the store (its rows and recorded object); `bytes`
+/// the store's whole size now. Units used at `keepUsedSince` or later stay
+/// whatever the bound: a build still running may link their objects, and a
+/// link compares only the objects the store knows.
+std::vector<std::string> unitsToRemove(const std::vector<StoredUnit> &units,
+                                       const std::map<std::string, uint64_t> &footprint, uint64_t bytes,
+                                       uint64_t maxBytes, int64_t keepUsedSince);
+
 }  // namespace mlgo::autotune
