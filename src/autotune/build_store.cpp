@@ -55,7 +55,8 @@ CREATE TABLE IF NOT EXISTS kept(
   unit TEXT NOT NULL, pipeline TEXT NOT NULL, text INTEGER NOT NULL, data INTEGER NOT NULL,
   bss INTEGER NOT NULL, PRIMARY KEY(unit, pipeline), FOREIGN KEY(unit, pipeline) REFERENCES trials(unit, pipeline))
   WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS objects(hash TEXT PRIMARY KEY, unit TEXT NOT NULL, pipeline TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS objects(
+  hash TEXT PRIMARY KEY, unit TEXT NOT NULL, pipeline TEXT NOT NULL, plain TEXT NOT NULL DEFAULT '') WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS verified_links(link TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS links(
   output TEXT PRIMARY KEY, shipped INTEGER NOT NULL, plain INTEGER NOT NULL, used INTEGER NOT NULL) WITHOUT ROWID;
@@ -200,7 +201,11 @@ StoreIdentity storeIdentityOf(const SearchSpace &space) {
 }
 
 std::string unitKey(std::string_view bitcode, const std::vector<std::string> &commandLine) {
-  return CompileMemo::hash(CompileMemo::hash(bitcode) + '\n' + formatRecordedCommandLine(commandLine));
+  return unitKeyOfHash(CompileMemo::hash(bitcode), commandLine);
+}
+
+std::string unitKeyOfHash(const std::string &bitcodeHash, const std::vector<std::string> &commandLine) {
+  return CompileMemo::hash(bitcodeHash + '\n' + formatRecordedCommandLine(commandLine));
 }
 
 namespace {
@@ -299,13 +304,26 @@ std::string BuildStore::metaValue(const std::string &key) const {
 }
 
 void BuildStore::upgradeFromFormat1() {
-  if (metaValue("format") != "1") return;
-  WriteTransaction transaction(db_, path_);
-  if (metaValue("format") != "1") return;  // another compile upgraded it meanwhile
-  exec("ALTER TABLE units ADD COLUMN used INTEGER NOT NULL DEFAULT 0");
-  exec(kSchema);  // the links table
-  exec("UPDATE meta SET value = '2' WHERE key = 'format'");
-  transaction.commit();
+  if (metaValue("format") == "1") {
+    WriteTransaction transaction(db_, path_);
+    if (metaValue("format") == "1") {  // else another compile upgraded it meanwhile
+      exec("ALTER TABLE units ADD COLUMN used INTEGER NOT NULL DEFAULT 0");
+      exec(kSchema);  // the links table
+      exec("UPDATE meta SET value = '2' WHERE key = 'format'");
+    }
+    transaction.commit();
+  }
+  if (!hasColumn("objects", "plain")) {
+    WriteTransaction transaction(db_, path_);
+    if (!hasColumn("objects", "plain")) exec("ALTER TABLE objects ADD COLUMN plain TEXT NOT NULL DEFAULT ''");
+    transaction.commit();
+  }
+}
+
+bool BuildStore::hasColumn(const std::string &table, const std::string &column) const {
+  for (Statement row(db_, ("PRAGMA table_info(" + table + ")").c_str(), path_); row.step();)
+    if (row.text(1) == column) return true;
+  return false;
 }
 
 void BuildStore::readIdentity() {
@@ -334,6 +352,8 @@ void BuildStore::readIdentity() {
                                           "is \"" + meta["format"] + "\"; this mlgo reads formats 1 and " +
                                               kStoreFormat));
   usedColumn_ = meta["format"] == "1" ? "0" : "used";
+  // Before objects named their plain object, it was named by the unit's key.
+  plainColumn_ = hasColumn("objects", "plain") ? "coalesce(nullif(plain, ''), unit)" : "unit";
   if (meta.count("cost_bound")) costBound_ = std::strtod(meta["cost_bound"].c_str(), nullptr);
   // A store from before the cost model was named has none: it is model 1's.
   stored_ = {meta["llvm"], meta["search_space"], meta.count("cost_model") ? meta["cost_model"] : "1"};
@@ -559,19 +579,42 @@ void BuildStore::recordObjects(const std::vector<std::pair<std::string, ObjectOr
 }
 
 void BuildStore::insertObjects(const std::vector<std::pair<std::string, ObjectOrigin>> &objects) {
-  Statement row(db_, "INSERT OR REPLACE INTO objects(hash, unit, pipeline) VALUES(?, ?, ?)", path_);
-  for (const auto &[hash, origin] : objects) row.bind(1, hash).bind(2, origin.unit).bind(3, origin.pipeline).run();
+  Statement row(db_, "INSERT OR REPLACE INTO objects(hash, unit, pipeline, plain) VALUES(?, ?, ?, ?)", path_);
+  for (const auto &[hash, origin] : objects)
+    row.bind(1, hash).bind(2, origin.unit).bind(3, origin.pipeline).bind(4, origin.plain).run();
 }
 
 std::optional<ObjectOrigin> BuildStore::objectOrigin(const std::string &hash) const {
-  Statement row(db_, "SELECT unit, pipeline FROM objects WHERE hash = ?", path_);
+  Statement row(db_, ("SELECT unit, pipeline, " + plainColumn_ + " FROM objects WHERE hash = ?").c_str(), path_);
   row.bind(1, hash);
   if (!row.step()) return std::nullopt;
-  return ObjectOrigin{row.text(0), row.text(1)};
+  return ObjectOrigin{row.text(0), row.text(1), row.text(2)};
 }
 
 fs::path BuildStore::recordedObjectPath(const std::string &unit) const {
   return fs::path(file_.string() + ".objects") / (unit + ".o");
+}
+
+std::vector<std::string> BuildStore::plainObjectsOf(const std::string &unit) const {
+  // A store from before objects named their plain object named it by the unit's key.
+  std::set<std::string> names{unit};
+  Statement row(db_, ("SELECT DISTINCT " + plainColumn_ + " FROM objects WHERE unit = ?").c_str(), path_);
+  for (row.bind(1, unit); row.step();) names.insert(row.text(0));
+  return {names.begin(), names.end()};
+}
+
+bool BuildStore::rekeyUnit(const std::string &from, const std::string &to) {
+  WriteTransaction transaction(db_, path_);
+  if (unit(to) || !unit(from)) return false;  // another compile moved it meanwhile
+  // Its objects keep naming their plain objects by the old key (their name).
+  for (const char *sql : {"UPDATE objects SET plain = unit WHERE unit = ?1 AND plain = ''","UPDATE units SET unit = ?2 WHERE unit = ?1", "UPDATE trials SET unit = ?2 WHERE unit = ?1",
+                          "UPDATE kept SET unit = ?2 WHERE unit = ?1", "UPDATE objects SET unit = ?2 WHERE unit = ?1"}) {
+    Statement update(db_, sql, path_);
+    update.bind(1, from).bind(2, to).run();
+  }
+  refreshChoices();
+  transaction.commit();
+  return true;
 }
 
 bool BuildStore::linkVerified(const std::string &link) const {
@@ -758,9 +801,12 @@ StoreCleanup BuildStore::cleanupPlan(uint64_t maxBytes, int64_t keepUsedSince) c
   const double perTrial = trials && !missing ? double(database) / double(trials) : 0.0;
   std::map<std::string, uint64_t> footprint;
   for (const StoredUnit &unit : all) {
-    std::error_code none;
-    const uintmax_t object = fs::file_size(recordedObjectPath(unit.key), none);
-    footprint[unit.key] = uint64_t(perTrial * double(unit.trials.size())) + (none ? 0 : object);
+    footprint[unit.key] = uint64_t(perTrial * double(unit.trials.size()));
+    for (const std::string &plain : plainObjectsOf(unit.key)) {
+      std::error_code none;
+      const uintmax_t object = fs::file_size(recordedObjectPath(plain), none);
+      if (!none) footprint[unit.key] += object;
+    }
   }
   plan.removedUnits = unitsToRemove(all, footprint, plan.bytesBefore, maxBytes, keepUsedSince);
   std::map<std::string, std::string> modules;
@@ -775,6 +821,9 @@ StoreCleanup BuildStore::cleanupPlan(uint64_t maxBytes, int64_t keepUsedSince) c
 StoreCleanup BuildStore::cleanup(uint64_t maxBytes, int64_t keepUsedSince) {
   StoreCleanup done = cleanupPlan(maxBytes, keepUsedSince);
   if (done.removedUnits.empty()) return done;
+  std::vector<std::string> objects;
+  for (const std::string &key : done.removedUnits)
+    for (const std::string &plain : plainObjectsOf(key)) objects.push_back(plain);
   {
     WriteTransaction transaction(db_, path_);
     for (const char *sql : {"DELETE FROM kept WHERE unit = ?", "DELETE FROM trials WHERE unit = ?",
@@ -785,9 +834,9 @@ StoreCleanup BuildStore::cleanup(uint64_t maxBytes, int64_t keepUsedSince) {
     refreshChoices();
     transaction.commit();
   }
-  for (const std::string &key : done.removedUnits) {
+  for (const std::string &plain : objects) {
     std::error_code ignored;
-    fs::remove(recordedObjectPath(key), ignored);
+    fs::remove(recordedObjectPath(plain), ignored);
   }
   // VACUUM rewrites the database through the log: fold it back after.
   exec("VACUUM");
@@ -811,8 +860,10 @@ void BuildStore::merge(const BuildStore &other) {
   const std::vector<StoredUnit> units = other.units();
   const std::map<std::string, StoredVerdict> verdicts = other.verdicts();
   std::vector<std::pair<std::string, ObjectOrigin>> objects;
-  for (Statement row(other.db_, "SELECT hash, unit, pipeline FROM objects ORDER BY hash", other.path_); row.step();)
-    objects.push_back({row.text(0), {row.text(1), row.text(2)}});
+  for (Statement row(other.db_, ("SELECT hash, unit, pipeline, " + other.plainColumn_ + " FROM objects ORDER BY hash").c_str(),
+                     other.path_);
+       row.step();)
+    objects.push_back({row.text(0), {row.text(1), row.text(2), row.text(3)}});
   // One transaction: the merge lands whole or not at all. The choices are
   // made again for every unit, since either store's verdicts may judge the
   // other's trials.

@@ -271,6 +271,7 @@ int runCc(CcFlags flags) {
   const std::optional<uint64_t> maxBytes = storeMaxBytes(flags);
   launcher::Application application = launcher::loadApplication(files, timeoutOf(flags.timeout));
   application.neverLarger = flags.neverLarger;
+  application.baseDirectory = flags.baseDir;
   const std::vector<std::string> args(flags.command.begin() + 1, flags.command.end());
   const fs::path compiler = launcher::findCompiler(flags.command.front());
   if (compiler.empty()) throw UsageError("mlgo cc: no compiler " + flags.command.front() + " (not a file, not in PATH)");

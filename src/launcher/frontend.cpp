@@ -35,7 +35,7 @@ std::string embeddedCommandLine(const std::vector<uint8_t> &recorded) {
 
 }  // namespace
 
-FrontendResult runFrontend(const std::vector<std::string> &cc1, bool recordCommandLine) {
+FrontendResult runFrontend(const std::vector<std::string> &cc1, bool recordCommandLine, const PathRoots *roots) {
   initializeLLVMTargets();
   FrontendResult result;
   llvm::raw_string_ostream diagnosticStream(result.diagnostics);
@@ -90,6 +90,7 @@ FrontendResult runFrontend(const std::vector<std::string> &cc1, bool recordComma
   llvm::WriteBitcodeToFile(*module, bitcode, /*ShouldPreserveUseListOrder=*/true);
   bitcode.flush();
   result.nameCounter = nameCounterOf(*module);  // after writing: probing moves it on
+  if (roots) result.portableHash = portableModuleHash(*module, *roots);  // last: it changes the module
   result.ok = true;
   return result;
 }

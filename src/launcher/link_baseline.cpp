@@ -22,7 +22,7 @@ constexpr auto kStaleAfter = std::chrono::hours(24 * 30);
 std::optional<autotune::ObjectOrigin> StoreBaseline::objectOrigin(const std::string &hash) const {
   return store_.objectOrigin(hash);
 }
-fs::path StoreBaseline::plainObjectPath(const std::string &unit) const { return store_.recordedObjectPath(unit); }
+fs::path StoreBaseline::plainObjectPath(const std::string &plain) const { return store_.recordedObjectPath(plain); }
 bool StoreBaseline::linkVerified(const std::string &link) const { return store_.linkVerified(link); }
 void StoreBaseline::recordVerifiedLink(const std::string &link) { store_.recordVerifiedLink(link); }
 void StoreBaseline::recordKept(const std::vector<autotune::KeptByLinker> &kept) { store_.recordKept(kept); }
@@ -49,10 +49,10 @@ std::optional<autotune::ObjectOrigin> PlainObjects::objectOrigin(const std::stri
   if (!fs::is_regular_file(plainObjectPath(hash), error)) return std::nullopt;
   // A link that uses it keeps it from going stale.
   fs::last_write_time(plainObjectPath(hash), fs::file_time_type::clock::now(), error);
-  return autotune::ObjectOrigin{hash, kChanged};
+  return autotune::ObjectOrigin{hash, kChanged, hash};
 }
 
-fs::path PlainObjects::plainObjectPath(const std::string &unit) const { return directory_ / "objects" / (unit + ".o"); }
+fs::path PlainObjects::plainObjectPath(const std::string &plain) const { return directory_ / "objects" / (plain + ".o"); }
 
 bool PlainObjects::linkVerified(const std::string &link) const {
   std::error_code error;

@@ -244,7 +244,7 @@ void writePlainArchive(const LinkInput &input, const LinkBaseline &store, const 
   for (const auto &[name, bytes] : members) {
     auto known = input.known.find(name);
     if (known != input.known.end() && !known->second.pipeline.empty())
-      contents.push_back(readFile(store.plainObjectPath(known->second.unit)));
+      contents.push_back(readFile(store.plainObjectPath(known->second.plain)));
     else
       contents.push_back(bytes.str());
   }
@@ -334,7 +334,7 @@ std::vector<std::string> plainCommand(std::vector<std::string> command, std::vec
       writePlainArchive(input, store, rewritten);
       input.path = rewritten;
     } else {
-      input.path = store.plainObjectPath(input.known.at("").unit);
+      input.path = store.plainObjectPath(input.known.at("").plain);
     }
     command[input.argument] = input.path.string();
     for (auto &[member, object] : input.known) object.pipeline.clear();
@@ -397,7 +397,7 @@ std::string incomparable(const std::vector<std::string> &command, const std::vec
   if (std::find(command.begin(), command.end(), "-o") == command.end()) return "the command names no output with -o";
   for (const LinkInput &input : inputs)
     for (const auto &[member, object] : input.known)
-      if (!object.pipeline.empty() && !fs::is_regular_file(store.plainObjectPath(object.unit)))
+      if (!object.pipeline.empty() && !fs::is_regular_file(store.plainObjectPath(object.plain)))
         return "no recorded-level object of unit " + object.unit;
   if (const std::string archive = listedArchiveFoundByLinker(sections, inputs, store); !archive.empty())
     return archive + " (found by the linker, not named on the command line) holds objects of the store's lists";

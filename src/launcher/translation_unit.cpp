@@ -235,27 +235,49 @@ void gateCandidates(autotune::BuildStore &store, const std::string &key, const A
   }
 }
 
+/// A unit's keys in the store: the one every tree shares (its rows), and
+/// this tree's own (its recorded object, which carries the tree's paths).
+struct UnitKeys {
+  std::string portable, exact;
+};
+
+UnitKeys unitKeys(const CorpusModule &module, const FrontendResult &frontend, const PathRoots &roots) {
+  return {autotune::unitKeyOfHash(frontend.portableHash, portableCommandLine(module.commandLine, roots)),
+          autotune::unitKey(frontend.bitcode, module.commandLine)};
+}
+
+/// The unit's rows: under its portable key, or under its exact key in a
+/// store written before keys travelled (moved to the portable key then).
+std::optional<autotune::StoredUnit> storedUnit(autotune::BuildStore &store, const UnitKeys &keys) {
+  std::optional<autotune::StoredUnit> unit = store.unit(keys.portable);
+  if (!unit && keys.exact != keys.portable && store.unit(keys.exact) && store.rekeyUnit(keys.exact, keys.portable))
+    unit = store.unit(keys.portable);
+  return unit;
+}
+
 /// What a link needs to compare the unit's object with its plain compile
 /// (store_link.h): which unit and pipeline the object comes from and, for a
 /// list, the recorded level's object beside the store (compiled once more on
 /// a store hit that lacks it). A store that cannot take them leaves the
 /// unit's link unverified, with a warning there, and the compile as it is.
-void rememberObjects(autotune::BuildStore &store, const std::string &key, const std::string &pipeline,
+void rememberObjects(autotune::BuildStore &store, const UnitKeys &keys, const std::string &pipeline,
                      const std::string &object, const std::function<std::string()> &recordedObject) {
   try {
     const std::string hash = CompileMemo::hash(object);
-    const fs::path cached = store.recordedObjectPath(key);
+    const fs::path cached = store.recordedObjectPath(keys.exact);
     const bool haveRecorded = pipeline.empty() || fs::is_regular_file(cached);
     const std::optional<autotune::ObjectOrigin> known = store.objectOrigin(hash);
+    const autotune::ObjectOrigin origin{keys.portable, pipeline, keys.exact};
     // A rebuild's object is the last build's: nothing to write (a write is a synced transaction).
-    if (haveRecorded && known && known->unit == key && known->pipeline == pipeline) return;
-    std::vector<std::pair<std::string, autotune::ObjectOrigin>> origins{{hash, {key, pipeline}}};
+    if (haveRecorded && known && known->unit == origin.unit && known->pipeline == pipeline && known->plain == origin.plain)
+      return;
+    std::vector<std::pair<std::string, autotune::ObjectOrigin>> origins{{hash, origin}};
     if (!haveRecorded) {
       const std::string recorded = recordedObject();
       if (!recorded.empty()) {
         fs::create_directories(cached.parent_path());
         writeFileAtomically(cached, recorded);
-        origins.push_back({CompileMemo::hash(recorded), {key, ""}});
+        origins.push_back({CompileMemo::hash(recorded), {keys.portable, "", keys.exact}});
       }
     }
     store.recordObjects(origins);
@@ -269,10 +291,11 @@ void rememberObjects(autotune::BuildStore &store, const std::string &key, const 
 /// level and, with --predict, the first ranked lists; with --explore N, its
 /// next N lists), recorded, gated, and the choice is compiled.
 Candidate compileWithStore(const CompilerDriver &driver, const CorpusModule &module, const FrontendResult &frontend,
+                           const PathRoots &roots,
                            const Application &application, TranslationUnitOutcome &outcome) {
-  const std::string &bitcode = frontend.bitcode;
   autotune::BuildStore &store = *application.store;
-  const std::string key = autotune::unitKey(bitcode, module.commandLine);
+  const UnitKeys keys = unitKeys(module, frontend, roots);
+  const std::string &key = keys.portable;
   outcome.storeUnit = key;
   std::map<std::string, Candidate> compiled;
   auto compile = [&](const std::string &pipeline) {
@@ -282,7 +305,7 @@ Candidate compileWithStore(const CompilerDriver &driver, const CorpusModule &mod
     compiled[pipeline] = std::move(candidate);
     return trial;
   };
-  std::optional<autotune::StoredUnit> unit = store.unit(key);
+  std::optional<autotune::StoredUnit> unit = storedUnit(store, keys);
   if (unit) requireSearchSpaceLists(*unit, application, /*everyTrial=*/!unit->choice || application.explore > 0);
   // A unit the store has not seen tries N. The share is taken before this
   // use is noted: the unit's last use tells whether a new build has begun.
@@ -327,7 +350,7 @@ Candidate compileWithStore(const CompilerDriver &driver, const CorpusModule &mod
   auto done = compiled.find(pipeline);
   Candidate chosen = done != compiled.end() ? std::move(done->second)
                                             : compileCandidate(driver, module, {pipeline, false}, application);
-  if (chosen.result.ok()) rememberObjects(store, key, pipeline, chosen.object, recordedObject);
+  if (chosen.result.ok()) rememberObjects(store, keys, pipeline, chosen.object, recordedObject);
   return chosen;
 }
 
@@ -418,7 +441,8 @@ TranslationUnitOutcome compileTranslationUnit(const CompilePlan &plan, const App
   };
 
   const bool record = !application.recordCorpus.empty();
-  FrontendResult frontend = runFrontend(plan.cc1, record);
+  const PathRoots roots = PathRoots::of(buildDirectory, plan.source, application.baseDirectory);
+  FrontendResult frontend = runFrontend(plan.cc1, record, application.store ? &roots : nullptr);
   outcome.diagnostics = std::move(frontend.diagnostics);
   if (!frontend.ok) return finish("clang's frontend reported errors");
   if (record) recordInCorpus(application, outcome.module, frontend);
@@ -442,7 +466,7 @@ TranslationUnitOutcome compileTranslationUnit(const CompilePlan &plan, const App
   Candidate best;
   std::string plainObject;
   try {
-    best = application.store ? compileWithStore(driver, module, frontend, application, outcome)
+    best = application.store ? compileWithStore(driver, module, frontend, roots, application, outcome)
                              : compileWays(driver, module, frontend, application, outcome, plainObject);
   } catch (const std::exception &e) {
     return finish(firstLine(e.what()));

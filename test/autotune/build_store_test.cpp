@@ -277,3 +277,34 @@ TEST_CASE("build store: a cleanup to a size bound removes units with their objec
   // Within the bound already: nothing goes.
   CHECK(store.cleanup(before, std::numeric_limits<int64_t>::max()).removedUnits.empty());
 }
+
+TEST_CASE("build store: a unit kept under its exact key moves to its portable key with its rows and plain objects",
+          "[store]") {
+  test::ScratchDirectory scratch;
+  BuildStore store(scratch / "units.db", kIdentity);
+  store.recordTrials("exact", "a.o", false, {trial("", 100, 1000), trial("list", 90, 1000)});
+  store.recordVerdict("list", {true, false, ""});
+  store.recordKept({{"exact", "", {80, 0, 0, 0}}});
+  // As a store written before keys travelled: the plain object named by the unit's key.
+  store.recordObjects({{"object-hash", {"exact", "list", ""}}});
+  const std::optional<StoredUnit> before = store.unit("exact");
+  REQUIRE(before);
+  CHECK(store.rekeyUnit("exact", "portable"));
+  CHECK(!store.unit("exact"));
+  const std::optional<StoredUnit> moved = store.unit("portable");
+  REQUIRE(moved);
+  CHECK(moved->choice == before->choice);
+  CHECK(moved->trials.size() == 2);
+  CHECK(moved->trials.at("").kept);
+  const std::optional<ObjectOrigin> origin = store.objectOrigin("object-hash");
+  REQUIRE(origin);
+  CHECK(origin->unit == "portable");
+  CHECK(origin->plain == "exact");  // its recorded object keeps its name
+  CHECK(store.plainObjectsOf("portable") == std::vector<std::string>{"exact", "portable"});
+  // Nothing to move, or a portable key taken already: nothing moves.
+  CHECK_FALSE(store.rekeyUnit("exact", "portable"));
+  store.recordTrials("other", "b.o", false, {trial("", 100, 1000)});
+  CHECK_FALSE(store.rekeyUnit("other", "portable"));
+  CHECK(store.unit("other"));
+  CHECK(store.integrity() == "ok");
+}

@@ -720,3 +720,55 @@ TEST_CASE("mlgo cc --store: an edited unit tries its earlier version's choice fi
   for (const auto &[pipeline, trial] : edited->trials) tried.insert(pipeline);
   CHECK(tried == std::set<std::string>{"", lineage});
 }
+
+TEST_CASE("mlgo cc --store: the same project built in another tree shares every unit, and a hit there is what a "
+          "direct compile there with the chosen list gives, byte for byte",
+          "[cli][launcher][store][clang]") {
+  test::ScratchDirectory scratch;
+  fs::create_directories(scratch / "elsewhere");
+  const fs::path first = storeProject(scratch / "first");
+  const fs::path second = storeProject(scratch / "elsewhere" / "second");
+  const fs::path store = scratch / "units.db";
+  // -g: debug paths name each tree; __FILE__ too where a unit asserts.
+  const std::string flags = "-Oz -g";
+  for (int build = 0; build < 2; ++build) {
+    clean(first);
+    std::vector<std::string> options = storeOptions(store, scratch / "first.log", 4);
+    options.push_back("--predict");
+    REQUIRE(make(first, options, 2, {}, flags).exitCode == 0);
+  }
+  std::map<std::string, std::string> firstKeys;
+  for (const json &line : logLines(scratch / "first.log")) firstKeys[line["module"]] = line["store_unit"];
+  REQUIRE(firstKeys.size() == kUnits.size());
+
+  const test::CommandOutcome built = make(second, storeOptions(store, scratch / "second.log"), 2, {}, flags);
+  INFO(built.err);
+  REQUIRE(built.exitCode == 0);
+  const autotune::SearchSpace space = autotune::SearchSpace::load(autotune::defaultSearchSpaceFile());
+  json best{{"format", "mlgo-autotune"}, {"modules", json::array()}};
+  std::map<std::string, std::string> hitObjects;
+  for (const json &line : logLines(scratch / "second.log")) {
+    const std::string module = line["module"];
+    CAPTURE(module);
+    CHECK(line["store"] == "hit");
+    CHECK(line["store_unit"] == firstKeys.at(module));
+    hitObjects[module] = readFile(second / module);
+    // The object is the second tree's own: its debug information names it, not the first.
+    CHECK_THAT(hitObjects[module], Contains((second / "src").string()) && !Contains(first.string()));
+    const std::string pipeline = line["applied"].value("pass_list", "");
+    if (pipeline.empty()) continue;
+    json passes = json::array();
+    for (int pass : space.listOfPipeline(pipeline, "second.log", module)) passes.push_back(space.passes()[pass].element);
+    best["modules"].push_back({{"name", module}, {"passes", passes}, {"pipeline", pipeline}});
+  }
+  REQUIRE(hitObjects.size() == kUnits.size());
+  REQUIRE(best["modules"].size() >= 1);  // units the first tree's exploration made smaller
+  writeFileAtomically(scratch / "best.json", best.dump());
+  clean(second);
+  REQUIRE(make(second, std::vector<std::string>{"--pass-lists", (scratch / "best.json").string()}, 2, {}, flags)
+              .exitCode == 0);
+  for (const auto &[module, object] : hitObjects) {
+    CAPTURE(module);
+    CHECK(readFile(second / module) == object);
+  }
+}

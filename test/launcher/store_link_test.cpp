@@ -46,7 +46,8 @@ struct DedupObjects {
 constexpr const char *kList = "cgscc(inline)";
 
 /// A store that knows unit `name`'s object compiled with kList and at its
-/// recorded level (kept beside the store, as mlgo cc keeps it).
+/// recorded level (kept beside the store under its tree's name, as mlgo cc
+/// keeps it).
 void teach(autotune::BuildStore &store, const DedupObjects &objects, const std::string &name) {
   const std::string plain = readFile(objects.path(name + ".o")), listed = readFile(objects.path(name + ".listed.o"));
   autotune::StoredTrial recorded, withList;
@@ -55,9 +56,11 @@ void teach(autotune::BuildStore &store, const DedupObjects &objects, const std::
   recorded.sizes.text = plain.size();
   withList.sizes.text = listed.size();
   store.recordTrials("unit-" + name, name, true, {recorded, withList});
-  store.recordObjects({{CompileMemo::hash(listed), {"unit-" + name, kList}}, {CompileMemo::hash(plain), {"unit-" + name, ""}}});
-  fs::create_directories(store.recordedObjectPath("unit-" + name).parent_path());
-  writeFileAtomically(store.recordedObjectPath("unit-" + name), plain);
+  const std::string tree = "tree-" + name;
+  store.recordObjects({{CompileMemo::hash(listed), {"unit-" + name, kList, tree}},
+                       {CompileMemo::hash(plain), {"unit-" + name, "", tree}}});
+  fs::create_directories(store.recordedObjectPath(tree).parent_path());
+  writeFileAtomically(store.recordedObjectPath(tree), plain);
 }
 
 StoreLinkOutcome link(autotune::BuildStore &store, const DedupObjects &objects, std::vector<std::string> command) {

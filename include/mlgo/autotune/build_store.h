@@ -79,11 +79,13 @@ struct StoreCleanup {
   std::vector<std::string> removedModules;
 };
 
-/// The key of a unit: a hash of its frontend bitcode and of its command
-/// line. Both name the build's directories (the source's path, -I and
-/// -fdebug-compilation-dir), so a unit is the same unit where it is built in
-/// the same directory.
+/// The exact key of a unit: a hash of its frontend bitcode and of its
+/// command line. Both name the build's directories (the source's path, -I
+/// and -fdebug-compilation-dir): one tree's unit, what its recorded object
+/// is named by. A store's units are keyed by unitKeyOfHash of the portable
+/// forms of both (launcher/portable_unit.h), the same in every tree.
 std::string unitKey(std::string_view bitcode, const std::vector<std::string> &commandLine);
+std::string unitKeyOfHash(const std::string &bitcodeHash, const std::vector<std::string> &commandLine);
 
 class BuildStore {
  public:
@@ -138,9 +140,19 @@ class BuildStore {
   /// CompileMemo::hash) were compiled from, in one transaction.
   void recordObjects(const std::vector<std::pair<std::string, ObjectOrigin>> &objects);
   std::optional<ObjectOrigin> objectOrigin(const std::string &hash) const;
-  /// Where the unit's object at its recorded level is kept (beside the
-  /// store, in STORE.objects/): what a link compares its choices with.
-  std::filesystem::path recordedObjectPath(const std::string &unit) const;
+  /// Where a unit's object at its recorded level is kept (beside the store,
+  /// in STORE.objects/), by the name its objects' origins give (the unit's
+  /// exact key: one object per tree it is built in): what a link compares
+  /// its choices with.
+  std::filesystem::path recordedObjectPath(const std::string &plain) const;
+  /// The names of the recorded objects of `unit` (recordedObjectPath), its
+  /// key among them.
+  std::vector<std::string> plainObjectsOf(const std::string &unit) const;
+  /// Gives the unit `from` (with its trials, kept sizes and objects) the key
+  /// `to`, where `to` is not a unit yet: a unit a store kept under its exact
+  /// key (before keys travelled) found under its portable key. False when
+  /// there was nothing to move.
+  bool rekeyUnit(const std::string &from, const std::string &to);
   /// Whether a link (a hash of its command and its inputs' contents) was
   /// found no larger than its plain link already.
   bool linkVerified(const std::string &link) const;
@@ -238,6 +250,8 @@ class BuildStore {
   sqlite3 *db_ = nullptr;
   /// What units.used is read as: "0" in a format-1 store opened read-only.
   std::string usedColumn_ = "used";
+  std::string plainColumn_ = "plain";  ///< what names an object's plain object (objects.plain)
+  bool hasColumn(const std::string &table, const std::string &column) const;
   double costBound_ = kDefaultCostBound;
 };
 

@@ -55,6 +55,10 @@ struct KeptByLinker {
 struct ObjectOrigin {
   std::string unit;
   std::string pipeline;
+  /// The name of the plain object the link compares it with (beside the
+  /// store: BuildStore::recordedObjectPath): the unit's recorded level
+  /// compiled in the object's own tree, whose paths it carries.
+  std::string plain;
 };
 
 /// The correctness gate's verdict on a list (autotune::GateVerdict's fields).

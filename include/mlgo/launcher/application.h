@@ -43,6 +43,9 @@ struct Application {
   /// --never-larger: each unit is also compiled plainly at its recorded
   /// level, and the smaller object (.text+data) is kept.
   bool neverLarger = false;
+  /// --base-dir: paths under it are left out of a store unit's key
+  /// (portable_unit.h); empty: each compile's own.
+  std::filesystem::path baseDirectory;
   /// From a choice file: the units that get the policy. A unit neither here
   /// nor in passLists compiles as clang compiles it. Unset: the policy
   /// applies to every unit.

@@ -20,7 +20,7 @@ namespace mlgo::launcher {
 
 /// What mlgo cc was asked to do. Defaults are the table's (the constructor).
 struct CcSettings {
-  std::string policy, passLists, log, predictor, choices, linkMaps, record, store, gatePrograms, storeMaxSize;
+  std::string policy, passLists, log, predictor, choices, linkMaps, record, store, gatePrograms, storeMaxSize, baseDir;
   bool predict = false, neverLarger = false, uncheckedLinks = false;
   size_t predictedLists = 0, explore = 0, exploreBudget = 0;
   double timeout = 0, costBound = 0;
@@ -83,6 +83,9 @@ inline constexpr CcOption kCcOptions[] = {
      CcEffect::Modifies,
      "The budget of the autotune search --explore replays: after B/N builds a unit has tried what mlgo autotune "
      "--budget B tries on its module, and is decided"},
+    {"--base-dir", "DIR", "MLGO_CC_BASE_DIR", &CcSettings::baseDir, 0, 0, 0, CcEffect::Modifies,
+     "With --store: paths under DIR are left out of units' keys, as ccache's base_dir (default: the deepest "
+     "directory holding the compile's directory and its source)"},
     {"--store-max-size", "SIZE", "MLGO_CC_STORE_MAX_SIZE", &CcSettings::storeMaxSize, 0, 0, 0, CcEffect::Modifies,
      "With --store: after a link, a store larger than SIZE (200K, 64M, 2G) is cleaned up as mlgo store-gc does"},
     {"--cost-bound", "R", "MLGO_CC_COST_BOUND", &CcSettings::costBound, autotune::kDefaultCostBound,

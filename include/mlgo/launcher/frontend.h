@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "mlgo/launcher/portable_unit.h"
+
 namespace mlgo::launcher {
 
 struct FrontendResult {
@@ -20,9 +22,13 @@ struct FrontendResult {
   /// With recordCommandLine: the command line as -fembed-bitcode=all records
   /// it ('\0'-separated, extract-ir's .cmd) less that flag itself.
   std::string commandLine;
+  /// With roots: the module's hash without its paths and debug information
+  /// (portable_unit.h), what a store's key is made of.
+  std::string portableHash;
 };
 
 /// Runs the frontend of `cc1` (the job's arguments, from "-cc1" on).
-FrontendResult runFrontend(const std::vector<std::string> &cc1, bool recordCommandLine = false);
+FrontendResult runFrontend(const std::vector<std::string> &cc1, bool recordCommandLine = false,
+                           const PathRoots *roots = nullptr);
 
 }  // namespace mlgo::launcher

@@ -25,8 +25,8 @@ class LinkBaseline {
   /// non-empty pipeline means it is not clang's own. Unset: an object mlgo
   /// did not change, or does not know.
   virtual std::optional<autotune::ObjectOrigin> objectOrigin(const std::string &hash) const = 0;
-  /// Clang's own object of `unit` (an origin's unit).
-  virtual std::filesystem::path plainObjectPath(const std::string &unit) const = 0;
+  /// Clang's own object named `plain` (an origin's plain object).
+  virtual std::filesystem::path plainObjectPath(const std::string &plain) const = 0;
   /// Whether a link (its key) was found no larger than its plain link before.
   virtual bool linkVerified(const std::string &link) const = 0;
   virtual void recordVerifiedLink(const std::string &link) = 0;
@@ -41,7 +41,7 @@ class StoreBaseline final : public LinkBaseline {
  public:
   explicit StoreBaseline(autotune::BuildStore &store) : store_(store) {}
   std::optional<autotune::ObjectOrigin> objectOrigin(const std::string &hash) const override;
-  std::filesystem::path plainObjectPath(const std::string &unit) const override;
+  std::filesystem::path plainObjectPath(const std::string &plain) const override;
   bool linkVerified(const std::string &link) const override;
   void recordVerifiedLink(const std::string &link) override;
   void recordKept(const std::vector<autotune::KeptByLinker> &kept) override;
@@ -67,7 +67,7 @@ class PlainObjects final : public LinkBaseline {
   /// stops the write.
   void remember(const std::string &written, const std::string &plain);
   std::optional<autotune::ObjectOrigin> objectOrigin(const std::string &hash) const override;
-  std::filesystem::path plainObjectPath(const std::string &unit) const override;
+  std::filesystem::path plainObjectPath(const std::string &plain) const override;
   bool linkVerified(const std::string &link) const override;
   void recordVerifiedLink(const std::string &link) override;
 
