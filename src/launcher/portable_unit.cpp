@@ -42,19 +42,45 @@ const std::set<std::string> kOutputOptions{"-o", "-dependency-file", "-MT", "-MQ
 /// Options alone that only ask for dependency output.
 const std::set<std::string> kDependencyFlags{"-sys-header-deps", "-MP", "-module-file-deps"};
 
+/// The deepest directory holding both (lexically).
+fs::path commonAncestor(const fs::path &a, const fs::path &b) {
+  const fs::path left = a.lexically_normal(), right = b.lexically_normal();
+  fs::path common;
+  for (auto x = left.begin(), y = right.begin(); x != left.end() && y != right.end() && *x == *y; ++x, ++y)
+    if (!x->empty()) common /= *x;
+  return common;
+}
+
+/// The include directories a cc1 command line gives, made absolute.
+std::vector<fs::path> includeDirectories(const std::vector<std::string> &commandLine, const fs::path &directory) {
+  static const std::vector<std::string> kFlags{"-I", "-iquote", "-isystem", "-idirafter"};
+  std::vector<fs::path> found;
+  for (size_t i = 0; i < commandLine.size(); ++i)
+    for (const std::string &flag : kFlags) {
+      if (commandLine[i].compare(0, flag.size(), flag) != 0) continue;
+      std::string value = commandLine[i].substr(flag.size());
+      if (value.empty() && i + 1 < commandLine.size()) value = commandLine[++i];
+      if (!value.empty()) found.push_back(fs::path(value).is_absolute() ? fs::path(value) : directory / value);
+      break;
+    }
+  return found;
+}
+
 }  // namespace
 
-PathRoots PathRoots::of(const fs::path &directory, const fs::path &source, const fs::path &base) {
+PathRoots PathRoots::of(const fs::path &directory, const fs::path &source, const fs::path &base,
+                        const std::vector<std::string> &commandLine) {
   PathRoots roots;
   roots.directory = directory.lexically_normal().string();
   if (!base.empty()) {
     roots.base = fs::absolute(base).lexically_normal().string();
   } else {
-    const fs::path file = (source.is_absolute() ? source : directory / source).lexically_normal().parent_path();
     const fs::path here = directory.lexically_normal();
-    fs::path common;
-    for (auto a = here.begin(), b = file.begin(); a != here.end() && b != file.end() && *a == *b; ++a, ++b)
-      common /= *a;
+    fs::path common = commonAncestor(here, (source.is_absolute() ? source : directory / source).parent_path());
+    for (const fs::path &include : includeDirectories(commandLine, directory)) {
+      const fs::path shared = commonAncestor(here, include);
+      if (std::distance(shared.begin(), shared.end()) > 2) common = commonAncestor(common, include);  // "/" and one more
+    }
     if (common.has_relative_path()) roots.base = common.string();
   }
   while (roots.base.size() > 1 && roots.base.back() == '/') roots.base.pop_back();

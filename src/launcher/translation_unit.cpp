@@ -441,7 +441,7 @@ TranslationUnitOutcome compileTranslationUnit(const CompilePlan &plan, const App
   };
 
   const bool record = !application.recordCorpus.empty();
-  const PathRoots roots = PathRoots::of(buildDirectory, plan.source, application.baseDirectory);
+  const PathRoots roots = PathRoots::of(buildDirectory, plan.source, application.baseDirectory, plan.cc1);
   FrontendResult frontend = runFrontend(plan.cc1, record, application.store ? &roots : nullptr);
   outcome.diagnostics = std::move(frontend.diagnostics);
   if (!frontend.ok) return finish("clang's frontend reported errors");

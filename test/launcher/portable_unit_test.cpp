@@ -73,6 +73,13 @@ TEST_CASE("portable unit: roots, and paths only as whole components", "[launcher
   // A relative source is the directory's: the base is the directory.
   CHECK(PathRoots::of("/work/tree/build", "../src/a.c", "").base == "/work/tree");
   CHECK(PathRoots::of("/work/tree", "a.c", "").base == "/work/tree");
+  // A source the build generated, in the build directory: the project's
+  // include directories say where its root is; a system one does not.
+  CHECK(PathRoots::of("/work/tree/build", "/work/tree/build/gen.c", "",
+                      {"-cc1", "-I", "/work/tree/src", "-isystem/usr/include/libxml2", "-I/work/tree/build"})
+            .base == "/work/tree");
+  CHECK(PathRoots::of("/work/tree/build", "/work/tree/build/gen.c", "", {"-cc1", "-I", "/usr/include/libxml2"}).base ==
+        "/work/tree/build");
   // Nothing in common but "/": no base; one given wins.
   CHECK(PathRoots::of("/home/me/build", "/srv/code/a.c", "").base.empty());
   CHECK(PathRoots::of("/home/me/build", "/srv/code/a.c", "/srv/code/").base == "/srv/code");

@@ -85,7 +85,7 @@ inline constexpr CcOption kCcOptions[] = {
      "--budget B tries on its module, and is decided"},
     {"--base-dir", "DIR", "MLGO_CC_BASE_DIR", &CcSettings::baseDir, 0, 0, 0, CcEffect::Modifies,
      "With --store: paths under DIR are left out of units' keys, as ccache's base_dir (default: the deepest "
-     "directory holding the compile's directory and its source)"},
+     "directory holding the compile's directory, its source and its include directories near it)"},
     {"--store-max-size", "SIZE", "MLGO_CC_STORE_MAX_SIZE", &CcSettings::storeMaxSize, 0, 0, 0, CcEffect::Modifies,
      "With --store: after a link, a store larger than SIZE (200K, 64M, 2G) is cleaned up as mlgo store-gc does"},
     {"--cost-bound", "R", "MLGO_CC_COST_BOUND", &CcSettings::costBound, autotune::kDefaultCostBound,

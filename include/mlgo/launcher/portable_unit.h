@@ -28,10 +28,14 @@ struct PathRoots {
   std::string directory;  ///< the compile's working directory (absolute)
   std::string base;       ///< "" for none
   /// The compile's roots: its working directory and `base`, or without one
-  /// the deepest directory holding both the working directory and the
-  /// source file (none when that is "/").
+  /// the project's root as the compile shows it: the deepest directory
+  /// holding the working directory, the source file and the include
+  /// directories the command line gives (-I, -iquote, -isystem, -idirafter)
+  /// that lie near it (sharing more than their first component with it:
+  /// /usr/include/libxml2 beside a tree in /home/me is not the project's).
+  /// None when that is "/".
   static PathRoots of(const std::filesystem::path &directory, const std::filesystem::path &source,
-                      const std::filesystem::path &base);
+                      const std::filesystem::path &base, const std::vector<std::string> &commandLine = {});
   /// `text` with each path under the working directory, then each under the
   /// base, written from a placeholder.
   std::string normalize(std::string text) const;
