@@ -11,6 +11,7 @@
 #include <sstream>
 #include <tuple>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <llvm/Config/llvm-config.h>
@@ -789,26 +790,63 @@ uint64_t BuildStore::bytesOnDisk() const {
 
 int64_t BuildStore::recentUseSince() { return millisecondsNow() - 2 * kUseResolution; }
 
+namespace {
+
+/// A recorded object on disk: its name, size and last use (its file's
+/// modification time, which a compile in its tree renews).
+struct RecordedObject {
+  std::string name;
+  uint64_t bytes = 0;
+  int64_t used = 0;  ///< Unix milliseconds
+};
+
+std::optional<RecordedObject> recordedObjectOnDisk(const fs::path &path, const std::string &name) {
+  struct stat status {};
+  if (::stat(path.c_str(), &status) != 0 || !S_ISREG(status.st_mode)) return std::nullopt;
+  return RecordedObject{name, uint64_t(status.st_size),
+                        int64_t(status.st_mtim.tv_sec) * 1000 + int64_t(status.st_mtim.tv_nsec / 1000000)};
+}
+
+}  // namespace
+
 StoreCleanup BuildStore::cleanupPlan(uint64_t maxBytes, int64_t keepUsedSince) const {
   StoreCleanup plan;
   plan.bytesBefore = plan.bytesAfter = bytesOnDisk();
   const std::vector<StoredUnit> all = units();
+  // First the recorded objects of trees other than each unit's latest, least
+  // recently used first: cheap to make again, where that tree builds again.
+  std::vector<RecordedObject> others;
+  std::map<std::string, uint64_t> latestObject;  ///< by unit: the bytes of its latest tree's object
+  for (const StoredUnit &unit : all) {
+    std::vector<RecordedObject> objects;
+    for (const std::string &plain : plainObjectsOf(unit.key))
+      if (auto object = recordedObjectOnDisk(recordedObjectPath(plain), plain)) objects.push_back(*object);
+    std::sort(objects.begin(), objects.end(), [](const RecordedObject &a, const RecordedObject &b) {
+      return std::make_tuple(b.used, b.name) < std::make_tuple(a.used, a.name);
+    });
+    if (!objects.empty()) latestObject[unit.key] = objects.front().bytes;
+    for (size_t i = 1; i < objects.size(); ++i)
+      if (objects[i].used < keepUsedSince) others.push_back(objects[i]);
+  }
+  std::sort(others.begin(), others.end(), [](const RecordedObject &a, const RecordedObject &b) {
+    return std::make_tuple(a.used, a.name) < std::make_tuple(b.used, b.name);
+  });
+  for (const RecordedObject &object : others) {
+    if (plan.bytesAfter <= maxBytes) return plan;
+    plan.removedObjects.push_back(object.name);
+    plan.bytesAfter -= std::min(plan.bytesAfter, object.bytes);
+  }
   size_t trials = 0;
   for (const StoredUnit &unit : all) trials += unit.trials.size();
   std::error_code missing;
   const uintmax_t database = fs::file_size(file_, missing);
   // A unit's share of the database: its trials' rows, at the database's average a row.
   const double perTrial = trials && !missing ? double(database) / double(trials) : 0.0;
-  std::map<std::string, uint64_t> footprint;
+  std::map<std::string, uint64_t> footprint;  // what is left of each unit once other trees' objects went
   for (const StoredUnit &unit : all) {
-    footprint[unit.key] = uint64_t(perTrial * double(unit.trials.size()));
-    for (const std::string &plain : plainObjectsOf(unit.key)) {
-      std::error_code none;
-      const uintmax_t object = fs::file_size(recordedObjectPath(plain), none);
-      if (!none) footprint[unit.key] += object;
-    }
+    footprint[unit.key] = uint64_t(perTrial * double(unit.trials.size())) + latestObject[unit.key];
   }
-  plan.removedUnits = unitsToRemove(all, footprint, plan.bytesBefore, maxBytes, keepUsedSince);
+  plan.removedUnits = unitsToRemove(all, footprint, plan.bytesAfter, maxBytes, keepUsedSince);
   std::map<std::string, std::string> modules;
   for (const StoredUnit &unit : all) modules[unit.key] = unit.module;
   for (const std::string &key : plan.removedUnits) {
@@ -820,8 +858,10 @@ StoreCleanup BuildStore::cleanupPlan(uint64_t maxBytes, int64_t keepUsedSince) c
 
 StoreCleanup BuildStore::cleanup(uint64_t maxBytes, int64_t keepUsedSince) {
   StoreCleanup done = cleanupPlan(maxBytes, keepUsedSince);
-  if (done.removedUnits.empty()) return done;
-  std::vector<std::string> objects;
+  if (done.removedUnits.empty() && done.removedObjects.empty()) return done;
+  // An object's rows stay: a link of that tree's objects then says its plain
+  // object is missing (and ships as linked) rather than take them for plain.
+  std::vector<std::string> objects = done.removedObjects;
   for (const std::string &key : done.removedUnits)
     for (const std::string &plain : plainObjectsOf(key)) objects.push_back(plain);
   {

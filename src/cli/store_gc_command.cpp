@@ -1,6 +1,7 @@
 // mlgo store-gc: bounds a project's store (mlgo cc --store) to a size. The
-// earlier versions of edited files go first, then the build's own units,
-// least recently used first, each with its trials and recorded object; the
+// recorded objects of trees other than each unit's latest go first, then the
+// earlier versions of edited files, then the build's own units, least
+// recently used first, each with its trials and recorded objects; the
 // database is compacted after.
 #include <cstdio>
 #include <limits>
@@ -44,14 +45,16 @@ int runStoreGc(const StoreGcFlags &flags) {
                              {"max_bytes", *maxBytes},
                              {"bytes_before", cleanup.bytesBefore},
                              {"bytes_after", cleanup.bytesAfter},
+                             {"removed_objects", cleanup.removedObjects},
                              {"removed_units", cleanup.removedUnits},
                              {"removed_modules", cleanup.removedModules}};
     std::printf("%s\n", out.dump(2).c_str());
     return exit_code::kSuccess;
   }
-  std::printf("%s: %s -> %s%s (bound %s); %zu units %s\n", flags.store.c_str(),
-              formatByteSize(cleanup.bytesBefore).c_str(), formatByteSize(cleanup.bytesAfter).c_str(),
-              flags.dryRun ? ", estimated" : "", formatByteSize(*maxBytes).c_str(), cleanup.removedUnits.size(),
+  std::printf("%s: %s -> %s%s (bound %s); %zu recorded objects of other trees and %zu units %s\n",
+              flags.store.c_str(), formatByteSize(cleanup.bytesBefore).c_str(),
+              formatByteSize(cleanup.bytesAfter).c_str(), flags.dryRun ? ", estimated" : "",
+              formatByteSize(*maxBytes).c_str(), cleanup.removedObjects.size(), cleanup.removedUnits.size(),
               flags.dryRun ? "would go" : "removed");
   for (size_t u = 0; u < cleanup.removedUnits.size(); ++u)
     std::printf("  %s  %s\n", cleanup.removedUnits[u].substr(0, 16).c_str(), cleanup.removedModules[u].c_str());

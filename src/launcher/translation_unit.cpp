@@ -266,6 +266,12 @@ void rememberObjects(autotune::BuildStore &store, const UnitKeys &keys, const st
     const std::string hash = CompileMemo::hash(object);
     const fs::path cached = store.recordedObjectPath(keys.exact);
     const bool haveRecorded = pipeline.empty() || fs::is_regular_file(cached);
+    // The tree builds the unit: its recorded object is in use (store-gc
+    // removes other trees' objects, least recently used first).
+    if (!pipeline.empty() && haveRecorded) {
+      std::error_code ignored;
+      fs::last_write_time(cached, fs::file_time_type::clock::now(), ignored);
+    }
     const std::optional<autotune::ObjectOrigin> known = store.objectOrigin(hash);
     const autotune::ObjectOrigin origin{keys.portable, pipeline, keys.exact};
     // A rebuild's object is the last build's: nothing to write (a write is a synced transaction).

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 
 #include <sqlite3.h>
@@ -307,4 +308,43 @@ TEST_CASE("build store: a unit kept under its exact key moves to its portable ke
   CHECK_FALSE(store.rekeyUnit("other", "portable"));
   CHECK(store.unit("other"));
   CHECK(store.integrity() == "ok");
+}
+
+TEST_CASE("build store: a cleanup removes other trees' recorded objects first, least recently used, and keeps the "
+          "unit",
+          "[store]") {
+  test::ScratchDirectory scratch;
+  BuildStore store(scratch / "units.db", kIdentity);
+  store.recordTrials("unit", "a.o", false, {trial("", 1000, 1000), trial("list", 900, 1000)});
+  // The unit's recorded object in three trees, the first used longest ago.
+  const std::vector<std::string> trees{"tree-1", "tree-2", "tree-3"};
+  for (size_t t = 0; t < trees.size(); ++t) {
+    store.recordObjects({{"listed-" + trees[t], {"unit", "list", trees[t]}}});
+    fs::create_directories(store.recordedObjectPath(trees[t]).parent_path());
+    writeFileAtomically(store.recordedObjectPath(trees[t]), std::string(100000, 'o'));
+    fs::last_write_time(store.recordedObjectPath(trees[t]),
+                        fs::file_time_type::clock::now() - std::chrono::hours(24 * (3 - t)));
+  }
+  const uint64_t before = store.bytesOnDisk();
+  const int64_t everything = std::numeric_limits<int64_t>::max();
+  const StoreCleanup one = store.cleanupPlan(before - 1, everything);
+  CHECK(one.removedObjects == std::vector<std::string>{"tree-1"});
+  CHECK(one.removedUnits.empty());
+  // Objects and units used since a time stay whatever the bound: 60 hours
+  // ago leaves only the first tree's object to go.
+  const int64_t sixtyHoursAgo = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                    (std::chrono::system_clock::now() - std::chrono::hours(60)).time_since_epoch())
+                                    .count();
+  const StoreCleanup recent = store.cleanupPlan(0, sixtyHoursAgo);
+  CHECK(recent.removedObjects == std::vector<std::string>{"tree-1"});
+  CHECK(recent.removedUnits.empty());
+  // Two go before the unit would; the latest tree's object stays with it.
+  const StoreCleanup done = store.cleanup(before - 150000, everything);
+  CHECK(done.removedObjects == std::vector<std::string>{"tree-1", "tree-2"});
+  CHECK(done.removedUnits.empty());
+  CHECK(!fs::exists(store.recordedObjectPath("tree-1")));
+  CHECK(fs::exists(store.recordedObjectPath("tree-3")));
+  REQUIRE(store.unit("unit"));
+  // Their origins stay known: a link of that tree's objects is not taken for plain.
+  CHECK(store.objectOrigin("listed-tree-1"));
 }

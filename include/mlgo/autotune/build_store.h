@@ -75,6 +75,10 @@ struct StoreSummary {
 struct StoreCleanup {
   uint64_t bytesBefore = 0;  ///< the database, its log and the recorded objects
   uint64_t bytesAfter = 0;   ///< measured after a cleanup; estimated for a plan
+  /// Recorded objects of other trees than a unit's latest (their names,
+  /// recordedObjectPath): what goes first, since a tree that builds the
+  /// unit again compiles its own once more.
+  std::vector<std::string> removedObjects;
   std::vector<std::string> removedUnits;  ///< keys, in the order they went
   std::vector<std::string> removedModules;
 };
