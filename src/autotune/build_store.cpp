@@ -817,10 +817,13 @@ StoreCleanup BuildStore::cleanupPlan(uint64_t maxBytes, int64_t keepUsedSince) c
   // recently used first: cheap to make again, where that tree builds again.
   std::vector<RecordedObject> others;
   std::map<std::string, uint64_t> latestObject;  ///< by unit: the bytes of its latest tree's object
+  std::set<std::string> named;                   ///< the recorded objects some origin names
   for (const StoredUnit &unit : all) {
     std::vector<RecordedObject> objects;
-    for (const std::string &plain : plainObjectsOf(unit.key))
+    for (const std::string &plain : plainObjectsOf(unit.key)) {
+      named.insert(plain);
       if (auto object = recordedObjectOnDisk(recordedObjectPath(plain), plain)) objects.push_back(*object);
+    }
     std::sort(objects.begin(), objects.end(), [](const RecordedObject &a, const RecordedObject &b) {
       return std::make_tuple(b.used, b.name) < std::make_tuple(a.used, a.name);
     });
@@ -831,6 +834,21 @@ StoreCleanup BuildStore::cleanupPlan(uint64_t maxBytes, int64_t keepUsedSince) c
   std::sort(others.begin(), others.end(), [](const RecordedObject &a, const RecordedObject &b) {
     return std::make_tuple(a.used, a.name) < std::make_tuple(b.used, b.name);
   });
+  // Before them, the objects no origin names any more: a tree whose objects
+  // are byte for byte another's (no path in them) shares that tree's origin
+  // rows, so its own recorded object is left unnamed until it builds again.
+  std::vector<RecordedObject> unnamed;
+  std::error_code error;
+  for (fs::directory_iterator entry(file_.string() + ".objects", error), end; !error && entry != end;
+       entry.increment(error)) {
+    const std::string name = entry->path().stem().string();
+    if (entry->path().extension() != ".o" || named.count(name)) continue;
+    if (auto object = recordedObjectOnDisk(entry->path(), name)) unnamed.push_back(*object);
+  }
+  std::sort(unnamed.begin(), unnamed.end(), [](const RecordedObject &a, const RecordedObject &b) {
+    return std::make_tuple(a.used, a.name) < std::make_tuple(b.used, b.name);
+  });
+  others.insert(others.begin(), unnamed.begin(), unnamed.end());
   for (const RecordedObject &object : others) {
     if (plan.bytesAfter <= maxBytes) return plan;
     plan.removedObjects.push_back(object.name);

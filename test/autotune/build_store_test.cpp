@@ -325,22 +325,25 @@ TEST_CASE("build store: a cleanup removes other trees' recorded objects first, l
     fs::last_write_time(store.recordedObjectPath(trees[t]),
                         fs::file_time_type::clock::now() - std::chrono::hours(24 * (3 - t)));
   }
+  // A tree whose objects were another's byte for byte: no origin names its
+  // recorded object, which goes before any other, however recent.
+  writeFileAtomically(store.recordedObjectPath("unnamed"), std::string(100000, 'o'));
   const uint64_t before = store.bytesOnDisk();
   const int64_t everything = std::numeric_limits<int64_t>::max();
   const StoreCleanup one = store.cleanupPlan(before - 1, everything);
-  CHECK(one.removedObjects == std::vector<std::string>{"tree-1"});
+  CHECK(one.removedObjects == std::vector<std::string>{"unnamed"});
   CHECK(one.removedUnits.empty());
   // Objects and units used since a time stay whatever the bound: 60 hours
-  // ago leaves only the first tree's object to go.
+  // ago leaves only the first tree's object to go, after the unnamed one.
   const int64_t sixtyHoursAgo = std::chrono::duration_cast<std::chrono::milliseconds>(
                                     (std::chrono::system_clock::now() - std::chrono::hours(60)).time_since_epoch())
                                     .count();
   const StoreCleanup recent = store.cleanupPlan(0, sixtyHoursAgo);
-  CHECK(recent.removedObjects == std::vector<std::string>{"tree-1"});
+  CHECK(recent.removedObjects == std::vector<std::string>{"unnamed", "tree-1"});
   CHECK(recent.removedUnits.empty());
   // Two go before the unit would; the latest tree's object stays with it.
-  const StoreCleanup done = store.cleanup(before - 150000, everything);
-  CHECK(done.removedObjects == std::vector<std::string>{"tree-1", "tree-2"});
+  const StoreCleanup done = store.cleanup(before - 250000, everything);
+  CHECK(done.removedObjects == std::vector<std::string>{"unnamed", "tree-1", "tree-2"});
   CHECK(done.removedUnits.empty());
   CHECK(!fs::exists(store.recordedObjectPath("tree-1")));
   CHECK(fs::exists(store.recordedObjectPath("tree-3")));
