@@ -1,5 +1,6 @@
 #include "mlgo/launcher/portable_unit.h"
 
+#include <cctype>
 #include <set>
 
 #include <llvm/Bitcode/BitcodeWriter.h>
