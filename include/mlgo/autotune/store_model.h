@@ -13,8 +13,9 @@
 // expensive list can then win on a large unit, paid for by lists cheaper
 // than -Oz on others; no unit ships larger than its recorded level.
 //
-// The build's exploration. `--explore N` gives a build N trials per unit,
-// spent where the linked bytes are expected to shrink most (see
+// The build's exploration. `--explore N` gives a build N plain builds' worth
+// of estimated compile cost (what N trials of every unit would cost), spent
+// where the linked bytes are expected to shrink most (see
 // explorationShares).
 #include <cstdint>
 #include <map>
