@@ -807,49 +807,59 @@ std::optional<RecordedObject> recordedObjectOnDisk(const fs::path &path, const s
                         int64_t(status.st_mtim.tv_sec) * 1000 + int64_t(status.st_mtim.tv_nsec / 1000000)};
 }
 
+bool lessRecentlyUsed(const RecordedObject &a, const RecordedObject &b) {
+  return std::make_tuple(a.used, a.name) < std::make_tuple(b.used, b.name);
+}
+
+/// The recorded objects a cleanup removes before any unit, in the order
+/// they go, and the bytes of each unit's latest one (which stays with it).
+struct ObjectsToRemove {
+  std::vector<RecordedObject> inOrder;
+  std::map<std::string, uint64_t> latestBytes;  ///< by unit
+};
+
+/// First the objects no origin names any more: a tree whose objects are byte
+/// for byte another's (no path in them) shares that tree's origin rows, so
+/// its own recorded object is left unnamed until it builds again. Then each
+/// unit's objects of trees other than its latest, least recently used first
+/// (not used since `keepUsedSince`): cheap to make again, where that tree
+/// builds again.
+ObjectsToRemove objectsToRemove(const BuildStore &store, const std::vector<StoredUnit> &all, int64_t keepUsedSince) {
+  ObjectsToRemove plan;
+  std::vector<RecordedObject> others;
+  std::set<std::string> named;
+  for (const StoredUnit &unit : all) {
+    std::vector<RecordedObject> objects;
+    for (const std::string &plain : store.plainObjectsOf(unit.key)) {
+      named.insert(plain);
+      if (auto object = recordedObjectOnDisk(store.recordedObjectPath(plain), plain)) objects.push_back(*object);
+    }
+    std::sort(objects.rbegin(), objects.rend(), lessRecentlyUsed);  // the latest first
+    if (!objects.empty()) plan.latestBytes[unit.key] = objects.front().bytes;
+    for (size_t i = 1; i < objects.size(); ++i)
+      if (objects[i].used < keepUsedSince) others.push_back(objects[i]);
+  }
+  const fs::path directory = store.recordedObjectPath("any").parent_path();
+  std::error_code error;
+  for (fs::directory_iterator entry(directory, error), end; !error && entry != end; entry.increment(error)) {
+    const std::string name = entry->path().stem().string();
+    if (entry->path().extension() != ".o" || named.count(name)) continue;
+    if (auto object = recordedObjectOnDisk(entry->path(), name)) plan.inOrder.push_back(*object);
+  }
+  std::sort(plan.inOrder.begin(), plan.inOrder.end(), lessRecentlyUsed);
+  std::sort(others.begin(), others.end(), lessRecentlyUsed);
+  plan.inOrder.insert(plan.inOrder.end(), others.begin(), others.end());
+  return plan;
+}
+
 }  // namespace
 
 StoreCleanup BuildStore::cleanupPlan(uint64_t maxBytes, int64_t keepUsedSince) const {
   StoreCleanup plan;
   plan.bytesBefore = plan.bytesAfter = bytesOnDisk();
   const std::vector<StoredUnit> all = units();
-  // First the recorded objects of trees other than each unit's latest, least
-  // recently used first: cheap to make again, where that tree builds again.
-  std::vector<RecordedObject> others;
-  std::map<std::string, uint64_t> latestObject;  ///< by unit: the bytes of its latest tree's object
-  std::set<std::string> named;                   ///< the recorded objects some origin names
-  for (const StoredUnit &unit : all) {
-    std::vector<RecordedObject> objects;
-    for (const std::string &plain : plainObjectsOf(unit.key)) {
-      named.insert(plain);
-      if (auto object = recordedObjectOnDisk(recordedObjectPath(plain), plain)) objects.push_back(*object);
-    }
-    std::sort(objects.begin(), objects.end(), [](const RecordedObject &a, const RecordedObject &b) {
-      return std::make_tuple(b.used, b.name) < std::make_tuple(a.used, a.name);
-    });
-    if (!objects.empty()) latestObject[unit.key] = objects.front().bytes;
-    for (size_t i = 1; i < objects.size(); ++i)
-      if (objects[i].used < keepUsedSince) others.push_back(objects[i]);
-  }
-  std::sort(others.begin(), others.end(), [](const RecordedObject &a, const RecordedObject &b) {
-    return std::make_tuple(a.used, a.name) < std::make_tuple(b.used, b.name);
-  });
-  // Before them, the objects no origin names any more: a tree whose objects
-  // are byte for byte another's (no path in them) shares that tree's origin
-  // rows, so its own recorded object is left unnamed until it builds again.
-  std::vector<RecordedObject> unnamed;
-  std::error_code error;
-  for (fs::directory_iterator entry(file_.string() + ".objects", error), end; !error && entry != end;
-       entry.increment(error)) {
-    const std::string name = entry->path().stem().string();
-    if (entry->path().extension() != ".o" || named.count(name)) continue;
-    if (auto object = recordedObjectOnDisk(entry->path(), name)) unnamed.push_back(*object);
-  }
-  std::sort(unnamed.begin(), unnamed.end(), [](const RecordedObject &a, const RecordedObject &b) {
-    return std::make_tuple(a.used, a.name) < std::make_tuple(b.used, b.name);
-  });
-  others.insert(others.begin(), unnamed.begin(), unnamed.end());
-  for (const RecordedObject &object : others) {
+  const ObjectsToRemove objects = objectsToRemove(*this, all, keepUsedSince);
+  for (const RecordedObject &object : objects.inOrder) {
     if (plan.bytesAfter <= maxBytes) return plan;
     plan.removedObjects.push_back(object.name);
     plan.bytesAfter -= std::min(plan.bytesAfter, object.bytes);
@@ -862,7 +872,9 @@ StoreCleanup BuildStore::cleanupPlan(uint64_t maxBytes, int64_t keepUsedSince) c
   const double perTrial = trials && !missing ? double(database) / double(trials) : 0.0;
   std::map<std::string, uint64_t> footprint;  // what is left of each unit once other trees' objects went
   for (const StoredUnit &unit : all) {
-    footprint[unit.key] = uint64_t(perTrial * double(unit.trials.size())) + latestObject[unit.key];
+    auto latest = objects.latestBytes.find(unit.key);
+    footprint[unit.key] =
+        uint64_t(perTrial * double(unit.trials.size())) + (latest == objects.latestBytes.end() ? 0 : latest->second);
   }
   plan.removedUnits = unitsToRemove(all, footprint, plan.bytesAfter, maxBytes, keepUsedSince);
   std::map<std::string, std::string> modules;
