@@ -23,7 +23,7 @@ const std::map<std::string, int> &layers() {
   static const std::map<std::string, int> table{
       {"cli", 1},         {"plugin", 2},    {"tracing", 2}, {"vocab", 2},       {"training", 2}, {"eval", 2},
       {"export", 2},      {"autotune", 2},  {"report", 2},  {"launcher", 2},    {"builds", 2},   {"distributed", 2},
-      {"problems", 3},    {"policy", 4},    {"serve", 4},   {"trace", 5},       {"metrics", 5},  {"driver", 6},
+      {"problems", 3},    {"store", 3},     {"policy", 4},    {"serve", 4},   {"trace", 5},       {"metrics", 5},  {"driver", 6},
       {"corpus", 7},      {"support", 8}};
   return table;
 }
@@ -44,7 +44,7 @@ const std::map<std::string, std::set<std::string>> &stageEdges() {
       {"autotune", {"distributed"}},
       {"report", {}},
       {"launcher", {"autotune", "eval"}},
-      {"builds", {"autotune", "launcher"}},
+      {"builds", {"launcher"}},
       {"distributed", {}}};
   return table;
 }

@@ -13,8 +13,11 @@ packages=(
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libffi-dev libcurl4-openssl-dev libncurses-dev
   # libraries; LibTorch for training only
   libcli11-dev libspdlog-dev nlohmann-json3-dev catch2 libtorch-dev
-  # the project stores of mlgo cc --store, written by many compiles at once
-  libsqlite3-dev
+  # the project stores of mlgo cc --store, written by many compiles at once:
+  # SQLite (a file, the default) and PostgreSQL (one store for many machines:
+  # libpq to reach a server; the server itself for the tests, which start
+  # their own throwaway cluster)
+  libsqlite3-dev libpq-dev postgresql-15
   # an optimized BLAS for LibTorch (Debian's default is the reference BLAS);
   # the serial build, so training stays on one thread and deterministic
   libopenblas0-serial

@@ -9,7 +9,7 @@
 
 #include "mlgo/autotune/module_features.h"
 #include "mlgo/autotune/pass_pool.h"
-#include "mlgo/autotune/build_store.h"
+#include "mlgo/store/build_store.h"
 #include "mlgo/distributed/rank_share.h"
 #include "mlgo/driver/module_journal.h"
 #include "mlgo/support/atomic_file.h"
@@ -147,8 +147,8 @@ std::vector<PoolList> poolFromHarvest(const fs::path &directory, const SearchSpa
 /// A project store's gated lists (builds/build_store.h): what the project's
 /// builds found, winners first.
 std::vector<PoolList> poolFromStore(const fs::path &file, const SearchSpace &space) {
-  const std::unique_ptr<autotune::BuildStore> store = autotune::BuildStore::openExisting(file);
-  if (!(store->storedIdentity() == autotune::storeIdentityOf(space)))
+  const std::unique_ptr<store::BuildStore> store = store::BuildStore::openExisting(file);
+  if (!(store->storedIdentity() == store::storeIdentity(autotune::searchSpaceHash(space))))
     throw InputError(describeInputProblem(file.string(), "", "a store of another LLVM or search space"));
   std::vector<PoolList> lists;
   for (const std::string &pipeline : store->gatedPipelines()) {

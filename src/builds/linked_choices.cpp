@@ -59,9 +59,9 @@ std::map<std::string, LoggedUnit> loggedUnits(const BuiltVariant &built, const f
   return units;
 }
 
-std::vector<autotune::KeptByLinker> keptForStore(const BuiltVariant &storeWay, const BuiltVariant &plain,
+std::vector<store::KeptByLinker> keptForStore(const BuiltVariant &storeWay, const BuiltVariant &plain,
                                                  const fs::path &buildRoot) {
-  std::vector<autotune::KeptByLinker> kept;
+  std::vector<store::KeptByLinker> kept;
   if (!storeWay.outcome.built || !plain.outcome.built) return kept;
   const std::map<std::string, SectionSizes> applied = storeWay.kept.byUnit(), recorded = plain.kept.byUnit();
   for (const auto &[object, logged] : loggedUnits(storeWay, buildRoot)) {

@@ -20,13 +20,14 @@
 
 #include "commands.h"
 #include "validators.h"
-#include "mlgo/autotune/build_store.h"
+#include "mlgo/store/build_store.h"
 #include "mlgo/launcher/application.h"
 #include "mlgo/launcher/cc_options.h"
 #include "mlgo/launcher/compile_plan.h"
 #include "mlgo/launcher/launch_log.h"
 #include "mlgo/launcher/link_baseline.h"
 #include "mlgo/launcher/store_link.h"
+#include "mlgo/launcher/store_outage.h"
 #include "mlgo/launcher/translation_unit.h"
 #include "mlgo/launcher/unit_recording.h"
 #include "mlgo/driver/compile_memo.h"
@@ -231,7 +232,9 @@ void maintainStore(const launcher::Application &application, std::optional<uint6
     if (application.explore > 0)
       application.store->refreshExplorationPrice(application.explore, application.exploreBudget);
     if (maxBytes && application.store->bytesOnDisk() > *maxBytes) 
-      application.store->cleanup(*maxBytes, autotune::BuildStore::recentUseSince());
+      application.store->cleanup(*maxBytes, store::BuildStore::recentUseSince());
+  } catch (const store::StoreUnavailable &e) {
+    launcher::warnStoreUnavailable(application.store->location(), e.what());
   } catch (const std::exception &e) {
     spdlog::warn("--store: {}", e.what());
   }
@@ -247,7 +250,21 @@ std::optional<uint64_t> storeMaxBytes(const CcFlags &flags) {
   return bytes;
 }
 
+int runCcThroughStore(CcFlags &flags);
+
+/// A store that goes away mid-compile (its server killed, the connection
+/// dropped) leaves the command to the real compiler, as given: what mlgo
+/// wrote before is overwritten, and a link that ran already ran as given.
 int runCc(CcFlags flags) {
+  try {
+    return runCcThroughStore(flags);
+  } catch (const store::StoreUnavailable &e) {
+    launcher::warnStoreUnavailable(store::shownLocation(flags.store), e.what());
+    return runRealCompiler(flags.command, launcher::findCompiler(flags.command.front()));
+  }
+}
+
+int runCcThroughStore(CcFlags &flags) {
   if (flags.printPluginPath) {
     std::printf("%s\n", passPlugin().c_str());
     return exit_code::kSuccess;

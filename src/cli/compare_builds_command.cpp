@@ -11,7 +11,8 @@
 
 #include "commands.h"
 #include "common_options.h"
-#include "mlgo/autotune/build_store.h"
+#include "mlgo/autotune/pass_pool.h"
+#include "mlgo/store/build_store.h"
 #include "mlgo/autotune/search_space.h"
 #include "mlgo/builds/build_comparison.h"
 #include "mlgo/builds/linked_choices.h"
@@ -84,14 +85,14 @@ bool isStoreWay(const builds::BuildVariant &variant) { return variant.name.rfind
 /// the next build chooses by what ships rather than by object sizes.
 void teachStore(const CompareBuildsFlags &flags, const builds::BuiltVariant &storeWay,
                 const builds::BuiltVariant &plain, const fs::path &buildRoot) {
-  const std::vector<autotune::KeptByLinker> kept = builds::keptForStore(storeWay, plain, buildRoot);
+  const std::vector<store::KeptByLinker> kept = builds::keptForStore(storeWay, plain, buildRoot);
   if (kept.empty()) return;
   const autotune::SearchSpace space = autotune::SearchSpace::load(autotune::defaultSearchSpaceFile());
-  autotune::BuildStore store(storeOf(flags), autotune::storeIdentityOf(space));
+  store::BuildStore store(storeOf(flags), store::storeIdentity(autotune::searchSpaceHash(space)));
   if (!store.usable()) return;
   store.recordKept(kept);
   std::set<std::string> units;
-  for (const autotune::KeptByLinker &entry : kept) units.insert(entry.unit);
+  for (const store::KeptByLinker &entry : kept) units.insert(entry.unit);
   spdlog::info("{}: what the linker kept of {} units went into the store", storeWay.variant.name, units.size());
 }
 

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
-#include "mlgo/autotune/build_store.h"
+#include "mlgo/store/build_store.h"
 #include "mlgo/support/byte_size.h"
 #include "mlgo/support/errors.h"
 #include "mlgo/support/exit_codes.h"
@@ -32,11 +32,11 @@ int runStoreGc(const StoreGcFlags &flags) {
   if (!maxBytes) throw UsageError("--max-size: expected a size such as 500000, 200K, 64M or 2G, got \"" + flags.maxSize + "\"");
   // A dry run only reads: the store keeps its bytes. A cleanup writes under
   // the store's own identity, whichever mlgo wrote it.
-  std::unique_ptr<autotune::BuildStore> store = autotune::BuildStore::openExisting(flags.store);
-  if (!flags.dryRun) store = std::make_unique<autotune::BuildStore>(flags.store, store->storedIdentity());
+  std::unique_ptr<store::BuildStore> store = store::BuildStore::openExisting(flags.store);
+  if (!flags.dryRun) store = std::make_unique<store::BuildStore>(flags.store, store->storedIdentity());
   const int64_t keepUsedSince =
-      flags.keepRecent ? autotune::BuildStore::recentUseSince() : std::numeric_limits<int64_t>::max();
-  const autotune::StoreCleanup cleanup =
+      flags.keepRecent ? store::BuildStore::recentUseSince() : std::numeric_limits<int64_t>::max();
+  const store::StoreCleanup cleanup =
       flags.dryRun ? store->cleanupPlan(*maxBytes, keepUsedSince) : store->cleanup(*maxBytes, keepUsedSince);
   if (flags.json) {
     const nlohmann::json out{{"format", "mlgo-store-gc"},
@@ -65,7 +65,7 @@ int runStoreGc(const StoreGcFlags &flags) {
 
 void addStoreGcCommand(CLI::App *command, CommandRunner &runner) {
   auto flags = std::make_shared<StoreGcFlags>();
-  command->add_option("--store", flags->store, "The store (an SQLite file of mlgo cc --store)")->required();
+  command->add_option("--store", flags->store, "The store (an SQLite file or postgresql://... of mlgo cc --store)")->required();
   command->add_option("--max-size", flags->maxSize, "The bound: 500000, 200K, 64M, 2G (the database, its log and "
                                                     "the recorded objects)")->required();
   command->add_flag("--keep-recent", flags->keepRecent,

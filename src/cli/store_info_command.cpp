@@ -9,7 +9,8 @@
 #include "commands.h"
 #include "common_options.h"
 #include "mlgo/autotune/search_space.h"
-#include "mlgo/autotune/build_store.h"
+#include "mlgo/autotune/pass_pool.h"
+#include "mlgo/store/build_store.h"
 #include "mlgo/support/byte_size.h"
 #include "mlgo/support/exit_codes.h"
 
@@ -27,9 +28,9 @@ double change(uint64_t before, uint64_t after) {
   return before ? double(after) / double(before) - 1.0 : 0.0;
 }
 
-nlohmann::json unitsToJson(const std::vector<autotune::StoredUnit> &units) {
+nlohmann::json unitsToJson(const std::vector<store::StoredUnit> &units) {
   nlohmann::json rows = nlohmann::json::array();
-  for (const autotune::StoredUnit &unit : units) {
+  for (const store::StoredUnit &unit : units) {
     nlohmann::json row{{"module", unit.module}, {"key", unit.key}, {"trials", unit.trials.size()}};
     auto recorded = unit.trials.find("");
     if (unit.choice && recorded != unit.trials.end()) {
@@ -44,8 +45,8 @@ nlohmann::json unitsToJson(const std::vector<autotune::StoredUnit> &units) {
   return rows;
 }
 
-void printUnits(const std::vector<autotune::StoredUnit> &units) {
-  for (const autotune::StoredUnit &unit : units) {
+void printUnits(const std::vector<store::StoredUnit> &units) {
+  for (const store::StoredUnit &unit : units) {
     auto recorded = unit.trials.find("");
     if (!unit.choice || recorded == unit.trials.end()) {
       std::printf("  %-40s %4zu lists  (its recorded level never compiled)\n", unit.module.c_str(), unit.trials.size());
@@ -60,9 +61,9 @@ void printUnits(const std::vector<autotune::StoredUnit> &units) {
 }
 
 /// What ships first: each output linked through the store and the sum.
-nlohmann::json linkedToJson(const autotune::StoreSummary &summary) {
+nlohmann::json linkedToJson(const store::StoreSummary &summary) {
   nlohmann::json files = nlohmann::json::array();
-  for (const autotune::StoredLink &link : summary.links)
+  for (const store::StoredLink &link : summary.links)
     files.push_back({{"output", link.output},
                      {"shipped_text_data", link.shipped},
                      {"plain_text_data", link.plain},
@@ -76,7 +77,7 @@ nlohmann::json linkedToJson(const autotune::StoreSummary &summary) {
 
 /// ", units used from 2026-11-02 to 2026-12-07" (UTC): how far back a
 /// cleanup's least recently used reach; "" when no unit has a use noted.
-std::string usesSince(const autotune::StoreSummary &summary) {
+std::string usesSince(const store::StoreSummary &summary) {
   if (summary.oldestUse == 0) return "";
   auto day = [](int64_t milliseconds) {
     const std::time_t seconds = std::time_t(milliseconds / 1000);
@@ -89,13 +90,13 @@ std::string usesSince(const autotune::StoreSummary &summary) {
   return ", units used from " + day(summary.oldestUse) + " to " + day(summary.latestUse);
 }
 
-void printLinked(const autotune::StoreSummary &summary) {
+void printLinked(const store::StoreSummary &summary) {
   if (summary.links.empty()) {
     std::printf("linked: no link through the store yet (give mlgo cc the links too: what ships is measured there)\n");
     return;
   }
   std::printf("linked .text+.data, shipped vs plain link, as each file's latest link through the store left it:\n");
-  for (const autotune::StoredLink &link : summary.links)
+  for (const store::StoredLink &link : summary.links)
     std::printf("  %-60s %10llu -> %10llu  %+6.2f%%\n", link.output.c_str(), (unsigned long long)link.plain,
                 (unsigned long long)link.shipped, 100 * change(link.plain, link.shipped));
   std::printf("  %-60s %10llu -> %10llu  %+6.2f%%  (the choices remove %lld bytes from what ships)\n", "sum",
@@ -105,10 +106,10 @@ void printLinked(const autotune::StoreSummary &summary) {
 }
 
 int runStoreInfo(const StoreInfoFlags &flags) {
-  const std::unique_ptr<autotune::BuildStore> store = autotune::BuildStore::openExisting(flags.store);
-  const autotune::StoreSummary summary = store->summarize();
+  const std::unique_ptr<store::BuildStore> store = store::BuildStore::openExisting(flags.store);
+  const store::StoreSummary summary = store->summarize();
   const autotune::SearchSpace space = autotune::SearchSpace::load(autotune::defaultSearchSpaceFile());
-  const bool usable = summary.identity == autotune::storeIdentityOf(space);
+  const bool usable = summary.identity == store::storeIdentity(autotune::searchSpaceHash(space));
   const double total = change(summary.recordedTextData, summary.chosenTextData);
   const std::string integrity = store->integrity();
   if (flags.json) {
@@ -163,7 +164,7 @@ int runStoreInfo(const StoreInfoFlags &flags) {
 
 void addStoreInfoCommand(CLI::App *command, CommandRunner &runner) {
   auto flags = std::make_shared<StoreInfoFlags>();
-  command->add_option("--store", flags->store, "The store (an SQLite file of mlgo cc --store)")->required();
+  command->add_option("--store", flags->store, "The store (an SQLite file or postgresql://... of mlgo cc --store)")->required();
   command->add_flag("--units", flags->units, "Also list every unit: lists tried, sizes, its choice");
   command->add_flag("--json", flags->json, "Print JSON (machine-readable) instead of text");
   command->callback([flags, &runner] { runner = [flags] { return runStoreInfo(*flags); }; });

@@ -6,7 +6,9 @@
 #include "mlgo/autotune/correctness_gate.h"
 #include "mlgo/autotune/pass_predictor.h"
 #include "mlgo/autotune/search_space.h"
-#include "mlgo/autotune/build_store.h"
+#include "mlgo/autotune/pass_pool.h"
+#include "mlgo/store/build_store.h"
+#include "mlgo/launcher/store_outage.h"
 #include "mlgo/eval/clang_subprocess.h"
 #include "mlgo/support/temporary_directory.h"
 #include "mlgo/launcher/link_baseline.h"
@@ -82,22 +84,28 @@ class LazyGate {
 };
 
 /// The project's store, or null when it belongs to another LLVM, search
-/// space or cost model: then the first compile that finds it so says so.
-std::shared_ptr<autotune::BuildStore> openStore(const std::filesystem::path &file, const autotune::SearchSpace &space) {
-  const autotune::StoreIdentity identity = autotune::storeIdentityOf(space);
-  std::shared_ptr<autotune::BuildStore> store;
+/// space or cost model (then the first compile that finds it so says so),
+/// or cannot be reached now (then the build says so once).
+std::shared_ptr<store::BuildStore> openStore(const std::string &location, const autotune::SearchSpace &space) {
+  const store::StoreIdentity identity = store::storeIdentity(autotune::searchSpaceHash(space));
+  std::shared_ptr<store::BuildStore> opened;
   try {
-    store = std::make_shared<autotune::BuildStore>(std::filesystem::absolute(file), identity);
+    opened = std::make_shared<store::BuildStore>(
+        store::isPostgresLocation(location) ? location : std::filesystem::absolute(location).string(), identity);
+  } catch (const store::StoreUnavailable &e) {
+    warnStoreUnavailable(store::shownLocation(location), e.what());
+    return nullptr;
   } catch (const InputError &) {
     throw;
   } catch (const std::exception &e) {
     spdlog::warn("{}; the unit builds without the store", e.what());
     return nullptr;
   }
-  if (store->usable()) return store;
-  if (store->noteForeignWriter())
-    spdlog::warn("{}: written under {}; this mlgo has {}: the store is ignored (give another --store)", file.string(),
-                 autotune::describeIdentity(store->storedIdentity()), autotune::describeIdentity(identity));
+  if (opened->usable()) return opened;
+  if (opened->noteForeignWriter())
+    spdlog::warn("{}: written under {}; this mlgo has {}: the store is ignored (give another --store)",
+                 opened->location(), store::describeIdentity(opened->storedIdentity()),
+                 store::describeIdentity(identity));
   return nullptr;
 }
 
@@ -113,7 +121,7 @@ void loadStore(Application &application, const ApplicationFiles &files,
   application.space = std::move(space);
   // The programs compile once for the project's every compile, beside its store.
   auto gate = std::make_shared<LazyGate>(files.gatePrograms,
-                                         std::filesystem::absolute(files.store).string() + ".gate-programs");
+                                         store::localStoreBase(files.store).string() + ".gate-programs");
   application.gate = [gate]() -> autotune::PassListGate & { return gate->get(); };
 }
 

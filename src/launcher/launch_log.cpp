@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "mlgo/autotune/pass_predictor.h"
-#include "mlgo/autotune/build_store.h"
+#include "mlgo/store/build_store.h"
 #include "mlgo/support/errors.h"
 
 namespace mlgo::launcher {
@@ -30,7 +30,7 @@ nlohmann::json appliedJson(const Application &application, const TranslationUnit
   if (application.neverLarger) applied["never_larger"] = true;
   if (!application.recordCorpus.empty()) applied["record"] = application.recordCorpus.string();
   if (application.store) {
-    applied["store"] = application.store->path().string();
+    applied["store"] = application.store->location();
     if (application.explore) applied["explore"] = application.explore;
   }
   return applied;

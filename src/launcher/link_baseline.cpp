@@ -3,7 +3,7 @@
 #include <chrono>
 #include <cstdlib>
 
-#include "mlgo/autotune/build_store.h"
+#include "mlgo/store/build_store.h"
 #include "mlgo/driver/compile_memo.h"
 #include "mlgo/support/atomic_file.h"
 
@@ -19,14 +19,14 @@ constexpr auto kStaleAfter = std::chrono::hours(24 * 30);
 
 }  // namespace
 
-std::optional<autotune::ObjectOrigin> StoreBaseline::objectOrigin(const std::string &hash) const {
+std::optional<store::ObjectOrigin> StoreBaseline::objectOrigin(const std::string &hash) const {
   return store_.objectOrigin(hash);
 }
 fs::path StoreBaseline::plainObjectPath(const std::string &plain) const { return store_.recordedObjectPath(plain); }
 bool StoreBaseline::linkVerified(const std::string &link) const { return store_.linkVerified(link); }
 void StoreBaseline::recordVerifiedLink(const std::string &link) { store_.recordVerifiedLink(link); }
-void StoreBaseline::recordKept(const std::vector<autotune::KeptByLinker> &kept) { store_.recordKept(kept); }
-void StoreBaseline::recordLink(const autotune::StoredLink &link) { store_.recordLink(link); }
+void StoreBaseline::recordKept(const std::vector<store::KeptByLinker> &kept) { store_.recordKept(kept); }
+void StoreBaseline::recordLink(const store::StoredLink &link) { store_.recordLink(link); }
 
 fs::path PlainObjects::defaultDirectory() {
   if (const char *given = std::getenv("MLGO_PLAIN_OBJECTS"); given && *given) return given;
@@ -44,12 +44,12 @@ void PlainObjects::remember(const std::string &written, const std::string &plain
   if (hash.front() == '0') removeStale();
 }
 
-std::optional<autotune::ObjectOrigin> PlainObjects::objectOrigin(const std::string &hash) const {
+std::optional<store::ObjectOrigin> PlainObjects::objectOrigin(const std::string &hash) const {
   std::error_code error;
   if (!fs::is_regular_file(plainObjectPath(hash), error)) return std::nullopt;
   // A link that uses it keeps it from going stale.
   fs::last_write_time(plainObjectPath(hash), fs::file_time_type::clock::now(), error);
-  return autotune::ObjectOrigin{hash, kChanged, hash};
+  return store::ObjectOrigin{hash, kChanged, hash};
 }
 
 fs::path PlainObjects::plainObjectPath(const std::string &plain) const { return directory_ / "objects" / (plain + ".o"); }

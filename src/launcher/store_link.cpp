@@ -19,7 +19,7 @@
 #include <llvm/Support/Program.h>
 #include <spdlog/spdlog.h>
 
-#include "mlgo/autotune/build_store.h"
+#include "mlgo/store/build_store.h"
 #include "mlgo/launcher/link_baseline.h"
 #include "mlgo/driver/compile_memo.h"
 #include "mlgo/driver/object_sizes.h"
@@ -44,7 +44,7 @@ struct LinkInput {
   size_t argument = 0;  ///< its index in the command
   fs::path path;        ///< as the command names it, from the link's directory
   bool archive = false;
-  std::map<std::string, autotune::ObjectOrigin> known;  ///< member name ("" for a plain object) -> origin
+  std::map<std::string, store::ObjectOrigin> known;  ///< member name ("" for a plain object) -> origin
   std::string contentHash;                   ///< of the whole file
   bool listed() const {
     for (const auto &[member, object] : known)
@@ -106,7 +106,7 @@ std::vector<std::string> fittingCommand(const std::vector<std::string> &command,
   return {command.front(), "@" + file.string()};
 }
 
-std::optional<autotune::ObjectOrigin> knownObject(const LinkBaseline &store, llvm::StringRef bytes) {
+std::optional<store::ObjectOrigin> knownObject(const LinkBaseline &store, llvm::StringRef bytes) {
   return store.objectOrigin(CompileMemo::hash(std::string_view(bytes.data(), bytes.size())));
 }
 
@@ -162,7 +162,7 @@ std::optional<LinkInput> scanFile(const std::string &path, size_t argument, cons
                   CompileMemo::hash(std::string_view(bytes.data(), bytes.size()))};
   if (!input.archive) {
     if (!bytes.starts_with("\x7f" "ELF")) return std::nullopt;
-    if (std::optional<autotune::ObjectOrigin> known = knownObject(store, bytes)) input.known[""] = std::move(*known);
+    if (std::optional<store::ObjectOrigin> known = knownObject(store, bytes)) input.known[""] = std::move(*known);
     return input;
   }
   std::string unreadable;
@@ -176,7 +176,7 @@ std::optional<LinkInput> scanFile(const std::string &path, size_t argument, cons
   std::map<std::string, size_t> named;
   for (const auto &[name, memberBytes] : members) ++named[name];
   for (const auto &[name, memberBytes] : members)
-    if (std::optional<autotune::ObjectOrigin> known = knownObject(store, memberBytes)) {
+    if (std::optional<store::ObjectOrigin> known = knownObject(store, memberBytes)) {
       if (named[name] > 1 && !known->pipeline.empty()) problem = path + ": several members named " + name;
       if (named[name] == 1) input.known[name] = std::move(*known);
     }
@@ -350,7 +350,7 @@ std::vector<std::string> plainCommand(std::vector<std::string> command, std::vec
 /// as given, the recorded level's from the plain one.
 void recordKept(LinkBaseline &store, const std::map<std::pair<std::string, std::string>, SectionSizes> &given,
                 const std::map<std::pair<std::string, std::string>, SectionSizes> &plain) {
-  std::vector<autotune::KeptByLinker> kept;
+  std::vector<store::KeptByLinker> kept;
   for (const auto &[unitAndList, sizes] : given)
     if (!unitAndList.second.empty()) kept.push_back({unitAndList.first, unitAndList.second, sizes});
   for (const auto &[unitAndList, sizes] : plain)
@@ -419,7 +419,7 @@ const char *storeLinkVerdictName(StoreLinkVerdict verdict) {
 }
 
 StoreLinkOutcome linkThroughStore(const std::vector<std::string> &command, const fs::path &compiler,
-                                  const fs::path &output, autotune::BuildStore &store) {
+                                  const fs::path &output, store::BuildStore &store) {
   StoreBaseline baseline(store);
   return linkNeverLarger(command, compiler, output, baseline);
 }

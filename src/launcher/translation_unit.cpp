@@ -12,7 +12,7 @@
 #include "mlgo/autotune/correctness_gate.h"
 #include "mlgo/autotune/module_features.h"
 #include "mlgo/autotune/pass_predictor.h"
-#include "mlgo/autotune/build_store.h"
+#include "mlgo/store/build_store.h"
 #include "mlgo/autotune/search_space.h"
 #include "mlgo/corpus/compile_commands.h"
 #include "mlgo/corpus/corpus.h"
@@ -160,10 +160,10 @@ bool inSearchSpace(const autotune::SearchSpace &space, const std::string &pipeli
 /// a list outside the search space is refused, never compiled. InputError
 /// naming the store and the unit (the unit then builds plainly, with a
 /// warning); `everyTrial`: the unit's every list, else its choice only.
-void requireSearchSpaceLists(const autotune::StoredUnit &unit, const Application &application, bool everyTrial) {
+void requireSearchSpaceLists(const store::StoredUnit &unit, const Application &application, bool everyTrial) {
   auto refuse = [&](const std::string &pipeline) {
     const std::string shown = pipeline.size() > 60 ? pipeline.substr(0, 57) + "..." : pipeline;
-    throw InputError(describeInputProblem(application.store->path().string(), "unit " + unit.key,
+    throw InputError(describeInputProblem(application.store->location(), "unit " + unit.key,
                                           "\"" + shown + "\" is not a list of the search space: never applied"));
   };
   if (unit.choice && !inSearchSpace(*application.space, *unit.choice)) refuse(*unit.choice);
@@ -198,10 +198,10 @@ std::vector<std::string> rankedForStore(const Application &application, const Co
 /// of the build's exploration at the store's price (autotune/store_model.h):
 /// the one the build before's links set, or the one this build's first
 /// compile sets (BuildStore::explorationPrice).
-size_t explorationShare(autotune::BuildStore &store, const autotune::StoredUnit &unit, const Application &application) {
+size_t explorationShare(store::BuildStore &store, const store::StoredUnit &unit, const Application &application) {
   std::optional<double> price = store.explorationPrice(application.explore, application.exploreBudget, unit.used);
   if (!price) price = store.refreshExplorationPrice(application.explore, application.exploreBudget);
-  return autotune::explorationShare(unit, *price, application.explore, application.exploreBudget);
+  return store::explorationShare(unit, *price, application.explore, application.exploreBudget);
 }
 
 /// Lists the gate judges in one compile at most; the rest wait for the
@@ -210,24 +210,24 @@ constexpr size_t kGateChecksPerCompile = 3;
 
 /// Gates the unit's compiled lists that are smaller than its choice, within
 /// its work limit and not judged yet, smallest first, until one is accepted.
-void gateCandidates(autotune::BuildStore &store, const std::string &key, const Application &application) {
-  const std::optional<autotune::StoredUnit> unit = store.unit(key);
+void gateCandidates(store::BuildStore &store, const std::string &key, const Application &application) {
+  const std::optional<store::StoredUnit> unit = store.unit(key);
   if (!unit || !unit->choice) return;
   // Only the verdicts on this unit's lists: the store's others are no concern here.
-  const std::map<std::string, autotune::StoredVerdict> verdicts = store.verdictsFor(*unit);
-  const int64_t chosenSize = autotune::shippedBytes(*unit, unit->trials.at(*unit->choice));
-  const std::vector<autotune::StoredUnit> all = store.units();
-  const std::vector<const autotune::StoredUnit *> build = autotune::currentUnits(all);
-  std::vector<const autotune::StoredTrial *> waiting;
+  const std::map<std::string, store::StoredVerdict> verdicts = store.verdictsFor(*unit);
+  const int64_t chosenSize = store::shippedBytes(*unit, unit->trials.at(*unit->choice));
+  const std::vector<store::StoredUnit> all = store.units();
+  const std::vector<const store::StoredUnit *> build = store::currentUnits(all);
+  std::vector<const store::StoredTrial *> waiting;
   for (const auto &[pipeline, trial] : unit->trials)
-    if (!pipeline.empty() && trial.compiled && autotune::shippedBytes(*unit, trial) < chosenSize &&
-        autotune::affordableInBuild(*unit, trial, build, store.costBound()) && !verdicts.count(pipeline))
+    if (!pipeline.empty() && trial.compiled && store::shippedBytes(*unit, trial) < chosenSize &&
+        store::affordableInBuild(*unit, trial, build, store.costBound()) && !verdicts.count(pipeline))
       waiting.push_back(&trial);
-  auto rank = [&unit](const autotune::StoredTrial *trial) {
-    return std::make_tuple(autotune::shippedBytes(*unit, *trial), trial->pipeline.size(), trial->pipeline);
+  auto rank = [&unit](const store::StoredTrial *trial) {
+    return std::make_tuple(store::shippedBytes(*unit, *trial), trial->pipeline.size(), trial->pipeline);
   };
   std::sort(waiting.begin(), waiting.end(),
-            [&rank](const autotune::StoredTrial *a, const autotune::StoredTrial *b) { return rank(a) < rank(b); });
+            [&rank](const store::StoredTrial *a, const store::StoredTrial *b) { return rank(a) < rank(b); });
   for (size_t i = 0; i < waiting.size() && i < kGateChecksPerCompile; ++i) {
     const autotune::GateVerdict verdict = application.gate().check(waiting[i]->pipeline);
     store.recordVerdict(waiting[i]->pipeline, {verdict.passed, verdict.cxxLinkOnly, verdict.failure});
@@ -242,14 +242,14 @@ struct UnitKeys {
 };
 
 UnitKeys unitKeys(const CorpusModule &module, const FrontendResult &frontend, const PathRoots &roots) {
-  return {autotune::unitKeyOfHash(frontend.portableHash, portableCommandLine(module.commandLine, roots)),
-          autotune::unitKey(frontend.bitcode, module.commandLine)};
+  return {store::unitKeyOfHash(frontend.portableHash, portableCommandLine(module.commandLine, roots)),
+          store::unitKey(frontend.bitcode, module.commandLine)};
 }
 
 /// The unit's rows: under its portable key, or under its exact key in a
 /// store written before keys travelled (moved to the portable key then).
-std::optional<autotune::StoredUnit> storedUnit(autotune::BuildStore &store, const UnitKeys &keys) {
-  std::optional<autotune::StoredUnit> unit = store.unit(keys.portable);
+std::optional<store::StoredUnit> storedUnit(store::BuildStore &store, const UnitKeys &keys) {
+  std::optional<store::StoredUnit> unit = store.unit(keys.portable);
   if (!unit && keys.exact != keys.portable && store.unit(keys.exact) && store.rekeyUnit(keys.exact, keys.portable))
     unit = store.unit(keys.portable);
   return unit;
@@ -260,7 +260,7 @@ std::optional<autotune::StoredUnit> storedUnit(autotune::BuildStore &store, cons
 /// list, the recorded level's object beside the store (compiled once more on
 /// a store hit that lacks it). A store that cannot take them leaves the
 /// unit's link unverified, with a warning there, and the compile as it is.
-void rememberObjects(autotune::BuildStore &store, const UnitKeys &keys, const std::string &pipeline,
+void rememberObjects(store::BuildStore &store, const UnitKeys &keys, const std::string &pipeline,
                      const std::string &object, const std::function<std::string()> &recordedObject) {
   try {
     const std::string hash = CompileMemo::hash(object);
@@ -272,12 +272,12 @@ void rememberObjects(autotune::BuildStore &store, const UnitKeys &keys, const st
       std::error_code ignored;
       fs::last_write_time(cached, fs::file_time_type::clock::now(), ignored);
     }
-    const std::optional<autotune::ObjectOrigin> known = store.objectOrigin(hash);
-    const autotune::ObjectOrigin origin{keys.portable, pipeline, keys.exact};
+    const std::optional<store::ObjectOrigin> known = store.objectOrigin(hash);
+    const store::ObjectOrigin origin{keys.portable, pipeline, keys.exact};
     // A rebuild's object is the last build's: nothing to write (a write is a synced transaction).
     if (haveRecorded && known && known->unit == origin.unit && known->pipeline == pipeline && known->plain == origin.plain)
       return;
-    std::vector<std::pair<std::string, autotune::ObjectOrigin>> origins{{hash, origin}};
+    std::vector<std::pair<std::string, store::ObjectOrigin>> origins{{hash, origin}};
     if (!haveRecorded) {
       const std::string recorded = recordedObject();
       if (!recorded.empty()) {
@@ -287,6 +287,8 @@ void rememberObjects(autotune::BuildStore &store, const UnitKeys &keys, const st
       }
     }
     store.recordObjects(origins);
+  } catch (const store::StoreUnavailable &) {
+    throw;  // the compile builds as clang would (cc_command.cpp)
   } catch (const std::exception &e) {
     spdlog::warn("--store: {}", firstLine(e.what()));
   }
@@ -299,7 +301,7 @@ void rememberObjects(autotune::BuildStore &store, const UnitKeys &keys, const st
 Candidate compileWithStore(const CompilerDriver &driver, const CorpusModule &module, const FrontendResult &frontend,
                            const PathRoots &roots,
                            const Application &application, TranslationUnitOutcome &outcome) {
-  autotune::BuildStore &store = *application.store;
+  store::BuildStore &store = *application.store;
   const UnitKeys keys = unitKeys(module, frontend, roots);
   const std::string &key = keys.portable;
   outcome.storeUnit = key;
@@ -307,11 +309,11 @@ Candidate compileWithStore(const CompilerDriver &driver, const CorpusModule &mod
   auto compile = [&](const std::string &pipeline) {
     auto work = std::make_shared<OptimizationWork>();
     Candidate candidate = compileCandidate(driver, module, {pipeline, false}, application, work);
-    const autotune::StoredTrial trial = trialOf(pipeline, candidate.result, compileCost(frontend, *work, candidate.result));
+    const store::StoredTrial trial = trialOf(pipeline, candidate.result, compileCost(frontend, *work, candidate.result));
     compiled[pipeline] = std::move(candidate);
     return trial;
   };
-  std::optional<autotune::StoredUnit> unit = storedUnit(store, keys);
+  std::optional<store::StoredUnit> unit = storedUnit(store, keys);
   if (unit) requireSearchSpaceLists(*unit, application, /*everyTrial=*/!unit->choice || application.explore > 0);
   // A unit the store has not seen tries N. The share is taken before this
   // use is noted: the unit's last use tells whether a new build has begun.
@@ -321,8 +323,8 @@ Candidate compileWithStore(const CompilerDriver &driver, const CorpusModule &mod
   if (unit && unit->choice && share == 0) {
     outcome.storeUse = "hit";
   } else {
-    const std::map<std::string, autotune::StoredTrial> known = unit ? unit->trials : decltype(unit->trials){};
-    std::vector<autotune::StoredTrial> fresh;
+    const std::map<std::string, store::StoredTrial> known = unit ? unit->trials : decltype(unit->trials){};
+    std::vector<store::StoredTrial> fresh;
     const std::vector<std::string> ranked = rankedForStore(application, module, key);
     if (application.explore > 0) {
       ExplorationSettings settings;
@@ -474,6 +476,8 @@ TranslationUnitOutcome compileTranslationUnit(const CompilePlan &plan, const App
   try {
     best = application.store ? compileWithStore(driver, module, frontend, roots, application, outcome)
                              : compileWays(driver, module, frontend, application, outcome, plainObject);
+  } catch (const store::StoreUnavailable &) {
+    throw;  // the compile builds as clang would, said once a build (cc_command.cpp)
   } catch (const std::exception &e) {
     return finish(firstLine(e.what()));
   }

@@ -18,12 +18,12 @@ size_t broadcastReserve(size_t budget) { return std::min<size_t>(10, budget / 10
 
 }  // namespace
 
-autotune::StoredTrial trialOf(const std::string &pipeline, const CompileResult &result, uint64_t work) {
+store::StoredTrial trialOf(const std::string &pipeline, const CompileResult &result, uint64_t work) {
   if (!result.ok()) return {pipeline, false, {}, 0, 0, std::nullopt};
   return {pipeline, true, result.sizes, result.irInstructions, work, std::nullopt};
 }
 
-CompileResult resultOf(const autotune::StoredTrial &trial) {
+CompileResult resultOf(const store::StoredTrial &trial) {
   CompileResult result;
   if (!trial.compiled) {
     result.failure = FailureKind::CompileError;
@@ -35,12 +35,12 @@ CompileResult resultOf(const autotune::StoredTrial &trial) {
   return result;
 }
 
-std::vector<autotune::StoredTrial> exploreUnit(const CorpusModule &module,
-                                             const std::map<std::string, autotune::StoredTrial> &known,
+std::vector<store::StoredTrial> exploreUnit(const CorpusModule &module,
+                                             const std::map<std::string, store::StoredTrial> &known,
                                              const autotune::SearchSpace &space, const ExplorationSettings &settings,
                                              const PipelineCompile &compile) {
-  std::map<std::string, autotune::StoredTrial> seen = known;
-  std::vector<autotune::StoredTrial> fresh;
+  std::map<std::string, store::StoredTrial> seen = known;
+  std::vector<store::StoredTrial> fresh;
   auto answer = [&](const std::string &pipeline) {
     if (auto found = seen.find(pipeline); found != seen.end()) return resultOf(found->second);
     if (fresh.size() >= settings.newCompiles) throw ExplorationPaused{};

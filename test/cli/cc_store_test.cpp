@@ -8,8 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
+#include "mlgo/autotune/pass_pool.h"
 #include "mlgo/autotune/search_space.h"
-#include "mlgo/autotune/build_store.h"
+#include "mlgo/store/build_store.h"
 #include "mlgo/corpus/corpus.h"
 #include "mlgo/driver/compile_memo.h"
 #include "mlgo/driver/object_sizes.h"
@@ -17,6 +18,7 @@
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/text_input.h"
 #include "support/test_environment.h"
+#include "cli/store_project.h"
 
 using namespace mlgo;
 using Catch::Matchers::Contains;
@@ -25,47 +27,19 @@ using nlohmann::json;
 
 namespace {
 
-const std::set<std::string> kUnits{"helpers.o", "big_callee.o", "tables.o",       "recursion.o",
-                                   "strings.o", "labels.o",     "always_inline.o", "sub/list.o"};
+using test::gatePrograms;
+using test::storeProject;
+const std::set<std::string> &kUnits = test::kStoreUnits;
 
-/// A copy of the store project in `directory`, its sources beside it (so a
-/// test may change one).
-fs::path storeProject(const fs::path &directory) {
-  fs::copy(test::testData() / "launcher" / "store", directory);
-  fs::create_directories(directory / "src" / "sub");
-  for (const std::string &unit : kUnits) {
-    const std::string source = unit.substr(0, unit.size() - 2) + ".c";
-    fs::copy_file(test::testData() / source, directory / "src" / source);
-  }
-  return directory;
-}
-
-/// `make -jJOBS TARGETS` in the project with CC="mlgo cc OPTIONS clang-19"
-/// (or CC=clang-19 with no options given as nullopt).
 test::CommandOutcome make(const fs::path &project, const std::optional<std::vector<std::string>> &options,
                           int jobs = 2, const std::vector<std::string> &targets = {}, const std::string &flags = "-Oz") {
-  std::string cc = "clang-19";
-  if (options) {
-    cc = test::mlgoBinary() + " cc";
-    for (const std::string &option : *options) cc += " " + option;
-    cc += " clang-19";
-  }
-  std::vector<std::string> command{"make", "-s", "-j" + std::to_string(jobs), "SRC=" + (project / "src").string(),
-                                   "CC=" + cc, "CFLAGS=" + flags};
-  command.insert(command.end(), targets.begin(), targets.end());
-  return test::runIn(project, command);
+  return test::makeStoreProject(project, options, jobs, targets, flags);
 }
 
 void clean(const fs::path &project) { REQUIRE(test::runIn(project, {"make", "-s", "clean"}).exitCode == 0); }
 
-/// The gate's programs for the tests: one small C++ program, so that a
-/// check takes a second.
-std::string gatePrograms() { return (test::testData() / "gate").string(); }
-
 std::vector<std::string> storeOptions(const fs::path &store, const fs::path &log, size_t explore = 0) {
-  std::vector<std::string> options{"--store", store.string(), "--gate-programs", gatePrograms(), "--log", log.string()};
-  if (explore) options.insert(options.end(), {"--explore", std::to_string(explore)});
-  return options;
+  return test::storeOptions(store.string(), log, explore);
 }
 
 json storeInfo(const fs::path &store) {
@@ -77,9 +51,9 @@ json storeInfo(const fs::path &store) {
 
 /// Everything a store holds, in one comparable value.
 json storeContents(const fs::path &store) {
-  const auto opened = autotune::BuildStore::openExisting(store);
+  const auto opened = store::BuildStore::openExisting(store);
   json contents{{"units", json::array()}, {"verdicts", json::object()}};
-  for (const autotune::StoredUnit &unit : opened->units()) {
+  for (const store::StoredUnit &unit : opened->units()) {
     json trials = json::object();
     for (const auto &[pipeline, trial] : unit.trials)
       trials[pipeline] = {trial.compiled, trial.sizes.text, trial.sizes.rodata, trial.sizes.data, trial.sizes.bss,
@@ -233,10 +207,10 @@ TEST_CASE("mlgo cc --store --explore: a build spends its trials where the bytes 
 
   // The hit rebuild's estimated cost is within the build's bound, and it compiles the store's choices.
   const std::map<std::string, json> hits = build(0, "hit.log");
-  const auto opened = autotune::BuildStore::openExisting(store);
-  const std::vector<autotune::StoredUnit> units = opened->units();
+  const auto opened = store::BuildStore::openExisting(store);
+  const std::vector<store::StoredUnit> units = opened->units();
   double plain = 0, chosen = 0;
-  for (const autotune::StoredUnit *unit : autotune::currentUnits(units)) {
+  for (const store::StoredUnit *unit : store::currentUnits(units)) {
     CAPTURE(unit->module);
     REQUIRE(unit->choice);
     plain += double(unit->trials.at("").work);
@@ -244,7 +218,7 @@ TEST_CASE("mlgo cc --store --explore: a build spends its trials where the bytes 
     CHECK(hits.at(unit->module)["applied"].value("pass_list", "") == *unit->choice);
     CHECK(hits.at(unit->module)["store"] == "hit");
   }
-  CHECK(chosen <= autotune::kDefaultCostBound * plain);
+  CHECK(chosen <= store::kDefaultCostBound * plain);
 }
 
 TEST_CASE("mlgo cc --store: a build killed with SIGKILL loses no committed row, and the next build completes",
@@ -290,7 +264,7 @@ TEST_CASE("mlgo cc --store: a store of another search space is ignored, and one 
   clean(project);
   const fs::path store = scratch / "units.db";
   const autotune::SearchSpace space = autotune::SearchSpace::load(autotune::defaultSearchSpaceFile());
-  autotune::BuildStore(store, {autotune::storeIdentityOf(space).llvm, "another search space", kCostModelVersion});
+  store::BuildStore(store, {store::storeIdentity(autotune::searchSpaceHash(space)).llvm, "another search space", kCostModelVersion});
 
   const test::CommandOutcome built = make(project, storeOptions(store, scratch / "log", 2), 1);
   INFO(built.err);
@@ -323,9 +297,9 @@ TEST_CASE("mlgo cc --store: a touched file is the only unit the next build compi
   // The unit's share of the build's exploration, from what the store knows.
   size_t share = 0;
   {
-    const auto opened = autotune::BuildStore::openExisting(store);
-    const std::vector<autotune::StoredUnit> units = opened->units();
-    for (const auto &[key, trials] : autotune::explorationShares(autotune::currentUnits(units), 2, 500))
+    const auto opened = store::BuildStore::openExisting(store);
+    const std::vector<store::StoredUnit> units = opened->units();
+    for (const auto &[key, trials] : store::explorationShares(store::currentUnits(units), 2, 500))
       if (opened->unit(key)->module == "tables.o") share = trials;
   }
   fs::last_write_time(project / "src" / "tables.c", fs::file_time_type::clock::now() + std::chrono::seconds(5));
@@ -397,7 +371,7 @@ TEST_CASE("mlgo cc --store: a store hit's object has the sizes mlgo eval --pass-
   }
 
   // The store is a pool: sweep-passes takes its gated lists, winners first.
-  const std::vector<std::string> gated = autotune::BuildStore::openExisting(store)->gatedPipelines();
+  const std::vector<std::string> gated = store::BuildStore::openExisting(store)->gatedPipelines();
   REQUIRE(gated.size() >= 2);
   const test::CommandOutcome swept =
       test::runMlgo({"sweep-passes", "--corpus", (scratch / "corpus").string(), "--lists", store.string(), "--output",
@@ -430,7 +404,7 @@ TEST_CASE("mlgo store-merge: two builds' stores joined equal one store both buil
   CHECK(storeInfo(scratch / "merged.db")["integrity"] == "ok");
 
   // A store of another search space is not merged into it.
-  autotune::BuildStore(scratch / "other.db", {"19.1.7", "another search space", kCostModelVersion});
+  store::BuildStore(scratch / "other.db", {"19.1.7", "another search space", kCostModelVersion});
   const test::CommandOutcome refused = test::runMlgo(
       {"store-merge", "--output", (scratch / "merged.db").string(), (scratch / "other.db").string()});
   CHECK(refused.exitCode == 3);
@@ -458,8 +432,8 @@ TEST_CASE("mlgo cc --explore: B/N builds try what mlgo autotune --budget B tries
   REQUIRE(tuned.exitCode == 0);
   const json tuning = readJsonFile(scratch / "tune" / "best.json")["modules"].at(0);
 
-  const auto opened = autotune::BuildStore::openExisting(store);
-  const std::vector<autotune::StoredUnit> units = opened->units();
+  const auto opened = store::BuildStore::openExisting(store);
+  const std::vector<store::StoredUnit> units = opened->units();
   REQUIRE(units.size() == 1);
   uint64_t smallest = UINT64_MAX;
   for (const auto &[pipeline, trial] : units[0].trials)
@@ -695,9 +669,9 @@ TEST_CASE("mlgo cc --store: an edited unit tries its earlier version's choice fi
   const std::string winner = space.pipeline({0, 1}), lineage = space.pipeline({2});
   REQUIRE(winner != lineage);
   {
-    autotune::BuildStore written(store, autotune::storeIdentityOf(space));
+    store::BuildStore written(store, store::storeIdentity(autotune::searchSpaceHash(space)));
     auto decide = [&](const std::string &key, const std::string &module, const std::string &pipeline) {
-      autotune::StoredTrial recorded{"", true, {}, 0, 1000, std::nullopt}, listed{pipeline, true, {}, 0, 1000, std::nullopt};
+      store::StoredTrial recorded{"", true, {}, 0, 1000, std::nullopt}, listed{pipeline, true, {}, 0, 1000, std::nullopt};
       recorded.sizes.text = 100;
       listed.sizes.text = 90;
       written.recordTrials(key, module, false, {recorded, listed});
@@ -713,8 +687,8 @@ TEST_CASE("mlgo cc --store: an edited unit tries its earlier version's choice fi
   REQUIRE(built.exitCode == 0);
   const json line = logLines(scratch / "log").back();
   CHECK(line["store"] == "new");
-  const auto opened = autotune::BuildStore::openExisting(store);
-  const std::optional<autotune::StoredUnit> edited = opened->unit(line["store_unit"]);
+  const auto opened = store::BuildStore::openExisting(store);
+  const std::optional<store::StoredUnit> edited = opened->unit(line["store_unit"]);
   REQUIRE(edited);
   std::set<std::string> tried;
   for (const auto &[pipeline, trial] : edited->trials) tried.insert(pipeline);

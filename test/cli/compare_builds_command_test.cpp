@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mlgo/autotune/build_store.h"
+#include "mlgo/store/build_store.h"
 #include "mlgo/driver/object_sizes.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/text_input.h"
@@ -231,9 +231,9 @@ TEST_CASE("compare-builds --store-builds: each build learns from the ones before
   // recorded level (from clang-19's build) and the lists the builds applied.
   CHECK(store["kept_trials"].get<size_t>() >= 3);
   CHECK(store["kept_trials"].get<size_t>() <= 3 * (1 + 3));
-  const std::unique_ptr<autotune::BuildStore> opened = autotune::BuildStore::openExisting(scratch / "builds" / "units.db");
+  const std::unique_ptr<store::BuildStore> opened = store::BuildStore::openExisting(scratch / "builds" / "units.db");
   double plainCost = 0, laterExploration = 0;
-  for (const autotune::StoredUnit &unit : opened->units()) {
+  for (const store::StoredUnit &unit : opened->units()) {
     CAPTURE(unit.module);
     REQUIRE(unit.trials.at("").kept);
     CHECK(unit.trials.at("").kept->textPlusData() > 0);

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
-#include "mlgo/autotune/build_store.h"
+#include "mlgo/store/build_store.h"
 #include "mlgo/autotune/search_space.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/text_input.h"
@@ -74,7 +74,7 @@ TEST_CASE("mlgo store-gc: an edited file's earlier version goes first, a plan ch
   const json done = storeGc({"--store", store.string(), "--max-size", std::to_string(bytes - 1)});
   CHECK(done["removed_modules"] == json::array({"a.o"}));
   CHECK(done["bytes_after"].get<uint64_t>() <= bytes);  // a page of a small store may hold more than the unit
-  const auto opened = autotune::BuildStore::openExisting(store);
+  const auto opened = store::BuildStore::openExisting(store);
   CHECK(opened->units().size() == 2);
   CHECK(opened->integrity() == "ok");
   // The current a.o is still a hit.
@@ -103,11 +103,11 @@ TEST_CASE("mlgo cc --store-max-size: a link cleans the store up to its bound, an
   ageUnits(store, 1000);  // old.o was last built long ago
   const std::vector<std::string> bounded{"--store", store.string(), "--store-max-size", "1"};
   REQUIRE(cc(scratch.path(), bounded, {"-Oz", "-c", "main.c", "-o", "main.o"}).exitCode == 0);
-  CHECK(autotune::BuildStore::openExisting(store)->units().size() == 2);  // a compile cleans nothing up
+  CHECK(store::BuildStore::openExisting(store)->units().size() == 2);  // a compile cleans nothing up
   const test::CommandOutcome linked = cc(scratch.path(), bounded, {"main.o", "-o", "program"});
   INFO(linked.err);
   REQUIRE(linked.exitCode == 0);
-  const std::vector<autotune::StoredUnit> left = autotune::BuildStore::openExisting(store)->units();
+  const std::vector<store::StoredUnit> left = store::BuildStore::openExisting(store)->units();
   REQUIRE(left.size() == 1);
   CHECK(left[0].module == "main.o");
   CHECK(test::runIn(scratch.path(), {(scratch / "program").string()}).exitCode == 0);

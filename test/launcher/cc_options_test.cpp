@@ -65,7 +65,7 @@ TEST_CASE("cc options: one row per setting, each found by its setting, variables
   CHECK(settings.predictedLists == size_t(ccOption(&CcSettings::predictedLists).defaultValue));
   CHECK(settings.exploreBudget == size_t(ccOption(&CcSettings::exploreBudget).defaultValue));
   CHECK(settings.timeout == ccOption(&CcSettings::timeout).defaultValue);
-  CHECK(settings.costBound == autotune::kDefaultCostBound);
+  CHECK(settings.costBound == store::kDefaultCostBound);
   CHECK(ccAssignment(&CcSettings::store, "/s.db") == std::string(ccOption(&CcSettings::store).variable) + "=/s.db");
 }
 

@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "mlgo/autotune/build_store.h"
+#include "mlgo/store/build_store.h"
 #include "mlgo/launcher/compile_plan.h"
 #include "mlgo/launcher/frontend.h"
 #include "mlgo/launcher/portable_unit.h"
@@ -40,8 +40,8 @@ Keys keysOfTree(const fs::path &root, const std::string &scale = "3", const std:
   const FrontendResult frontend = runFrontend(plan.cc1, false, &roots);
   REQUIRE(frontend.ok);
   REQUIRE(!frontend.portableHash.empty());
-  return {autotune::unitKeyOfHash(frontend.portableHash, portableCommandLine(plan.cc1, roots)),
-          autotune::unitKey(frontend.bitcode, plan.cc1)};
+  return {store::unitKeyOfHash(frontend.portableHash, portableCommandLine(plan.cc1, roots)),
+          store::unitKey(frontend.bitcode, plan.cc1)};
 }
 
 }  // namespace

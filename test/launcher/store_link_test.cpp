@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "mlgo/autotune/build_store.h"
+#include "mlgo/store/build_store.h"
 #include "mlgo/driver/compile_memo.h"
 #include "mlgo/launcher/compile_plan.h"
 #include "mlgo/launcher/store_link.h"
@@ -48,9 +48,9 @@ constexpr const char *kList = "cgscc(inline)";
 /// A store that knows unit `name`'s object compiled with kList and at its
 /// recorded level (kept beside the store under its tree's name, as mlgo cc
 /// keeps it).
-void teach(autotune::BuildStore &store, const DedupObjects &objects, const std::string &name) {
+void teach(store::BuildStore &store, const DedupObjects &objects, const std::string &name) {
   const std::string plain = readFile(objects.path(name + ".o")), listed = readFile(objects.path(name + ".listed.o"));
-  autotune::StoredTrial recorded, withList;
+  store::StoredTrial recorded, withList;
   recorded.compiled = withList.compiled = true;
   withList.pipeline = kList;
   recorded.sizes.text = plain.size();
@@ -63,7 +63,7 @@ void teach(autotune::BuildStore &store, const DedupObjects &objects, const std::
   writeFileAtomically(store.recordedObjectPath(tree), plain);
 }
 
-StoreLinkOutcome link(autotune::BuildStore &store, const DedupObjects &objects, std::vector<std::string> command) {
+StoreLinkOutcome link(store::BuildStore &store, const DedupObjects &objects, std::vector<std::string> command) {
   const InDirectory inside(objects.scratch.path());
   const fs::path compiler = findCompiler(command.front());
   REQUIRE(!compiler.empty());
@@ -82,7 +82,7 @@ std::string plainLink(const DedupObjects &objects, const std::vector<std::string
 TEST_CASE("store link: a list that shrinks its object but grows the program ships the plain link",
           "[launcher][store][clang]") {
   const DedupObjects objects;
-  autotune::BuildStore store(objects.path("units.db"), autotune::StoreIdentity{"19", "space", "4"});
+  store::BuildStore store(objects.path("units.db"), store::StoreIdentity{"19", "space", "4"});
   teach(store, objects, "a");
   const StoreLinkOutcome outcome =
       link(store, objects, {"clang++-19", "-Oz", "-o", "program", "a.listed.o", "b.o", "c.o", "main.o"});
@@ -93,7 +93,7 @@ TEST_CASE("store link: a list that shrinks its object but grows the program ship
   // What ships is byte for byte the link of clang's own objects.
   CHECK(readFile(objects.path("program")) == plainLink(objects, {"a.o", "b.o", "c.o", "main.o"}));
   // Both of a.o's ways now have what the linker kept of them.
-  const std::optional<autotune::StoredUnit> unit = store.unit("unit-a");
+  const std::optional<store::StoredUnit> unit = store.unit("unit-a");
   REQUIRE(unit);
   CHECK(unit->trials.at("").kept.has_value());
   CHECK(unit->trials.at(kList).kept.has_value());
@@ -102,7 +102,7 @@ TEST_CASE("store link: a list that shrinks its object but grows the program ship
 
 TEST_CASE("store link: a list that shrinks the program ships, and its rebuild links once", "[launcher][store][clang]") {
   const DedupObjects objects;
-  autotune::BuildStore store(objects.path("units.db"), autotune::StoreIdentity{"19", "space", "4"});
+  store::BuildStore store(objects.path("units.db"), store::StoreIdentity{"19", "space", "4"});
   teach(store, objects, "c");
   const std::vector<std::string> command{"clang++-19", "-Oz", "-o", "program", "a.o", "b.o", "c.listed.o", "main.o"};
   const StoreLinkOutcome first = link(store, objects, command);
@@ -121,7 +121,7 @@ TEST_CASE("store link: a list that shrinks the program ships, and its rebuild li
 TEST_CASE("store link: members of an archive are compared too, and a link of plain inputs only is recorded",
           "[launcher][store][clang]") {
   const DedupObjects objects;
-  autotune::BuildStore store(objects.path("units.db"), autotune::StoreIdentity{"19", "space", "4"});
+  store::BuildStore store(objects.path("units.db"), store::StoreIdentity{"19", "space", "4"});
   teach(store, objects, "a");
   REQUIRE(test::runIn(objects.scratch.path(), {"llvm-ar-19", "rcs", "libab.a", "a.listed.o", "b.o"}).exitCode == 0);
   REQUIRE(test::runIn(objects.scratch.path(), {"llvm-ar-19", "rcs", "libplain.a", "a.o", "b.o"}).exitCode == 0);
@@ -150,7 +150,7 @@ TEST_CASE("store link: members of an archive are compared too, and a link of pla
 TEST_CASE("store link: a link given in response files, nested ones too, is compared as the typed link is",
           "[launcher][store][clang]") {
   const DedupObjects objects;
-  autotune::BuildStore store(objects.path("units.db"), autotune::StoreIdentity{"19", "space", "4"});
+  store::BuildStore store(objects.path("units.db"), store::StoreIdentity{"19", "space", "4"});
   teach(store, objects, "a");
   writeFileAtomically(objects.path("inputs.rsp"), "b.o c.o\n'main.o'\n");
   writeFileAtomically(objects.path("link.rsp"), "-Oz a.listed.o @inputs.rsp -o program\n");

@@ -24,7 +24,8 @@ shift $(($# < 7 ? $# : 7))
 cmake_args=(-G Ninja -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_BUILD_TYPE=None
   -DCMAKE_C_FLAGS=-Oz -DCMAKE_CXX_FLAGS=-Oz "$@")
 mkdir -p "$work"
-store="$work/units.db"
+# MLGO_BENCH_STORE: another store (postgresql://...: tools/bench/local-postgres.sh).
+store="${MLGO_BENCH_STORE:-$work/units.db}"
 
 configure() {  # configure BUILD_DIR [launcher]: compiles and links through mlgo cc
   local launcher=()
@@ -54,7 +55,7 @@ python3 -c 'import json, sys; print(json.dumps({"build": "plain", "seconds": [fl
 
 configure "$work/store" launcher
 # BUILDS 0: time the plain and store-hit builds of the store a run left.
-((builds > 0)) && rm -f "$store" "$store-wal" "$store-shm"
+((builds > 0)) && [[ "$store" != postgres* ]] && rm -f "$store" "$store-wal" "$store-shm"
 for build in $(seq "$builds"); do
   read -r seconds cpu < <(timed_build "$work/store" MLGO_CC_STORE="$store" MLGO_CC_EXPLORE="$explore" \
     MLGO_CC_PREDICT=1 MLGO_CC_LOG="$work/explore-$build.jsonl")

@@ -18,7 +18,9 @@ shift $(($# < 7 ? $# : 7))
 [[ "${1:-}" == "--" ]] && shift
 cmake_args=(-G Ninja -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_BUILD_TYPE=None
   -DCMAKE_C_FLAGS=-Oz -DCMAKE_CXX_FLAGS=-Oz "$@")
-store="$work/fleet.db"
+# MLGO_BENCH_STORE: another store, e.g. a server's (postgresql://...:
+# tools/bench/local-postgres.sh start DIR prints one on this machine).
+store="${MLGO_BENCH_STORE:-$work/fleet.db}"
 rm -rf "$work" && mkdir -p "$work"
 
 for w in $(seq "$workspaces"); do

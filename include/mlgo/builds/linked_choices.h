@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "mlgo/autotune/build_store.h"
+#include "mlgo/store/build_store.h"
 #include "mlgo/builds/build_comparison.h"
 #include "mlgo/launcher/unit_choices.h"
 
@@ -42,7 +42,7 @@ launcher::UnitChoices chooseUnits(const std::vector<BuiltVariant> &variants, con
 /// unit's recorded level from `plain` (clang-19's build, whose objects are
 /// the recorded level's byte for byte), so that the store chooses by what
 /// ships.
-std::vector<autotune::KeptByLinker> keptForStore(const BuiltVariant &storeWay, const BuiltVariant &plain,
+std::vector<store::KeptByLinker> keptForStore(const BuiltVariant &storeWay, const BuiltVariant &plain,
                                                  const std::filesystem::path &buildRoot);
 
 /// The linked files where `built` is larger than `reference` in .text or in

@@ -13,8 +13,11 @@
 
 #include "mlgo/driver/pipeline_hook.h"
 
-namespace mlgo::autotune {
+namespace mlgo::store {
 class BuildStore;
+}
+
+namespace mlgo::autotune {
 class PassPredictor;
 class PassListGate;
 class SearchSpace;
@@ -55,7 +58,7 @@ struct Application {
   std::filesystem::path recordCorpus;
   /// --store FILE: what the project's builds tried (builds/build_store.h);
   /// null when none was given or the store is another LLVM's or search space's.
-  std::shared_ptr<autotune::BuildStore> store;
+  std::shared_ptr<mlgo::store::BuildStore> store;
   /// --explore N: new lists each unit tries (unit_exploration.h), and the
   /// budget of the autotune search it replays.
   size_t explore = 0;
@@ -90,7 +93,7 @@ struct ApplicationFiles {
   size_t predictedLists = 1;
   std::filesystem::path choices;    ///< a choice file (unit_choices.h); empty: none
   std::filesystem::path record;     ///< a corpus to record units into; empty: none
-  std::filesystem::path store;      ///< the project's store; empty: none
+  std::string store;  ///< the project's store: a file or postgresql://... (store_database.h); empty: none
   size_t explore = 0;
   size_t exploreBudget = 500;
   double costBound = 1.05;

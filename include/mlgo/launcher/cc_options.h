@@ -14,7 +14,7 @@
 #include <variant>
 
 #include "mlgo/autotune/search_budget.h"
-#include "mlgo/autotune/store_model.h"
+#include "mlgo/store/store_model.h"
 
 namespace mlgo::launcher {
 
@@ -73,9 +73,9 @@ inline constexpr CcOption kCcOptions[] = {
      "output): what compare-builds attributes linked bytes with"},
     {"--record", "DIR", "MLGO_CC_RECORD", &CcSettings::record, 0, 0, 0, CcEffect::Applies,
      "Also write every unit compiled in-process into this corpus directory, as extract-ir lays one out"},
-    {"--store", "FILE", "MLGO_CC_STORE", &CcSettings::store, 0, 0, 0, CcEffect::Applies,
-     "The project's store (an SQLite file, made when missing): every list a unit compiled, with sizes and gate "
-     "verdicts; a unit it has decided compiles once with its choice"},
+    {"--store", "STORE", "MLGO_CC_STORE", &CcSettings::store, 0, 0, 0, CcEffect::Applies,
+     "The project's store (an SQLite file, made when missing, or postgresql://... shared by many machines): every "
+     "list a unit compiled, with sizes and gate verdicts; a unit it has decided compiles once with its choice"},
     {"--explore", "N", "MLGO_CC_EXPLORE", &CcSettings::explore, 0, 0, 1000, CcEffect::Applies,
      "With --store: the build spends N plain builds' worth of compile cost on new lists, for the units where the "
      "linked bytes are expected to shrink most: the ranked lists first, then autotune's search"},
@@ -88,8 +88,8 @@ inline constexpr CcOption kCcOptions[] = {
      "directory holding the compile's directory, its source and its include directories near it)"},
     {"--store-max-size", "SIZE", "MLGO_CC_STORE_MAX_SIZE", &CcSettings::storeMaxSize, 0, 0, 0, CcEffect::Modifies,
      "With --store: after a link, a store larger than SIZE (200K, 64M, 2G) is cleaned up as mlgo store-gc does"},
-    {"--cost-bound", "R", "MLGO_CC_COST_BOUND", &CcSettings::costBound, autotune::kDefaultCostBound,
-     uint64_t(autotune::kMinCostBound), uint64_t(autotune::kMaxCostBound), CcEffect::Modifies,
+    {"--cost-bound", "R", "MLGO_CC_COST_BOUND", &CcSettings::costBound, store::kDefaultCostBound,
+     uint64_t(store::kMinCostBound), uint64_t(store::kMaxCostBound), CcEffect::Modifies,
      "The bound on a build's estimated compile cost, against its plain build's: the store's choices share it as "
      "one budget; a predicted list over it (against its unit's -Oz compile) is skipped for the next one"},
     {"--gate-programs", "DIR", "MLGO_CC_GATE_PROGRAMS", &CcSettings::gatePrograms, 0, 0, 0, CcEffect::Modifies,

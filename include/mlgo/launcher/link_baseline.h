@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "mlgo/autotune/store_model.h"
+#include "mlgo/store/store_model.h"
 
-namespace mlgo::autotune {
+namespace mlgo::store {
 class BuildStore;
 }
 
@@ -24,7 +24,7 @@ class LinkBaseline {
   /// Where an object (by its content hash, CompileMemo::hash) comes from: a
   /// non-empty pipeline means it is not clang's own. Unset: an object mlgo
   /// did not change, or does not know.
-  virtual std::optional<autotune::ObjectOrigin> objectOrigin(const std::string &hash) const = 0;
+  virtual std::optional<store::ObjectOrigin> objectOrigin(const std::string &hash) const = 0;
   /// Clang's own object named `plain` (an origin's plain object).
   virtual std::filesystem::path plainObjectPath(const std::string &plain) const = 0;
   /// Whether a link (its key) was found no larger than its plain link before.
@@ -32,23 +32,23 @@ class LinkBaseline {
   virtual void recordVerifiedLink(const std::string &link) = 0;
   /// What the linker kept of units, and what a link shipped: a store learns
   /// from them; the cache has no use for them.
-  virtual void recordKept(const std::vector<autotune::KeptByLinker> &kept) {}
-  virtual void recordLink(const autotune::StoredLink &link) {}
+  virtual void recordKept(const std::vector<store::KeptByLinker> &kept) {}
+  virtual void recordLink(const store::StoredLink &link) {}
 };
 
 /// A project's store as a link's baseline.
 class StoreBaseline final : public LinkBaseline {
  public:
-  explicit StoreBaseline(autotune::BuildStore &store) : store_(store) {}
-  std::optional<autotune::ObjectOrigin> objectOrigin(const std::string &hash) const override;
+  explicit StoreBaseline(store::BuildStore &store) : store_(store) {}
+  std::optional<store::ObjectOrigin> objectOrigin(const std::string &hash) const override;
   std::filesystem::path plainObjectPath(const std::string &plain) const override;
   bool linkVerified(const std::string &link) const override;
   void recordVerifiedLink(const std::string &link) override;
-  void recordKept(const std::vector<autotune::KeptByLinker> &kept) override;
-  void recordLink(const autotune::StoredLink &link) override;
+  void recordKept(const std::vector<store::KeptByLinker> &kept) override;
+  void recordLink(const store::StoredLink &link) override;
 
  private:
-  autotune::BuildStore &store_;
+  store::BuildStore &store_;
 };
 
 /// Clang's objects of the units mlgo cc compiled another way (a policy, a
@@ -66,7 +66,7 @@ class PlainObjects final : public LinkBaseline {
   /// cc wrote for it (nothing when they are the same bytes). Throws what
   /// stops the write.
   void remember(const std::string &written, const std::string &plain);
-  std::optional<autotune::ObjectOrigin> objectOrigin(const std::string &hash) const override;
+  std::optional<store::ObjectOrigin> objectOrigin(const std::string &hash) const override;
   std::filesystem::path plainObjectPath(const std::string &plain) const override;
   bool linkVerified(const std::string &link) const override;
   void recordVerifiedLink(const std::string &link) override;

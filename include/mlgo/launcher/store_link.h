@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace mlgo::autotune {
+namespace mlgo::store {
 class BuildStore;
 }
 
@@ -47,7 +47,7 @@ const char *storeLinkVerdictName(StoreLinkVerdict verdict);
 /// executable) as a link writing `output`, then does what the header says.
 /// The link's own diagnostics go to stderr as they come.
 StoreLinkOutcome linkThroughStore(const std::vector<std::string> &command, const std::filesystem::path &compiler,
-                                  const std::filesystem::path &output, autotune::BuildStore &store);
+                                  const std::filesystem::path &output, store::BuildStore &store);
 
 /// The same for any baseline (link_baseline.h): without a store, the cache
 /// of plain objects of units mlgo cc compiled another way.

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "mlgo/autotune/search_space.h"
-#include "mlgo/autotune/build_store.h"
+#include "mlgo/store/build_store.h"
 #include "mlgo/corpus/corpus.h"
 #include "mlgo/driver/compile_result.h"
 
@@ -31,21 +31,21 @@ struct ExplorationSettings {
 };
 
 /// Compiles `pipeline` for the module ("" its recorded level): its trial.
-using PipelineCompile = std::function<autotune::StoredTrial(const std::string &pipeline)>;
+using PipelineCompile = std::function<store::StoredTrial(const std::string &pipeline)>;
 
 /// The unit's next lists, compiled: up to settings.newCompiles pipelines
 /// that `known` (the store's trials of the unit) lacks, in the order above.
 /// The recorded level comes first when it is not known. Deterministic for a
 /// given module name, known trials and settings. Empty once the search has
 /// spent its budget: the unit is then decided.
-std::vector<autotune::StoredTrial> exploreUnit(const CorpusModule &module,
-                                             const std::map<std::string, autotune::StoredTrial> &known,
+std::vector<store::StoredTrial> exploreUnit(const CorpusModule &module,
+                                             const std::map<std::string, store::StoredTrial> &known,
                                              const autotune::SearchSpace &space, const ExplorationSettings &settings,
                                              const PipelineCompile &compile);
 
 /// A compile's result as the store keeps it (with its optimization work),
 /// and back.
-autotune::StoredTrial trialOf(const std::string &pipeline, const CompileResult &result, uint64_t work);
-CompileResult resultOf(const autotune::StoredTrial &trial);
+store::StoredTrial trialOf(const std::string &pipeline, const CompileResult &result, uint64_t work);
+CompileResult resultOf(const store::StoredTrial &trial);
 
 }  // namespace mlgo::launcher

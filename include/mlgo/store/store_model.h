@@ -25,7 +25,7 @@
 
 #include "mlgo/driver/compile_result.h"
 
-namespace mlgo::autotune {
+namespace mlgo::store {
 
 /// One compile of a unit: `pipeline` "" is the unit's recorded level.
 struct StoredTrial {
@@ -187,4 +187,4 @@ std::vector<std::string> unitsToRemove(const std::vector<StoredUnit> &units,
                                        const std::map<std::string, uint64_t> &footprint, uint64_t bytes,
                                        uint64_t maxBytes, int64_t keepUsedSince);
 
-}  // namespace mlgo::autotune
+}  // namespace mlgo::store

@@ -1,15 +1,16 @@
 #pragma once
-// A project's store of what its builds tried (`mlgo cc --store FILE`): an
-// SQLite database that every compile of a `-j` build reads and writes at
-// once. For each translation unit, keyed by its content (its frontend
+// A project's store of what its builds tried (`mlgo cc --store STORE`): an
+// SQLite file that every compile of a `-j` build reads and writes at once,
+// or a PostgreSQL database that the builds of many machines share
+// (store_database.h: how rows are kept; store_model.h: what they decide). For each translation unit, keyed by its content (its frontend
 // bitcode and cc1 command line), it holds every pass list compiled for it with its
 // sizes and IR instruction count, and the unit's current choice: the
 // smallest compile whose list passed the correctness gate (verdicts are
 // kept per list, for every unit). The store as a whole belongs to one LLVM
 // version and one search space; a store of another is ignored.
 //
-// Writes are transactions in WAL mode with full syncs: a build killed at any
-// moment leaves the store consistent and loses nothing committed.
+// Writes are transactions: a build killed at any moment leaves the store
+// consistent and loses nothing committed.
 // docs/formats.md gives the schema.
 #include <cstdint>
 #include <filesystem>
@@ -20,13 +21,10 @@
 #include <string_view>
 #include <vector>
 
-#include "mlgo/autotune/store_model.h"
+#include "mlgo/store/store_database.h"
+#include "mlgo/store/store_model.h"
 
-struct sqlite3;
-
-namespace mlgo::autotune {
-
-class SearchSpace;
+namespace mlgo::store {
 
 /// What the store's figures mean: they are only comparable under the same
 /// LLVM and the same search space (its hash includes the always-inline
@@ -44,8 +42,9 @@ struct StoreIdentity {
 /// "LLVM 19.1.7, search space 0123456789ab, cost model 2".
 std::string describeIdentity(const StoreIdentity &identity);
 
-/// This mlgo's identity for lists of `space`.
-StoreIdentity storeIdentityOf(const SearchSpace &space);
+/// This mlgo's identity for lists of the search space of hash
+/// `searchSpaceHash` (autotune::searchSpaceHash).
+StoreIdentity storeIdentity(const std::string &searchSpaceHash);
 
 /// The store's contents in figures (`mlgo store-info`).
 struct StoreSummary {
@@ -93,17 +92,19 @@ std::string unitKeyOfHash(const std::string &bitcodeHash, const std::vector<std:
 
 class BuildStore {
  public:
-  /// Opens the store at `path` (a link is followed to its file), creating it
-  /// (and its schema) when it does not exist. Throws InputError naming the
-  /// path and saying why when it is not a store of mlgo's or cannot be
-  /// opened or written (the file, or its directory, where SQLite keeps the
-  /// write-ahead log): a store mlgo cannot use stops a build before it
-  /// compiles anything.
-  BuildStore(const std::filesystem::path &path, const StoreIdentity &identity);
+  /// Opens the store at `location`: an SQLite file (a link is followed to
+  /// its file), created with its schema when it does not exist, or a
+  /// PostgreSQL database (postgresql://...: store_database.h), whose tables
+  /// are made when it has none. Throws InputError naming the store and
+  /// saying why when it is not a store of mlgo's or cannot be opened or
+  /// written (the file, or its directory, where SQLite keeps the write-ahead
+  /// log): a store mlgo cannot use stops a build before it compiles
+  /// anything. Throws StoreUnavailable when its server cannot be reached.
+  BuildStore(const std::string &location, const StoreIdentity &identity);
   /// Opens a store that exists, whatever its identity, read-only (to read or
-  /// merge it): its bytes stay as they were. Throws InputError naming the
-  /// file when there is none, or it is not a store of mlgo's.
-  static std::unique_ptr<BuildStore> openExisting(const std::filesystem::path &path);
+  /// merge it): it stays as it was. Throws InputError naming the store when
+  /// there is none, or it is not a store of mlgo's.
+  static std::unique_ptr<BuildStore> openExisting(const std::string &location);
   ~BuildStore();
   BuildStore(const BuildStore &) = delete;
   BuildStore &operator=(const BuildStore &) = delete;
@@ -144,8 +145,8 @@ class BuildStore {
   /// CompileMemo::hash) were compiled from, in one transaction.
   void recordObjects(const std::vector<std::pair<std::string, ObjectOrigin>> &objects);
   std::optional<ObjectOrigin> objectOrigin(const std::string &hash) const;
-  /// Where a unit's object at its recorded level is kept (beside the store,
-  /// in STORE.objects/), by the name its objects' origins give (the unit's
+  /// Where a unit's object at its recorded level is kept (objectsDirectory),
+  /// by the name its objects' origins give (the unit's
   /// exact key: one object per tree it is built in): what a link compares
   /// its choices with.
   std::filesystem::path recordedObjectPath(const std::string &plain) const;
@@ -198,7 +199,11 @@ class BuildStore {
   /// store written by both builds holds.
   void merge(const BuildStore &other);
 
-  const std::filesystem::path &path() const { return path_; }
+  /// What messages name: the file, or the server's address without its password.
+  const std::string &location() const { return location_; }
+  /// This machine's directory of the store's recorded objects
+  /// (localStoreBase's BASE.objects/).
+  const std::filesystem::path &objectsDirectory() const { return objects_; }
   /// The store's bytes: the database, its write-ahead log and the recorded
   /// objects kept beside it.
   uint64_t bytesOnDisk() const;
@@ -221,26 +226,15 @@ class BuildStore {
   void finishAsOneFile();
 
  private:
-  enum class Access { ReadWrite, ReadOnly };
-  BuildStore(const std::filesystem::path &path, const StoreIdentity &identity, Access access);
-  void exec(const char *sql) const;
-  /// Checks the file is a store (or empty), makes the schema, reads the identity.
-  void setUp();
-  /// Checks the file is a whole store of mlgo's and reads its identity.
+  BuildStore(std::unique_ptr<StoreDatabase> database, const std::string &location);
+  /// Checks the store is whole and reads its identity and settings.
   void readIdentity();
-  /// An mlgo store, or a database with nothing in it yet.
-  bool isStoreOrEmpty() const;
-  /// Every table of the schema is there and the identity is written.
-  bool hasWholeSchema() const;
-  int64_t metaRows() const;
   /// Chooses again for every unit (the build shares one compile budget).
   void refreshChoices();
   std::string metaValue(const std::string &key) const;
   /// A time for units.used (within a write transaction): now, or just after
   /// the latest use the store holds, so that uses keep their order.
   int64_t nextUse() const;
-  /// Adds units.used to a format-1 store.
-  void upgradeFromFormat1();
   /// Within a write transaction: the unit's row and its new trials; the
   /// verdict on a list.
   void insertTrials(const std::string &key, const std::string &module, bool cxx,
@@ -248,15 +242,14 @@ class BuildStore {
   void insertVerdict(const std::string &pipeline, const StoredVerdict &verdict);
   void insertLink(const StoredLink &link);
   void insertObjects(const std::vector<std::pair<std::string, ObjectOrigin>> &objects);
-  std::filesystem::path path_;  ///< as given: what messages name
-  std::filesystem::path file_;  ///< links followed: what SQLite opens, beside which objects are kept
+  std::string location_;  ///< as shown
   StoreIdentity identity_, stored_;
-  sqlite3 *db_ = nullptr;
+  std::unique_ptr<StoreDatabase> db_;
+  std::filesystem::path objects_;
   /// What units.used is read as: "0" in a format-1 store opened read-only.
   std::string usedColumn_ = "used";
   std::string plainColumn_ = "plain";  ///< what names an object's plain object (objects.plain)
-  bool hasColumn(const std::string &table, const std::string &column) const;
   double costBound_ = kDefaultCostBound;
 };
 
-}  // namespace mlgo::autotune
+}  // namespace mlgo::store

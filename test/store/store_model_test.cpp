@@ -2,10 +2,10 @@
 
 #include <random>
 
-#include "mlgo/autotune/store_model.h"
+#include "mlgo/store/store_model.h"
 
 using namespace mlgo;
-using namespace mlgo::autotune;
+using namespace mlgo::store;
 
 namespace {
 

@@ -6,13 +6,13 @@
 
 #include <sqlite3.h>
 
-#include "mlgo/autotune/build_store.h"
+#include "mlgo/store/build_store.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 #include "support/test_environment.h"
 
 using namespace mlgo;
-using namespace mlgo::autotune;
+using namespace mlgo::store;
 using Catch::Matchers::Contains;
 namespace fs = std::filesystem;
 

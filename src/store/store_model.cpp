@@ -1,4 +1,4 @@
-#include "mlgo/autotune/store_model.h"
+#include "mlgo/store/store_model.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <set>
 #include <tuple>
 
-namespace mlgo::autotune {
+namespace mlgo::store {
 
 namespace {
 
@@ -284,4 +284,4 @@ std::vector<std::string> unitsToRemove(const std::vector<StoredUnit> &units,
   return removed;
 }
 
-}  // namespace mlgo::autotune
+}  // namespace mlgo::store

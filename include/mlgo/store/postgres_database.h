@@ -1,0 +1,24 @@
+#pragma once
+// A store on a PostgreSQL server (`--store postgresql://...`), through
+// Debian's libpq: one store for the builds of many machines. Its tables are
+// the SQLite store's (docs/formats.md), with 64-bit integers and byte-order
+// ("C") collation, so that rows come in the same order from both; writes
+// hold one advisory lock, as SQLite's writers hold its file's.
+//
+// Credentials come from libpq's own environment and files (PGPASSWORD,
+// PGPASSFILE, PGSERVICE, ...) or the URI; what messages show of the URI
+// leaves its password out (shownLocation). A connection gives up after
+// five seconds unless the URI or PGCONNECT_TIMEOUT says otherwise.
+#include <memory>
+#include <string>
+
+#include "mlgo/store/store_database.h"
+
+namespace mlgo::store {
+
+/// Connects to the store at `uri`. Throws StoreUnavailable when the server
+/// cannot be reached or refuses the login, InputError naming the store when
+/// its tables are not a store of mlgo's (or, read-only, there is none).
+std::unique_ptr<StoreDatabase> openPostgresDatabase(const std::string &uri, StoreAccess access);
+
+}  // namespace mlgo::store
