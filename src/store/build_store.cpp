@@ -28,6 +28,7 @@ namespace {
 /// store of it is brought to format 2 when opened to be written.
 constexpr const char *kStoreFormat = "2";
 
+/// A unit's trials with what the linker kept of each, where known.
 constexpr const char *kTrialsOfUnit =
     "SELECT t.pipeline, t.compiled, t.text, t.rodata, t.data, t.bss, t.ir_instructions, t.work, k.text, k.data, "
     "k.bss FROM trials t LEFT JOIN kept k ON k.unit = t.unit AND k.pipeline = t.pipeline WHERE t.unit = ?";
@@ -45,9 +46,6 @@ int64_t millisecondsNow() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
-
-/// Another connection holds a lock SQLite's busy handler does not wait for
-/// (a journal-mode change while another compile creates the store).
 
 StoredTrial trialOfRow(const Query &row, int first) {
   StoredTrial trial;
@@ -100,11 +98,11 @@ std::string unitKeyOfHash(const std::string &bitcodeHash, const std::vector<std:
   return CompileMemo::hash(bitcodeHash + '\n' + formatRecordedCommandLine(commandLine));
 }
 
-
 BuildStore::BuildStore(const std::string &location, const StoreIdentity &identity)
-    : location_(shownLocation(location)), identity_(identity) {
-  db_ = openStoreDatabase(location, StoreAccess::ReadWrite);
-  objects_ = fs::path(localStoreBase(location).string() + ".objects");
+    : location_(shownLocation(location)),
+      identity_(identity),
+      db_(openStoreDatabase(location, StoreAccess::ReadWrite)),
+      objects_(localStoreBase(location).string() + ".objects") {
   db_->setUp({{"format", kStoreFormat},
               {"llvm", identity_.llvm},
               {"search_space", identity_.searchSpace},
@@ -113,8 +111,9 @@ BuildStore::BuildStore(const std::string &location, const StoreIdentity &identit
 }
 
 BuildStore::BuildStore(std::unique_ptr<StoreDatabase> database, const std::string &location)
-    : location_(shownLocation(location)), db_(std::move(database)) {
-  objects_ = fs::path(localStoreBase(location).string() + ".objects");
+    : location_(shownLocation(location)),
+      db_(std::move(database)),
+      objects_(localStoreBase(location).string() + ".objects") {
   readIdentity();
 }
 

@@ -167,10 +167,13 @@ class PostgresDatabase : public StoreDatabase {
       throw InputError(describeInputProblem(location_, "", "not a store of mlgo's (its tables are incomplete)"));
   }
 
+  // The catalog itself rather than information_schema's views: every
+  // compile of a build asks, and the views cost milliseconds a question.
   bool hasColumn(const std::string &table, const std::string &column) const override {
     Query row(self(),
-              "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? "
-              "AND column_name = ?");
+              "SELECT 1 FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid "
+              "WHERE c.relnamespace = current_schema()::regnamespace AND c.relname = ? AND a.attname = ? "
+              "AND NOT a.attisdropped");
     return row.bind(1, table).bind(2, column).step();
   }
 
@@ -250,17 +253,22 @@ class PostgresDatabase : public StoreDatabase {
   }
 
   int64_t tablesPresent() const {
-    return count("SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND "
-                 "table_name IN " + tableList());
+    return count("SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename IN " +
+                 tableList());
   }
 
+  /// Asked by every compile's setUp and again as it reads the identity:
+  /// once found whole, a store stays whole for this connection.
   bool hasWholeSchema() const {
-    return tablesPresent() == int64_t(std::size(kTables)) && hasColumn("meta", "value") &&
-           count("SELECT count(*) FROM meta WHERE key = 'format'") > 0;
+    if (!whole_)
+      whole_ = tablesPresent() == int64_t(std::size(kTables)) && hasColumn("meta", "value") &&
+               count("SELECT count(*) FROM meta WHERE key = 'format'") > 0;
+    return whole_;
   }
 
   std::string location_;
   PGconn *connection_ = nullptr;
+  mutable bool whole_ = false;
 };
 
 bool PostgresCursor::step() {

@@ -2,6 +2,8 @@
 // the test (test/support/postgres_server.h).
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 #include <nlohmann/json.hpp>
 
 #include "mlgo/store/build_store.h"
@@ -106,6 +108,13 @@ TEST_CASE("PostgreSQL store: the same builds leave it holding and deciding what 
   const StoreCleanup fromShared = shared.cleanupPlan(0, std::numeric_limits<int64_t>::max());
   CHECK(fromShared.removedUnits == fromEmbedded.removedUnits);
   CHECK(fromShared.bytesBefore > 0);
+  // A cleanup to a bound the server's tables alone exceed removes every unit
+  // not used since the cutoff, as it does from the file.
+  const int64_t cutoff = std::numeric_limits<int64_t>::max();
+  CHECK(shared.cleanup(1, cutoff).removedUnits == embedded.cleanup(1, cutoff).removedUnits);
+  CHECK(contents(shared) == contents(embedded));
+  CHECK(shared.units().empty());
+  CHECK(shared.integrity() == "ok");
 }
 
 TEST_CASE("PostgreSQL store: an unreachable server and a refused login are StoreUnavailable, never with the password",
