@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
-#include <iterator>
 #include <optional>
 #include <vector>
 
@@ -258,10 +257,14 @@ class PostgresDatabase : public StoreDatabase {
   }
 
   /// Asked by every compile's setUp and again as it reads the identity:
-  /// once found whole, a store stays whole for this connection.
+  /// once found whole, a store stays whole for this connection. The tables
+  /// are made in one transaction with the meta row (PostgreSQL's DDL is
+  /// transactional), so a `format` row says they are all there: two small
+  /// queries on a new connection, where each catalog lookup is a cold one.
   bool hasWholeSchema() const {
     if (!whole_)
-      whole_ = tablesPresent() == int64_t(std::size(kTables)) && hasColumn("meta", "value") &&
+      whole_ = count("SELECT count(*) FROM pg_catalog.pg_class WHERE relname = 'meta' AND relkind = 'r' AND "
+                     "relnamespace = current_schema()::regnamespace") > 0 &&
                count("SELECT count(*) FROM meta WHERE key = 'format'") > 0;
     return whole_;
   }

@@ -67,7 +67,10 @@ TEST_CASE("mlgo cc through a PostgreSQL store: two trees built at once keep ever
   std::vector<std::thread> builds;
   for (size_t i = 0; i < trees.size(); ++i)
     builds.emplace_back([&, i] {
-      built[i] = test::makeStoreProject(trees[i], test::storeOptions(server.uri(), scratch / ("log" + std::to_string(i)), 2), 4);
+      // Each machine keeps its recorded objects in its own cache.
+      const std::string cache = "XDG_CACHE_HOME=" + (scratch / ("cache-" + std::to_string(i))).string();
+      built[i] = test::makeStoreProject(
+          trees[i], test::storeOptions(server.uri(), scratch / ("log" + std::to_string(i)), 2), 4, {}, "-Oz", {cache});
     });
   for (std::thread &build : builds) build.join();
   for (const test::CommandOutcome &outcome : built) {
@@ -104,11 +107,13 @@ TEST_CASE("mlgo cc through a PostgreSQL store: a server killed mid-build, or nev
   auto server = std::make_unique<test::PostgresServer>();
   const std::string uri = server->uri();
   const std::vector<std::string> options = test::storeOptions(uri, scratch / "log", 2);
-  const test::CommandOutcome first = test::makeStoreProject(project, options, 2, {"helpers.o", "tables.o"});
+  const std::vector<std::string> cache{"XDG_CACHE_HOME=" + (scratch / "cache").string()};
+  const test::CommandOutcome first =
+      test::makeStoreProject(project, options, 2, {"helpers.o", "tables.o"}, "-Oz", cache);
   INFO(first.err);
   REQUIRE(first.exitCode == 0);
   server->kill();
-  const test::CommandOutcome rest = test::makeStoreProject(project, options, 2);
+  const test::CommandOutcome rest = test::makeStoreProject(project, options, 2, {}, "-Oz", cache);
   INFO(rest.err);
   CHECK(rest.exitCode == 0);
   CHECK(occurrences(rest.err, "as clang would") == 1);

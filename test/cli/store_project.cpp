@@ -18,7 +18,8 @@ fs::path storeProject(const fs::path &directory) {
 }
 
 CommandOutcome makeStoreProject(const fs::path &project, const std::optional<std::vector<std::string>> &options,
-                                int jobs, const std::vector<std::string> &targets, const std::string &flags) {
+                                int jobs, const std::vector<std::string> &targets, const std::string &flags,
+                                const std::vector<std::string> &variables) {
   std::string cc = "clang-19";
   if (options) {
     cc = mlgoBinary() + " cc";
@@ -28,7 +29,7 @@ CommandOutcome makeStoreProject(const fs::path &project, const std::optional<std
   std::vector<std::string> command{"make", "-s", "-j" + std::to_string(jobs), "SRC=" + (project / "src").string(),
                                    "CC=" + cc, "CFLAGS=" + flags};
   command.insert(command.end(), targets.begin(), targets.end());
-  return runIn(project, command);
+  return runIn(project, command, variables);
 }
 
 std::string gatePrograms() { return (testData() / "gate").string(); }

@@ -20,10 +20,12 @@ extern const std::set<std::string> kStoreUnits;
 std::filesystem::path storeProject(const std::filesystem::path &directory);
 
 /// `make -jJOBS TARGETS` in the project with CC="mlgo cc OPTIONS clang-19"
-/// (or CC=clang-19 with no options given as nullopt).
+/// (or CC=clang-19 with no options given as nullopt), `variables`
+/// ("NAME=value") added to its environment.
 CommandOutcome makeStoreProject(const std::filesystem::path &project,
                                 const std::optional<std::vector<std::string>> &options, int jobs = 2,
-                                const std::vector<std::string> &targets = {}, const std::string &flags = "-Oz");
+                                const std::vector<std::string> &targets = {}, const std::string &flags = "-Oz",
+                                const std::vector<std::string> &variables = {});
 
 /// The gate's programs for the tests: one small C++ program, so that a
 /// check takes a second.
