@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include <set>
 #include <variant>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -255,13 +257,46 @@ int runCcThroughStore(CcFlags &flags);
 /// A store that goes away mid-compile (its server killed, the connection
 /// dropped) leaves the command to the real compiler, as given: what mlgo
 /// wrote before is overwritten, and a link that ran already ran as given.
-int runCc(CcFlags flags) {
+int runCcWithStoreFallback(CcFlags &flags) {
   try {
     return runCcThroughStore(flags);
   } catch (const store::StoreUnavailable &e) {
     launcher::warnStoreUnavailable(store::shownLocation(flags.store), e.what());
     return runRealCompiler(flags.command, launcher::findCompiler(flags.command.front()));
   }
+}
+
+/// What a warning names for a command: its output, else its compiler.
+std::string commandOutput(const std::vector<std::string> &command) {
+  for (size_t i = 0; i + 1 < command.size(); ++i)
+    if (command[i] == "-o") return command[i + 1];
+  return command.front();
+}
+
+/// mlgo cc's own process can die where the crash guard cannot contain it (a
+/// stack smashed outside a contained compile, a bug of mlgo's): the work
+/// runs in a child, and a child that dies by a signal leaves the command to
+/// the real compiler, as given, with a warning; the build goes on as
+/// clang's. The fork comes before a store, a file or LLVM is touched, so the
+/// child alone owns what it opens. A signal that stops the build (SIGINT,
+/// SIGTERM, SIGHUP, SIGQUIT, SIGPIPE) stops this process too.
+int runCc(CcFlags flags) {
+  if (flags.printPluginPath || flags.command.empty()) return runCcWithStoreFallback(flags);
+  std::fflush(nullptr);
+  spdlog::default_logger()->flush();
+  const pid_t child = ::fork();
+  if (child <= 0) return runCcWithStoreFallback(flags);  // the child, or no process to spare
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  const int signal = WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL;
+  if (signal == SIGINT || signal == SIGTERM || signal == SIGHUP || signal == SIGQUIT || signal == SIGPIPE) {
+    std::signal(signal, SIG_DFL);
+    ::raise(signal);
+  }
+  spdlog::warn("{}: mlgo cc died ({}); compiled as clang would", commandOutput(flags.command), ::strsignal(signal));
+  return runRealCompiler(flags.command, launcher::findCompiler(flags.command.front()));
 }
 
 int runCcThroughStore(CcFlags &flags) {

@@ -2,8 +2,13 @@
 // tests (test/data/launcher/store), built by real clang-19 under -j.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <fstream>
 #include <map>
 #include <set>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
@@ -745,4 +750,65 @@ TEST_CASE("mlgo cc --store: the same project built in another tree shares every 
     CAPTURE(module);
     CHECK(readFile(second / module) == object);
   }
+}
+
+namespace {
+
+/// The command line of process `pid` (its arguments joined by spaces), ""
+/// when it is gone.
+std::string commandLineOf(const std::string &pid) {
+  std::ifstream file("/proc/" + pid + "/cmdline");
+  std::string line((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  std::replace(line.begin(), line.end(), '\0', ' ');
+  return line;
+}
+
+std::string parentOf(const std::string &pid) {
+  std::ifstream stat("/proc/" + pid + "/stat");
+  std::string field, state, parent;
+  stat >> field >> field >> state >> parent;  // "(comm)" has no space for mlgo
+  return parent;
+}
+
+/// The process mlgo cc runs its work in: an mlgo cc process with `marker`
+/// in its command line whose parent is one too. 0 until there is one.
+pid_t mlgoCcChild(const std::string &marker) {
+  for (const fs::directory_entry &entry : fs::directory_iterator("/proc")) {
+    const std::string pid = entry.path().filename().string();
+    if (!std::all_of(pid.begin(), pid.end(), ::isdigit)) continue;
+    const std::string line = commandLineOf(pid);
+    if (line.find(" cc ") == std::string::npos || line.find(marker) == std::string::npos) continue;
+    if (commandLineOf(parentOf(pid)) == line) return pid_t(std::stoi(pid));
+  }
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("mlgo cc: a compile whose own process dies by a signal builds as clang would, with a warning",
+          "[cli][launcher][store][clang]") {
+  test::ScratchDirectory scratch;
+  writeFileAtomically(scratch / "large.c", largeSource());
+  const std::string store = (scratch / "crash-units.db").string();
+  // Exploring a large unit, with the gate's programs to compile first, keeps
+  // mlgo cc at work for seconds: long enough to find its process and kill it.
+  const std::vector<std::string> command{test::mlgoBinary(), "cc", "--store", store, "--gate-programs",
+                                         gatePrograms(), "--explore", "20", "clang-19", "-Oz", "-c", "large.c",
+                                         "-o", "large.o"};
+  test::CommandOutcome outcome;
+  std::thread compile([&] { outcome = test::runIn(scratch.path(), command); });
+  pid_t child = 0;
+  for (int attempt = 0; attempt < 2000 && !child; ++attempt) {
+    child = mlgoCcChild(store);
+    if (!child) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  // Killed as the kernel's OOM killer would, or as an abort ends it.
+  if (child) ::kill(child, SIGKILL);
+  compile.join();
+  REQUIRE(child != 0);
+  INFO(outcome.err);
+  CHECK(outcome.exitCode == 0);
+  CHECK_THAT(outcome.err, Contains("large.o: mlgo cc died") && Contains("compiled as clang would"));
+  REQUIRE(test::runIn(scratch.path(), {"clang-19", "-Oz", "-c", "large.c", "-o", "clang.o"}).exitCode == 0);
+  CHECK(readFile(scratch / "large.o") == readFile(scratch / "clang.o"));
 }
