@@ -57,6 +57,7 @@ void addReportCommand(CLI::App *command, CommandRunner &runner);
 void addMllvmOptionsCommand(CLI::App *command, CommandRunner &runner);
 void addCompileWorkerCommand(CLI::App *command, CommandRunner &runner);
 void addIrCountsCommand(CLI::App *command, CommandRunner &runner);
+void addCalibrateCostsCommand(CLI::App *command, CommandRunner &runner);
 void addCompareRunsCommand(CLI::App *command, CommandRunner &runner);
 
 }  // namespace mlgo::cli

@@ -1,6 +1,5 @@
 // mlgo ir-counts: each function's IR instructions in bitcode files, as the
-// compile-cost model counts them (tools/autotune/calibrate-pass-costs.py
-// fits its coefficients to these counts).
+// compile-cost model charges its passes by them.
 #include <cstdio>
 #include <string>
 #include <vector>

@@ -14,6 +14,7 @@
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/Error.h>
 
+#include "charged_functions.h"
 #include "mlgo/support/atomic_file.h"
 #include "mlgo/support/errors.h"
 
@@ -23,15 +24,15 @@ namespace {
 
 struct PassCost {
   const char *pass;
+  double nsPerFunction;
   double nsPerInstruction;
   double nsPerSquaredInstruction;
 };
 
 #include "pass_costs.inc"
 
-/// Passes the calibration did not time alone (parts of the -O pipelines
-/// that the search space does not list) cost what a typical pass does.
-constexpr PassCost kUncalibrated{"", 300.0, 0.0};
+/// Passes the calibration never saw run cost what its median pass does.
+constexpr PassCost kUncalibrated{"", kUncalibratedNsPerFunction, kUncalibratedNsPerInstruction, 0.0};
 
 const PassCost &costOf(llvm::StringRef pass) {
   static const llvm::StringMap<const PassCost *> table = [] {
@@ -52,37 +53,35 @@ const PassCost &costOf(llvm::StringRef pass) {
 double costOn(const PassCost &cost, uint64_t instructions) {
   const double n = double(instructions);
   const double beyond = std::max(1.0, n / kLargestCalibratedFunction);
-  return cost.nsPerInstruction * n + cost.nsPerSquaredInstruction * n * n * beyond;
-}
-
-/// A pass over several functions costs what it would on each alone: module
-/// passes too grow with the square of each function, not of the module (the
-/// IR outliner takes 23 s on pcre2's 36,928-instruction match() and no time
-/// worth counting on modules of as many instructions in small functions).
-template <typename Functions> double costOnEach(const PassCost &cost, const Functions &functions) {
-  double total = 0;
-  for (const llvm::Function &function : functions) total += costOn(cost, function.getInstructionCount());
-  return total;
+  return cost.nsPerFunction + cost.nsPerInstruction * n + cost.nsPerSquaredInstruction * n * n * beyond;
 }
 
 double costOn(const PassCost &cost, const llvm::Any &unit) {
-  if (const auto *function = llvm::any_cast<const llvm::Function *>(&unit))
-    return costOn(cost, (*function)->getInstructionCount());
-  if (const auto *module = llvm::any_cast<const llvm::Module *>(&unit)) return costOnEach(cost, **module);
-  if (const auto *scc = llvm::any_cast<const llvm::LazyCallGraph::SCC *>(&unit)) {
-    double total = 0;
-    for (const llvm::LazyCallGraph::Node &node : **scc) total += costOn(cost, node.getFunction().getInstructionCount());
-    return total;
-  }
-  if (const auto *loop = llvm::any_cast<const llvm::Loop *>(&unit)) {
-    uint64_t count = 0;
-    for (const llvm::BasicBlock *block : (*loop)->blocks()) count += block->size();
-    return costOn(cost, count);
-  }
-  return 0;
+  double total = 0;
+  forEachChargedFunction(unit, [&](uint64_t instructions) { total += costOn(cost, instructions); });
+  return total;
 }
 
 }  // namespace
+
+void forEachChargedFunction(const llvm::Any &unit, llvm::function_ref<void(uint64_t)> charge) {
+  // A pass over several functions costs what it would on each alone: module
+  // passes too grow with the square of each function, not of the module (the
+  // IR outliner takes 23 s on pcre2's 36,928-instruction match() and no time
+  // worth counting on modules of as many instructions in small functions).
+  if (const auto *function = llvm::any_cast<const llvm::Function *>(&unit)) {
+    charge((*function)->getInstructionCount());
+  } else if (const auto *module = llvm::any_cast<const llvm::Module *>(&unit)) {
+    for (const llvm::Function &each : **module)
+      if (!each.isDeclaration()) charge(each.getInstructionCount());
+  } else if (const auto *scc = llvm::any_cast<const llvm::LazyCallGraph::SCC *>(&unit)) {
+    for (const llvm::LazyCallGraph::Node &node : **scc) charge(node.getFunction().getInstructionCount());
+  } else if (const auto *loop = llvm::any_cast<const llvm::Loop *>(&unit)) {
+    uint64_t count = 0;
+    for (const llvm::BasicBlock *block : (*loop)->blocks()) count += block->size();
+    charge(count);
+  }
+}
 
 void OptimizationWork::registerCallbacks(llvm::PassBuilder &builder) {
   llvm::PassInstrumentationCallbacks *instrumentation = builder.getPassInstrumentationCallbacks();
@@ -122,7 +121,7 @@ uint64_t estimatedFrontendNanoseconds(uint64_t sourceBytes) {
 }
 
 uint64_t estimatedCodeGenerationNanoseconds(uint64_t instructions) {
-  return uint64_t(kCodeGenerationNsPerInstruction * double(instructions));
+  return uint64_t(kCodeGenerationNsPerModule + kCodeGenerationNsPerInstruction * double(instructions));
 }
 
 }  // namespace mlgo

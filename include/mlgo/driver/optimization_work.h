@@ -1,12 +1,15 @@
 #pragma once
 // A hook that estimates the CPU time a compile's optimization pipeline
 // takes, from what each pass ran on: every pass invocation costs
-// a * n + q * n^2 nanoseconds, n the IR instructions of its unit (a function
-// pass's function, a loop pass's loop; a CGSCC or module pass pays for each
-// of its functions alone), with (a, q) calibrated per pass class on the demo's
-// training corpus (tools/autotune/calibrate-pass-costs.py, generating
-// src/driver/pass_costs.inc). The quadratic term counts passes whose time
-// grows faster than the code, such as GVN hoisting on one huge function.
+// c + a * n + q * n^2 nanoseconds, n the IR instructions of its unit (a
+// function pass's function, a loop pass's loop; a CGSCC or module pass pays
+// for each of its functions alone), with (c, a, q) calibrated per pass class
+// on the demo's training corpus by `mlgo calibrate-costs`
+// (mlgo/autotune/cost_calibration.h), which writes src/driver/pass_costs.inc
+// from the times of the passes mlgo's own compiles run. c is what a pass
+// costs on any function, however small (most of an -Oz pipeline's time on
+// small functions); the quadratic term counts passes whose time grows faster
+// than the code, such as GVN hoisting on one huge function.
 // Unlike seconds, the estimate is the same on every run and machine, so a
 // choice that weighs it stays deterministic.
 #include <cstdint>
@@ -19,7 +22,7 @@ namespace mlgo {
 
 /// Names the cost model: stores that weighed work with another one are not
 /// this mlgo's (their work figures mean something else).
-inline constexpr const char *kCostModelVersion = "4";
+inline constexpr const char *kCostModelVersion = "5";
 
 class OptimizationWork final : public PipelineHook {
  public:
@@ -43,8 +46,7 @@ class OptimizationWork final : public PipelineHook {
 };
 
 /// The IR instructions of each function defined in a bitcode file, in the
-/// module's order: the n each pass invocation is charged by. The cost
-/// model's calibration counts with this (mlgo ir-counts). InputError naming
+/// module's order: the n each pass invocation is charged by (mlgo ir-counts). InputError naming
 /// the file when it is not bitcode.
 std::vector<uint64_t> functionInstructionCounts(const std::filesystem::path &bitcode);
 
