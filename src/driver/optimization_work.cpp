@@ -27,12 +27,15 @@ struct PassCost {
   double nsPerFunction;
   double nsPerInstruction;
   double nsPerSquaredInstruction;
+  /// The largest function the pass was timed on: its fit holds up to it.
+  double largestCalibratedFunction;
 };
 
 #include "pass_costs.inc"
 
 /// Passes the calibration never saw run cost what its median pass does.
-constexpr PassCost kUncalibrated{"", kUncalibratedNsPerFunction, kUncalibratedNsPerInstruction, 0.0};
+constexpr PassCost kUncalibrated{"", kUncalibratedNsPerFunction, kUncalibratedNsPerInstruction, 0.0,
+                                 kLargestCalibratedFunction};
 
 const PassCost &costOf(llvm::StringRef pass) {
   static const llvm::StringMap<const PassCost *> table = [] {
@@ -45,14 +48,13 @@ const PassCost &costOf(llvm::StringRef pass) {
 }
 
 /// The cost of a pass on a unit of `instructions`. Past the largest function
-/// the calibration timed, the quadratic term grows by one more power: GVN
-/// hoisting on pcre2's 42,587-instruction match() takes 5.1 s, 5.5 times
-/// what its quadratic fit to functions of up to 10,000 instructions says.
-/// A function that large is rare, and a list that might be slow on it is
-/// better left unchosen.
+/// the calibration timed that pass on, the quadratic term grows by one more
+/// power: GVN hoisting on pcre2's 41,588-instruction match() takes 3.5 s,
+/// nine times what its fit to smaller functions says. A function that large
+/// is rare, and a list that might be slow on it is better left unchosen.
 double costOn(const PassCost &cost, uint64_t instructions) {
   const double n = double(instructions);
-  const double beyond = std::max(1.0, n / kLargestCalibratedFunction);
+  const double beyond = std::max(1.0, n / std::max(1.0, cost.largestCalibratedFunction));
   return cost.nsPerFunction + cost.nsPerInstruction * n + cost.nsPerSquaredInstruction * n * n * beyond;
 }
 

@@ -28,9 +28,10 @@ bool isWrapper(llvm::StringRef pass) { return pass.contains("PassManager") || pa
 
 }  // namespace
 
-void CostObservations::add(double functions, double instructions, double squares, double t) {
+void CostObservations::add(double functions, double instructions, double squares, double t, uint64_t largest) {
   const double features[kTerms] = {functions, instructions, squares};
   ++count;
+  largestFunction = std::max(largestFunction, largest);
   nanoseconds += t;
   for (int i = 0; i < kTerms; ++i) {
     withTime[i] += features[i] * t;
@@ -41,6 +42,7 @@ void CostObservations::add(double functions, double instructions, double squares
 void CostObservations::merge(const CostObservations &other) {
   count += other.count;
   nanoseconds += other.nanoseconds;
+  largestFunction = std::max(largestFunction, other.largestFunction);
   for (int i = 0; i < kTerms; ++i) {
     withTime[i] += other.withTime[i];
     for (int j = 0; j < kTerms; ++j) products[i][j] += other.products[i][j];
@@ -124,6 +126,7 @@ void PassTiming::registerCallbacks(llvm::PassBuilder &builder) {
         running.functions += 1;
         running.charged += double(instructions);
         running.squared += double(instructions) * double(instructions);
+        running.largest = std::max(running.largest, instructions);
         times_.largestFunction = std::max(times_.largestFunction, instructions);
       });
     running.startNanoseconds = threadNanoseconds();
@@ -146,7 +149,7 @@ void PassTiming::finishPass() {
   const uint64_t took = now - finished.startNanoseconds;
   if (!isWrapper(finished.pass))
     times_.passes[finished.pass].add(finished.functions, finished.charged, finished.squared,
-                                     double(took - std::min(took, finished.nestedNanoseconds)));
+                                     double(took - std::min(took, finished.nestedNanoseconds)), finished.largest);
   if (running_.empty())
     optimizationEnd_ = now;
   else

@@ -102,6 +102,13 @@ TEST_CASE("cost calibration: the fitted model names every pass it timed, and the
     INFO(pass);
     CHECK(source.find(std::string("{\"") + pass + "\", ") != std::string::npos);
   }
+  // Each pass's range: the prologue runs on every function as it came.
+  const std::string prologue = "{\"AlwaysInlinerPass\", ";
+  const size_t entry = source.find(prologue);
+  REQUIRE(entry != std::string::npos);
+  const std::string line = source.substr(entry, source.find('\n', entry) - entry);
+  CHECK(line.find(", " + std::to_string(calibration.times.passes.at("AlwaysInlinerPass").largestFunction) + "},") !=
+        std::string::npos);
   CHECK(source.find("constexpr PassCost kPassCosts[] = {") != std::string::npos);
   CHECK(source.find("constexpr double kCodeGenerationNsPerInstruction = ") != std::string::npos);
   CHECK(source.find("constexpr double kUncalibratedNsPerInstruction = ") != std::string::npos);

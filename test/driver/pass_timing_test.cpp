@@ -70,6 +70,7 @@ TEST_CASE("pass timing: each pass invocation is observed on the unit the cost mo
   CHECK(prologue.products[1][1] == Approx(sum * sum));
   CHECK(prologue.products[2][2] == Approx(squares * squares));
   CHECK(times.largestFunction == *std::max_element(functions.begin(), functions.end()));
+  CHECK(prologue.largestFunction == times.largestFunction);
   // One code generation, charged by the optimized module's instructions.
   CHECK(times.codeGeneration.count == 1);
   CHECK(times.codeGeneration.products[1][1] == Approx(double(result.irInstructions) * double(result.irInstructions)));

@@ -22,7 +22,7 @@ namespace mlgo {
 
 /// Names the cost model: stores that weighed work with another one are not
 /// this mlgo's (their work figures mean something else).
-inline constexpr const char *kCostModelVersion = "5";
+inline constexpr const char *kCostModelVersion = "6";
 
 class OptimizationWork final : public PipelineHook {
  public:

@@ -23,9 +23,12 @@ struct CostObservations {
   static constexpr int kTerms = 3;
   uint64_t count = 0;
   double nanoseconds = 0;
+  /// The most instructions one function had in an observation: the fit
+  /// holds up to it.
+  uint64_t largestFunction = 0;
   double products[kTerms][kTerms] = {};  ///< sums of feature_i * feature_j
   double withTime[kTerms] = {};          ///< sums of feature_i * t
-  void add(double functions, double instructions, double squares, double t);
+  void add(double functions, double instructions, double squares, double t, uint64_t largest = 0);
   void merge(const CostObservations &other);
   /// The least-squares (c, a, q), each at least 0: the best fit over the
   /// subsets of the terms whose own fit has no negative term.
@@ -54,6 +57,7 @@ class PassTiming final : public PipelineHook {
   struct Running {
     std::string pass;
     double functions = 0, charged = 0, squared = 0;
+    uint64_t largest = 0;
     uint64_t startNanoseconds = 0, nestedNanoseconds = 0;
   };
   void finishPass();
