@@ -3,10 +3,11 @@
 // takes, from what each pass ran on: every pass invocation costs
 // c + a * n + q * n^2 nanoseconds, n the IR instructions of its unit (a
 // function pass's function, a loop pass's loop; a CGSCC or module pass pays
-// for each of its functions alone), with (c, a, q) calibrated per pass class
-// on the demo's training corpus by `mlgo calibrate-costs`
-// (mlgo/autotune/cost_calibration.h), which writes src/driver/pass_costs.inc
-// from the times of the passes mlgo's own compiles run. c is what a pass
+// for each of its functions alone), with (c, a, q) per pass class in
+// src/driver/pass_costs.inc, in the format `mlgo calibrate-costs`
+// (mlgo/autotune/cost_calibration.h) writes from the times of the passes
+// mlgo's own compiles run (the shipped model 4 came from opt-19 timings and
+// has no c: the fitted ones made hit rebuilds slower). c is what a pass
 // costs on any function, however small (most of an -Oz pipeline's time on
 // small functions); the quadratic term counts passes whose time grows faster
 // than the code, such as GVN hoisting on one huge function.
@@ -22,7 +23,7 @@ namespace mlgo {
 
 /// Names the cost model: stores that weighed work with another one are not
 /// this mlgo's (their work figures mean something else).
-inline constexpr const char *kCostModelVersion = "6";
+inline constexpr const char *kCostModelVersion = "4";
 
 class OptimizationWork final : public PipelineHook {
  public:
