@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include <llvm/ADT/STLFunctionalExtras.h>
+#include <llvm/ADT/StringRef.h>
 
 namespace llvm {
 class Any;
@@ -16,5 +17,11 @@ namespace mlgo {
 /// call-graph SCC or module): `charge` is called with the IR instructions of
 /// each function it covers (a loop: its own).
 void forEachChargedFunction(const llvm::Any &unit, llvm::function_ref<void(uint64_t)> charge);
+
+/// Pass managers and adaptors hand each pass its unit in turn: the model
+/// charges the passes that do work, not the wrappers around them.
+inline bool isPassWrapper(llvm::StringRef pass) {
+  return pass.contains("PassManager") || pass.contains("PassAdaptor");
+}
 
 }  // namespace mlgo

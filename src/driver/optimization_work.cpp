@@ -33,7 +33,7 @@ struct PassCost {
 
 #include "pass_costs.inc"
 
-/// Passes the calibration never saw run cost what its median pass does.
+/// Passes the calibration did not time (calibrate-costs: its median pass).
 constexpr PassCost kUncalibrated{"", kUncalibratedNsPerFunction, kUncalibratedNsPerInstruction, 0.0,
                                  kLargestCalibratedFunction};
 
@@ -88,14 +88,11 @@ void forEachChargedFunction(const llvm::Any &unit, llvm::function_ref<void(uint6
 void OptimizationWork::registerCallbacks(llvm::PassBuilder &builder) {
   llvm::PassInstrumentationCallbacks *instrumentation = builder.getPassInstrumentationCallbacks();
   if (!instrumentation) return;
-  // Pass managers and adaptors hand each pass its unit in turn: count the
-  // passes that do work, not the wrappers around them.
-  auto isWrapper = [](llvm::StringRef pass) { return pass.contains("PassManager") || pass.contains("PassAdaptor"); };
-  instrumentation->registerBeforeNonSkippedPassCallback([this, isWrapper](llvm::StringRef pass, llvm::Any unit) {
-    if (!isWrapper(pass)) nanoseconds_ += uint64_t(costOn(costOf(pass), unit));
+  instrumentation->registerBeforeNonSkippedPassCallback([this](llvm::StringRef pass, llvm::Any unit) {
+    if (!isPassWrapper(pass)) nanoseconds_ += uint64_t(costOn(costOf(pass), unit));
   });
-  instrumentation->registerShouldRunOptionalPassCallback([this, isWrapper](llvm::StringRef pass, llvm::Any unit) {
-    if (limit_ == 0 || isWrapper(pass)) return true;
+  instrumentation->registerShouldRunOptionalPassCallback([this](llvm::StringRef pass, llvm::Any unit) {
+    if (limit_ == 0 || isPassWrapper(pass)) return true;
     if (!stopped_ && double(nanoseconds_) + costOn(costOf(pass), unit) > double(limit_)) stopped_ = true;
     return !stopped_;
   });

@@ -24,8 +24,6 @@ uint64_t threadNanoseconds() {
   return uint64_t(now.tv_sec) * 1000000000u + uint64_t(now.tv_nsec);
 }
 
-bool isWrapper(llvm::StringRef pass) { return pass.contains("PassManager") || pass.contains("PassAdaptor"); }
-
 }  // namespace
 
 void CostObservations::add(double functions, double instructions, double squares, double t, uint64_t largest) {
@@ -121,7 +119,7 @@ void PassTiming::registerCallbacks(llvm::PassBuilder &builder) {
   if (!instrumentation) return;
   instrumentation->registerBeforeNonSkippedPassCallback([this](llvm::StringRef pass, llvm::Any unit) {
     Running running{pass.str()};
-    if (!isWrapper(pass))
+    if (!isPassWrapper(pass))
       forEachChargedFunction(unit, [&](uint64_t instructions) {
         running.functions += 1;
         running.charged += double(instructions);
@@ -147,7 +145,7 @@ void PassTiming::finishPass() {
   const Running finished = std::move(running_.back());
   running_.pop_back();
   const uint64_t took = now - finished.startNanoseconds;
-  if (!isWrapper(finished.pass))
+  if (!isPassWrapper(finished.pass))
     times_.passes[finished.pass].add(finished.functions, finished.charged, finished.squared,
                                      double(took - std::min(took, finished.nestedNanoseconds)), finished.largest);
   if (running_.empty())
