@@ -10,15 +10,6 @@ namespace {
 
 using generated_cpp::literal;
 
-std::string header(const ContinuousPolicy &policy, const ReleaseModeModel &model, const std::string &origin) {
-  return generated_cpp::specModelHeader(
-      {origin, model.className, model.decisionName, policy.problem(),
-       "// (one scalar each), the output \"fetch_" + model.decisionName +
-           "\" (float: the value).\n// Needs only the C++ standard library; Run() allocates nothing.\n",
-       "", "Computes the value of the current inputs.", "float", "kArgCount"},
-      policy.spec(), policy.network());
-}
-
 /// The helpers Run() calls, inside the generated anonymous namespace: the
 /// input squashing of ContinuousPolicy::squashedInputs and mlgo's portable exp.
 std::string helpers() {
@@ -67,22 +58,20 @@ std::string run(const ContinuousPolicy &policy, const ReleaseModeModel &model) {
   return out.str();
 }
 
-std::string source(const ContinuousPolicy &policy, const ReleaseModeModel &model, const std::string &origin) {
-  return generated_cpp::specModelSource(
-      {origin, model.className, model.decisionName, policy.means(), policy.stddevs(),
-       "// The network's output is the z-score of log2(1 + value) on the training decisions.\n"
-       "const float kTargetMean = " +
-           literal(policy.targetScale().mean) + ";\nconst float kTargetStddev = " +
-           literal(policy.targetScale().stddev) + ";\n\n",
-       helpers(), run(policy, model)},
-      policy.spec(), policy.network());
-}
-
 }  // namespace
 
 GeneratedSources generateContinuousModel(const ContinuousPolicy &policy, const ReleaseModeModel &model,
                                          const std::string &origin) {
-  return {model.className, header(policy, model, origin), source(policy, model, origin)};
+  return generated_cpp::specModel(
+      policy, model, origin,
+      {"// (one scalar each), the output \"fetch_" + model.decisionName +
+           "\" (float: the value).\n// Needs only the C++ standard library; Run() allocates nothing.\n",
+       "", "Computes the value of the current inputs.", "float", "kArgCount",
+       "// The network's output is the z-score of log2(1 + value) on the training decisions.\n"
+       "const float kTargetMean = " +
+           literal(policy.targetScale().mean) + ";\nconst float kTargetStddev = " +
+           literal(policy.targetScale().stddev) + ";\n\n",
+       helpers(), run(policy, model)});
 }
 
 }  // namespace mlgo

@@ -6,18 +6,6 @@ namespace mlgo {
 
 namespace {
 
-std::string header(const PositionPolicy &policy, const ReleaseModeModel &model, const std::string &origin) {
-  return generated_cpp::specModelHeader(
-      {origin, model.className, model.decisionName, policy.problem(),
-       "// (LLVM's feature tensors, one buffer each), the output \"fetch_" + model.decisionName +
-           "\" (int64:\n// the chosen position, -1 when the mask allows none). Needs only the C++\n// standard "
-           "library; Run() allocates nothing.\n",
-       "  static constexpr int kPositions = " + std::to_string(policy.layout().positions()) +
-           ";\n  static constexpr int kInputWidth = " + std::to_string(policy.layout().width()) + ";\n",
-       "Scores every allowed position and chooses the best.", "int64_t", "kInputWidth"},
-      policy.spec(), policy.network());
-}
-
 /// Statements filling input_ with position p's raw inputs, in the layout's order.
 void writeRawInputs(std::ostringstream &out, const PositionPolicy &policy) {
   const trace::DecisionSpec &spec = policy.spec();
@@ -53,24 +41,29 @@ std::string run(const PositionPolicy &policy) {
   return out.str();
 }
 
-std::string source(const PositionPolicy &policy, const ReleaseModeModel &model, const std::string &origin) {
-  return generated_cpp::specModelSource({origin, model.className, model.decisionName, policy.means(),
-                                         policy.stddevs(), "\n",
-                                         R"(
+/// The helpers Run() calls, inside the generated anonymous namespace.
+std::string helpers() {
+  return R"(
 /// LLVM's features can be NaN (use_def_density of a live range with no weight).
 inline float finiteOrZero(double value) { return std::isfinite(value) ? static_cast<float>(value) : 0.0f; }
 
 inline float signedLog1p(float x) { return std::copysign(std::log1p(std::fabs(x)), x); }
-)",
-                                         run(policy)},
-                                        policy.spec(), policy.network());
+)";
 }
 
 }  // namespace
 
 GeneratedSources generatePositionModel(const PositionPolicy &policy, const ReleaseModeModel &model,
                                        const std::string &origin) {
-  return {model.className, header(policy, model, origin), source(policy, model, origin)};
+  return generated_cpp::specModel(
+      policy, model, origin,
+      {"// (LLVM's feature tensors, one buffer each), the output \"fetch_" + model.decisionName +
+           "\" (int64:\n// the chosen position, -1 when the mask allows none). Needs only the C++\n// standard "
+           "library; Run() allocates nothing.\n",
+       "  static constexpr int kPositions = " + std::to_string(policy.layout().positions()) +
+           ";\n  static constexpr int kInputWidth = " + std::to_string(policy.layout().width()) + ";\n",
+       "Scores every allowed position and chooses the best.", "int64_t", "kInputWidth", "\n", helpers(),
+       run(policy)});
 }
 
 }  // namespace mlgo

@@ -122,6 +122,28 @@ struct SpecModelSource {
 std::string specModelSource(const SpecModelSource &parts, const trace::DecisionSpec &spec,
                             const DenseNetwork &network);
 
+/// What differs between the kinds of spec model: the header's and the
+/// source's own parts (see SpecModelHeader and SpecModelSource).
+struct SpecModelParts {
+  std::string inputs, constants, runComment;
+  const char *decisionType, *inputWidth;
+  std::string afterStatistics, helpers, run;
+};
+/// CLASS.h and CLASS.cpp of `policy` (a ContinuousPolicy or PositionPolicy)
+/// exported as `model` (a ReleaseModeModel): the common parts from them,
+/// the kind's own from `parts`.
+template <class Policy, class Model>
+GeneratedSources specModel(const Policy &policy, const Model &model, const std::string &origin,
+                           const SpecModelParts &parts) {
+  const SpecModelHeader header{origin,           model.className,    model.decisionName, policy.problem(),
+                               parts.inputs,     parts.constants,    parts.runComment,   parts.decisionType,
+                               parts.inputWidth};
+  const SpecModelSource source{origin,         model.className,       model.decisionName, policy.means(),
+                               policy.stddevs(), parts.afterStatistics, parts.helpers,      parts.run};
+  return {model.className, specModelHeader(header, policy.spec(), policy.network()),
+          specModelSource(source, policy.spec(), policy.network())};
+}
+
 }  // namespace generated_cpp
 
 }  // namespace mlgo

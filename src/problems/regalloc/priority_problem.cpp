@@ -16,15 +16,9 @@ namespace mlgo::regalloc {
 
 namespace {
 
-constexpr const char *kName = "regalloc-priority";
-
 /// Priority's decisions: a real value, answered by a ContinuousPolicy.
-struct PriorityTraits {
-  using Hook = PriorityHook;
-  using Steer = PrioritySteer;
-  using Observation = PriorityObservation;
-  using Answer = double;
-  using Policy = ContinuousPolicy;
+struct PriorityTraits
+    : ScoreDecisionTypes<PriorityHook, PrioritySteer, PriorityObservation, double, ContinuousPolicy> {
   static const trace::DecisionSpec &spec() { return priorityDecisionSpec(); }
   /// The features as the decision spec lays them out in words (li_size,
   /// stage, then weight's 4 bytes in the third word).
@@ -50,30 +44,14 @@ struct PriorityTraits {
   }
 };
 
-class PriorityProblem final : public ScoreProblem<PriorityTraits> {
- public:
-  std::string name() const override { return kName; }
-  void installProcessWide() const override { installPrioritySeam(); }
-  std::string configFile(const std::string &learner) const override {
-    return learner == "ppo" ? "regalloc/priority-ppo.json" : "";
-  }
-  HookMaker continuousPolicyHooks(std::shared_ptr<const ContinuousPolicy> policy) const override {
-    return hooksOf(std::move(policy));
-  }
-  std::unique_ptr<serve::ChannelPolicy> channelPolicy(const std::filesystem::path &directory) const override {
-    return makePriorityChannelPolicy(loadPolicy(directory));
-  }
-  /// MLRegAllocPriorityAdvisor.cpp's CompiledModelType under
-  /// LLVM_HAVE_TF_AOT_REGALLOCPRIORITYMODEL.
-  std::optional<ReleaseModeModel> releaseModeModel() const override {
-    return ReleaseModeModel{"RegAllocPriorityModel", kPriorityDecisionName, kLargestPriority};
-  }
-};
-
 }  // namespace
 
 const Problem &priorityProblem() {
-  static const PriorityProblem problem;
+  static const ScoreProblem<PriorityTraits> problem({"regalloc-priority", "regalloc/priority-ppo.json",
+                                                     installPrioritySeam, makePriorityChannelPolicy,
+                                                     // MLRegAllocPriorityAdvisor.cpp's CompiledModelType
+                                                     // under LLVM_HAVE_TF_AOT_REGALLOCPRIORITYMODEL.
+                                                     {"RegAllocPriorityModel", kPriorityDecisionName, kLargestPriority}});
   return problem;
 }
 

@@ -18,12 +18,7 @@ namespace mlgo::regalloc {
 namespace {
 
 /// Eviction's decisions: positions, answered greedily by a PositionPolicy.
-struct EvictionTraits {
-  using Hook = EvictionHook;
-  using Steer = EvictionSteer;
-  using Observation = EvictionObservation;
-  using Answer = int64_t;
-  using Policy = PositionPolicy;
+struct EvictionTraits : ScoreDecisionTypes<EvictionHook, EvictionSteer, EvictionObservation, int64_t, PositionPolicy> {
   static const trace::DecisionSpec &spec() { return regalloc::decisionSpec(); }
   /// The features as int64 words, the layout traces and policies read (mlgo/trace/decision_spec.h).
   static void toWords(const EvictionObservation &observation, std::vector<int64_t> &words) {
@@ -41,30 +36,13 @@ struct EvictionTraits {
   }
 };
 
-class RegallocProblem final : public ScoreProblem<EvictionTraits> {
- public:
-  std::string name() const override { return "regalloc"; }
-  void installProcessWide() const override { installEvictionSeam(); }
-  std::string configFile(const std::string &learner) const override {
-    return learner == "ppo" ? "regalloc/ppo.json" : "";
-  }
-  HookMaker positionPolicyHooks(std::shared_ptr<const PositionPolicy> policy) const override {
-    return hooksOf(std::move(policy));
-  }
-  std::unique_ptr<serve::ChannelPolicy> channelPolicy(const std::filesystem::path &directory) const override {
-    return makeChannelPolicy(loadPolicy(directory));
-  }
-  /// MLRegAllocEvictAdvisor.cpp's CompiledModelType under
-  /// LLVM_HAVE_TF_AOT_REGALLOCEVICTMODEL.
-  std::optional<ReleaseModeModel> releaseModeModel() const override {
-    return ReleaseModeModel{"RegAllocEvictModel", kDecisionName};
-  }
-};
-
 }  // namespace
 
 const Problem &regallocProblem() {
-  static const RegallocProblem problem;
+  // The release-mode model: MLRegAllocEvictAdvisor.cpp's CompiledModelType
+  // under LLVM_HAVE_TF_AOT_REGALLOCEVICTMODEL.
+  static const ScoreProblem<EvictionTraits> problem(
+      {"regalloc", "regalloc/ppo.json", installEvictionSeam, makeChannelPolicy, {"RegAllocEvictModel", kDecisionName}});
   return problem;
 }
 

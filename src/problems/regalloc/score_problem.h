@@ -13,6 +13,7 @@
 // words); steerAnswer(steer, words, observation).
 #include <filesystem>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "mlgo/policy/decision_steer.h"
@@ -23,6 +24,17 @@
 namespace mlgo::regalloc {
 
 /// Takes the default's answer at every decision and records it.
+/// The types a score problem's Traits name: its hook, the steer the hook
+/// asks, what the steer observes and answers, and its kind of policy.
+template <class HookType, class SteerType, class ObservationType, class AnswerType, class PolicyType>
+struct ScoreDecisionTypes {
+  using Hook = HookType;
+  using Steer = SteerType;
+  using Observation = ObservationType;
+  using Answer = AnswerType;
+  using Policy = PolicyType;
+};
+
 template <class Traits>
 class TraceRecorderOf final : public Traits::Steer {
  public:
@@ -77,10 +89,26 @@ class SteerAdapterOf final : public Traits::Steer {
   FunctionSegments segments_;
 };
 
+/// What names a score problem apart from its decisions' Traits.
+template <class Policy>
+struct ScoreProblemIdentity {
+  const char *name;
+  const char *ppoConfig;  ///< the shipped PPO config, under configs/
+  void (*installSeam)();
+  std::unique_ptr<serve::ChannelPolicy> (*channelPolicy)(std::shared_ptr<const Policy>);
+  ReleaseModeModel releaseModeModel;
+};
+
 template <class Traits>
-class ScoreProblem : public Problem {
+class ScoreProblem final : public Problem {
  public:
   using Hook = typename Traits::Hook;
+  explicit ScoreProblem(ScoreProblemIdentity<typename Traits::Policy> identity) : identity_(std::move(identity)) {}
+  std::string name() const override { return identity_.name; }
+  void installProcessWide() const override { identity_.installSeam(); }
+  std::string configFile(const std::string &learner) const override {
+    return learner == "ppo" ? identity_.ppoConfig : "";
+  }
   const trace::DecisionSpec &decisionSpec() const override { return Traits::spec(); }
   std::shared_ptr<PipelineHook> defaultTracingHook(trace::ModuleTrace &trace) const override {
     return std::make_shared<Hook>(std::make_shared<TraceRecorderOf<Traits>>(trace));
@@ -100,8 +128,23 @@ class ScoreProblem : public Problem {
     return functionScoreMeasures<Hook>(hook);
   }
   std::shared_ptr<PipelineHook> measuringHook() const override { return std::make_shared<Hook>(); }
+  std::unique_ptr<serve::ChannelPolicy> channelPolicy(const std::filesystem::path &directory) const override {
+    return identity_.channelPolicy(loadPolicy(directory));
+  }
+  std::optional<ReleaseModeModel> releaseModeModel() const override { return identity_.releaseModeModel; }
+  /// Its decision kind's policies steer its compiles; the other kind's are
+  /// refused as Problem refuses them.
+  HookMaker positionPolicyHooks(std::shared_ptr<const PositionPolicy> policy) const override {
+    if constexpr (std::is_same_v<typename Traits::Policy, PositionPolicy>) return hooksOf(std::move(policy));
+    else return Problem::positionPolicyHooks(std::move(policy));
+  }
+  HookMaker continuousPolicyHooks(std::shared_ptr<const ContinuousPolicy> policy) const override {
+    if constexpr (std::is_same_v<typename Traits::Policy, ContinuousPolicy>) return hooksOf(std::move(policy));
+    else return Problem::continuousPolicyHooks(std::move(policy));
+  }
 
- protected:
+ private:
+  ScoreProblemIdentity<typename Traits::Policy> identity_;
   std::shared_ptr<const typename Traits::Policy> loadPolicy(const std::filesystem::path &directory) const {
     return std::make_shared<const typename Traits::Policy>(
         Traits::Policy::load(directory, this->name(), Traits::spec()));
