@@ -7,6 +7,7 @@
 #   CHOICES: a compare-builds choices.json of the same project (units named as
 #   its build names its objects).
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/launcher.sh"
 mlgo=$(realpath "$1") work=$(realpath -m "$2") source=$(realpath "$3") choices=$(realpath "$4") runs=${5:-5}
 shift $(($# < 5 ? $# : 5))
 [[ "${1:-}" == "--" ]] && shift
@@ -14,18 +15,17 @@ args=(-G Ninja -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 -DCMA
   "-DCMAKE_C_FLAGS_MINSIZEREL=-Oz -DNDEBUG" "-DCMAKE_CXX_FLAGS_MINSIZEREL=-Oz -DNDEBUG" "$@")
 mkdir -p "$work"
 cmake -S "$source" -B "$work/plain" "${args[@]}" > "$work/plain.configure.log"
-cmake -S "$source" -B "$work/choices" "${args[@]}" "-DCMAKE_C_COMPILER_LAUNCHER=$mlgo;cc" \
-  "-DCMAKE_CXX_COMPILER_LAUNCHER=$mlgo;cc" > "$work/choices.configure.log"
-timed() {  # timed DIR [VAR=VALUE...]: "WALL USER SYSTEM"
+mlgo_compile_launcher "$mlgo" --choices "$choices"
+cmake -S "$source" -B "$work/choices" "${args[@]}" "${launcher[@]}" > "$work/choices.configure.log"
+timed() {  # timed DIR: "WALL USER SYSTEM"
   local dir=$1
-  shift
   ninja -C "$dir" clean > /dev/null
-  env "$@" /usr/bin/time -f "%e %U %S" -o "$dir.time" ninja -C "$dir" -j 2 > /dev/null
+  /usr/bin/time -f "%e %U %S" -o "$dir.time" ninja -C "$dir" -j 2 > /dev/null
   cat "$dir.time"
 }
 for run in $(seq "$runs"); do
   echo "plain $(timed "$work/plain")"
-  echo "choices $(timed "$work/choices" MLGO_CC_CHOICES="$choices")"
+  echo "choices $(timed "$work/choices")"
 done | tee "$work/times.txt"
 python3 - "$work/times.txt" <<'PY'
 import statistics, sys

@@ -6,14 +6,15 @@
 # the choice way: never larger). What ten builds through a store are held to.
 # Usage: tools/bench/linked-ceiling.sh MLGO WORKDIR SOURCE BUDGET [-- CMAKE_ARGS...]
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/launcher.sh"
 mlgo=$(realpath "$1") work=$(realpath -m "$2") source=$(realpath "$3") budget=$4
 shift $(($# < 4 ? $# : 4))
 [[ "${1:-}" == "--" ]] && shift
 rm -rf "$work" && mkdir -p "$work"
+mlgo_compile_launcher "$mlgo" --record "$work/corpus"
 cmake -S "$source" -B "$work/record" -G Ninja -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
-  -DCMAKE_BUILD_TYPE=None -DCMAKE_C_FLAGS=-Oz -DCMAKE_CXX_FLAGS=-Oz \
-  "-DCMAKE_C_COMPILER_LAUNCHER=$mlgo;cc" "-DCMAKE_CXX_COMPILER_LAUNCHER=$mlgo;cc" "$@" > "$work/record.log"
-MLGO_CC_RECORD="$work/corpus" ninja -C "$work/record" -j 2 >> "$work/record.log"
+  -DCMAKE_BUILD_TYPE=None -DCMAKE_C_FLAGS=-Oz -DCMAKE_CXX_FLAGS=-Oz "${launcher[@]}" "$@" > "$work/record.log"
+ninja -C "$work/record" -j 2 >> "$work/record.log"
 /usr/bin/time -f "autotune: %e s" "$mlgo" autotune --corpus "$work/corpus" --output "$work/tuned" --budget "$budget" \
   --metric text+data --threads 2 > "$work/autotune.txt"
 tail -3 "$work/autotune.txt"

@@ -17,6 +17,7 @@
 #   SOURCE: the project's CMake source directory (tools/demo/build-corpus.sh's
 #   NAME/src); CMAKE_ARGS: its configure arguments (-Oz is set here).
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/launcher.sh"
 mlgo=$(realpath "$1") work=$(realpath -m "$2") source=$(realpath "$3") builds=$4 explore=$5
 runs=${6:-3} jobs=${7:-2}
 shift $(($# < 7 ? $# : 7))
@@ -27,19 +28,16 @@ mkdir -p "$work"
 # MLGO_BENCH_STORE: another store (postgresql://...: tools/bench/local-postgres.sh).
 store="${MLGO_BENCH_STORE:-$work/units.db}"
 
-configure() {  # configure BUILD_DIR [launcher]: compiles and links through mlgo cc
+configure() {  # configure BUILD_DIR [launcher FLAGS...]: compiles and links through mlgo cc FLAGS...
   local launcher=()
-  [[ "${2:-}" == launcher ]] &&
-    launcher=("-DCMAKE_C_COMPILER_LAUNCHER=$mlgo;cc" "-DCMAKE_CXX_COMPILER_LAUNCHER=$mlgo;cc"
-      "-DCMAKE_C_LINKER_LAUNCHER=$mlgo;cc" "-DCMAKE_CXX_LINKER_LAUNCHER=$mlgo;cc")
+  if [[ "${2:-}" == launcher ]]; then mlgo_launcher "$mlgo" "${@:3}"; fi
   cmake -S "$source" -B "$1" "${cmake_args[@]}" "${launcher[@]}" > "$1.configure.log"
 }
 
-timed_build() {  # timed_build BUILD_DIR [VAR=VALUE...]: prints "WALL CPU" seconds (CPU: user + system)
+timed_build() {  # timed_build BUILD_DIR: prints "WALL CPU" seconds (CPU: user + system)
   local dir=$1
-  shift
   ninja -C "$dir" clean > /dev/null
-  env "$@" /usr/bin/time -f "%e %U %S" -o "$dir.time" ninja -C "$dir" -j "$jobs" > "$dir.build.log"
+  /usr/bin/time -f "%e %U %S" -o "$dir.time" ninja -C "$dir" -j "$jobs" > "$dir.build.log"
   read -r wall user system < "$dir.time"
   python3 -c "print($wall, round($user + $system, 2))"
 }
@@ -53,12 +51,11 @@ done
 python3 -c 'import json, sys; print(json.dumps({"build": "plain", "seconds": [float(s) for s in sys.argv[1].split()],
                  "cpu_seconds": [float(s) for s in sys.argv[2].split()]}))' "${plain_times[*]}" "${plain_cpu[*]}"
 
-configure "$work/store" launcher
 # BUILDS 0: time the plain and store-hit builds of the store a run left.
 ((builds > 0)) && [[ "$store" != postgres* ]] && rm -f "$store" "$store-wal" "$store-shm"
 for build in $(seq "$builds"); do
-  read -r seconds cpu < <(timed_build "$work/store" MLGO_CC_STORE="$store" MLGO_CC_EXPLORE="$explore" \
-    MLGO_CC_PREDICT=1 MLGO_CC_LOG="$work/explore-$build.jsonl")
+  configure "$work/store" launcher --store "$store" --explore "$explore" --predict --log "$work/explore-$build.jsonl"
+  read -r seconds cpu < <(timed_build "$work/store")
   info=$("$mlgo" store-info --store "$store" --json)
   python3 - "$build" "$seconds" "$cpu" "$info" "$work/explore-$build.jsonl" <<'PY'
 import json, sys
@@ -82,7 +79,8 @@ for run in $(seq "$runs"); do
   read -r wall cpu < <(timed_build "$work/plain")
   plain_times+=("$wall") plain_cpu+=("$cpu")
   rm -f "$work/hit-$run.jsonl"
-  read -r wall cpu < <(timed_build "$work/store" MLGO_CC_STORE="$store" MLGO_CC_LOG="$work/hit-$run.jsonl")
+  configure "$work/store" launcher --store "$store" --log "$work/hit-$run.jsonl"
+  read -r wall cpu < <(timed_build "$work/store")
   hit_times+=("$wall") hit_cpu+=("$cpu")
 done
 python3 - "${plain_times[*]}" "${hit_times[*]}" "$work/hit-$runs.jsonl" "${plain_cpu[*]}" "${hit_cpu[*]}" <<'PY'

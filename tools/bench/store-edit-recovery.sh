@@ -12,6 +12,7 @@
 # Usage: tools/bench/store-edit-recovery.sh MLGO WORKDIR SOURCE STORE FILE BUILDS EXPLORE [-- CMAKE_ARGS...]
 #   FILE: relative to SOURCE, e.g. src/pcre2_dfa_match.c
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/launcher.sh"
 mlgo=$(realpath "$1") work=$(realpath -m "$2") source=$(realpath "$3") store=$(realpath "$4") file=$5
 builds=$6 explore=$7
 shift $(($# < 7 ? $# : 7))
@@ -29,14 +30,13 @@ for way in lineage renamed; do
     mv "$tree/$file" "$tree/${file%.c}_edited.c"
     sed -i "s|$file|${file%.c}_edited.c|g" "$tree/CMakeLists.txt"
   fi
-  cmake -S "$tree" -B "$tree/build" -G Ninja -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
-    -DCMAKE_BUILD_TYPE=None -DCMAKE_C_FLAGS=-Oz -DCMAKE_CXX_FLAGS=-Oz \
-    "-DCMAKE_C_COMPILER_LAUNCHER=$mlgo;cc" "-DCMAKE_CXX_COMPILER_LAUNCHER=$mlgo;cc" \
-    "-DCMAKE_C_LINKER_LAUNCHER=$mlgo;cc" "-DCMAKE_CXX_LINKER_LAUNCHER=$mlgo;cc" "$@" > "$work/$way.configure.log"
   for build in $(seq "$builds"); do
+    # mlgo cc's flags name the build's log: the tree is configured for each build.
+    mlgo_launcher "$mlgo" --store "$work/$way/units.db" --explore "$explore" --predict --log "$work/$way-$build.jsonl"
+    cmake -S "$tree" -B "$tree/build" -G Ninja -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
+      -DCMAKE_BUILD_TYPE=None -DCMAKE_C_FLAGS=-Oz -DCMAKE_CXX_FLAGS=-Oz "${launcher[@]}" "$@" > "$work/$way.configure.log"
     ninja -C "$tree/build" clean > /dev/null
-    MLGO_CC_STORE="$work/$way/units.db" MLGO_CC_EXPLORE="$explore" MLGO_CC_PREDICT=1 \
-      MLGO_CC_LOG="$work/$way-$build.jsonl" ninja -C "$tree/build" -j 2 > "$work/$way-$build.log"
+    ninja -C "$tree/build" -j 2 > "$work/$way-$build.log"
     python3 - "$way" "$build" "$stem" "$work/before.json" "$work/$way-$build.jsonl" <<'PY'
 import json, sys
 way, build, stem = sys.argv[1], int(sys.argv[2]), sys.argv[3]

@@ -12,6 +12,7 @@
 #   SOURCE: the project's CMake source directory; CMAKE_ARGS: its configure
 #   arguments (-Oz is set here).
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/launcher.sh"
 mlgo=$(realpath "$1") work=$(realpath -m "$2") source=$(realpath "$3") workspaces=$4 rounds=$5 explore=$6
 jobs=${7:-2}
 shift $(($# < 7 ? $# : 7))
@@ -26,9 +27,6 @@ rm -rf "$work" && mkdir -p "$work"
 for w in $(seq "$workspaces"); do
   tree="$work/runner-$w/project"
   mkdir -p "$tree" && cp -a "$source/." "$tree/"
-  cmake -S "$tree" -B "$tree/build" "${cmake_args[@]}" \
-    "-DCMAKE_C_COMPILER_LAUNCHER=$mlgo;cc" "-DCMAKE_CXX_COMPILER_LAUNCHER=$mlgo;cc" \
-    "-DCMAKE_C_LINKER_LAUNCHER=$mlgo;cc" "-DCMAKE_CXX_LINKER_LAUNCHER=$mlgo;cc" > "$work/runner-$w.configure.log"
 done
 
 count=0
@@ -37,9 +35,11 @@ for round in $(seq "$rounds"); do
     count=$((count + 1))
     tree="$work/runner-$w/project"
     log="$work/build-$count.jsonl"
+    # mlgo cc's flags name the build's log: the tree is configured for each build, untimed.
+    mlgo_launcher "$mlgo" --store "$store" --explore "$explore" --predict --log "$log"
+    cmake -S "$tree" -B "$tree/build" "${cmake_args[@]}" "${launcher[@]}" > "$work/runner-$w.configure.log"
     ninja -C "$tree/build" clean > /dev/null
-    env MLGO_CC_STORE="$store" MLGO_CC_EXPLORE="$explore" MLGO_CC_PREDICT=1 MLGO_CC_LOG="$log" \
-      /usr/bin/time -f "%e %U %S" -o "$work/time" ninja -C "$tree/build" -j "$jobs" > "$work/build-$count.log"
+    /usr/bin/time -f "%e %U %S" -o "$work/time" ninja -C "$tree/build" -j "$jobs" > "$work/build-$count.log"
     read -r wall user system < "$work/time"
     "$mlgo" store-info --store "$store" --json > "$work/info-$count.json"
     python3 - "$count" "$round" "$w" "$wall" "$user" "$system" "$work/info-$count.json" "$log" "$tree/" <<'PY'

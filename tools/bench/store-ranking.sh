@@ -11,34 +11,43 @@
 # against each unit's recorded level, per way.
 # Usage: tools/bench/store-ranking.sh MLGO WORKDIR SOURCE [BUILDS] [EXPLORE] [-- CMAKE_ARGS...]
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/launcher.sh"
 mlgo=$(realpath "$1") work=$(realpath -m "$2") source=$(realpath "$3") builds=${4:-2} explore=${5:-5}
 shift $(($# < 5 ? $# : 5))
 [[ "${1:-}" == "--" ]] && shift
+cmake_args=("$@")
 mkdir -p "$work"
 build="$work/build"
-cmake -S "$source" -B "$build" -G Ninja -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
-  -DCMAKE_BUILD_TYPE=None -DCMAKE_C_FLAGS=-Oz -DCMAKE_CXX_FLAGS=-Oz "$@" \
-  "-DCMAKE_C_COMPILER_LAUNCHER=$mlgo;cc" "-DCMAKE_CXX_COMPILER_LAUNCHER=$mlgo;cc" > "$work/configure.log"
+configure() {  # configure [FLAGS...]: the tree's compiles through mlgo cc FLAGS...
+  local launcher=()
+  mlgo_compile_launcher "$mlgo" "$@"
+  cmake -S "$source" -B "$build" -G Ninja -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
+    -DCMAKE_BUILD_TYPE=None -DCMAKE_C_FLAGS=-Oz -DCMAKE_CXX_FLAGS=-Oz "${cmake_args[@]}" "${launcher[@]}" \
+    > "$work/configure.log"
+}
+taught="$work/taught.db"
+store="$work/unit.db"
+configure --store "$taught" --explore "$explore" --predict
 mapfile -t objects < <(ninja -C "$build" -t targets all | sed -n 's/^\([^:]*\.o\): .*/\1/p' | sort)
 explored=() measured=()
 for i in "${!objects[@]}"; do
   if ((i % 2 == 0)); then explored+=("${objects[$i]}"); else measured+=("${objects[$i]}"); fi
 done
-taught="$work/taught.db"
 rm -f "$taught" "$taught-wal" "$taught-shm"
 for run in $(seq "$builds"); do
   (cd "$build" && rm -f "${explored[@]}")
-  MLGO_CC_STORE="$taught" MLGO_CC_EXPLORE="$explore" MLGO_CC_PREDICT=1 ninja -C "$build" "${explored[@]}" > /dev/null
+  ninja -C "$build" "${explored[@]}" > /dev/null
 done
 "$mlgo" store-info --store "$taught" >&2
 for way in taught shipped; do
   rm -f "$work/$way.jsonl"
+  # Every measured unit compiles with the one path $store (a fresh copy each): one configure per way.
+  configure --store "$store" --predict --log "$work/$way.jsonl"
   for object in "${measured[@]}"; do
-    store="$work/unit.db"
     rm -f "$store" "$store-wal" "$store-shm"
     [[ "$way" == taught ]] && "$mlgo" store-merge --output "$store" "$taught" 2> /dev/null
     (cd "$build" && rm -f "$object")
-    MLGO_CC_STORE="$store" MLGO_CC_PREDICT=1 MLGO_CC_LOG="$work/$way.jsonl" ninja -C "$build" "$object" > /dev/null
+    ninja -C "$build" "$object" > /dev/null
   done
 done
 python3 - "$work" "${#explored[@]}" <<'PY'
