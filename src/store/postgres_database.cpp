@@ -292,8 +292,17 @@ bool PostgresCursor::step() {
 
 }  // namespace
 
-std::unique_ptr<StoreDatabase> openPostgresDatabase(const std::string &uri, StoreAccess access) {
+namespace {
+
+std::unique_ptr<StoreDatabase> connect(const std::string &uri, StoreAccess access) {
   return std::make_unique<PostgresDatabase>(uri, access);
 }
 
+}  // namespace
+
 }  // namespace mlgo::store
+
+/// libmlgo_postgres.so's entry (kPostgresLibraryEntry).
+extern "C" __attribute__((visibility("default"))) mlgo::store::OpenPostgresDatabase mlgo_postgres_open() {
+  return &mlgo::store::connect;
+}

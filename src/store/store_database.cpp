@@ -1,11 +1,14 @@
 #include "mlgo/store/store_database.h"
 
+#include <dlfcn.h>
+
 #include <cstdlib>
 #include <regex>
 
 #include "mlgo/driver/compile_memo.h"
 #include "mlgo/store/postgres_database.h"
 #include "mlgo/store/sqlite_database.h"
+#include "mlgo/support/data_paths.h"
 
 namespace mlgo::store {
 
@@ -33,6 +36,22 @@ fs::path localStoreBase(const std::string &location) {
   else if (const char *home = std::getenv("HOME"); home && *home) cache = fs::path(home) / ".cache" / "mlgo";
   else cache = fs::temp_directory_path() / "mlgo-cache";
   return cache / "stores" / ("postgresql-" + CompileMemo::hash(shownLocation(location)).substr(0, 16));
+}
+
+std::unique_ptr<StoreDatabase> openPostgresDatabase(const std::string &uri, StoreAccess access) {
+  static const OpenPostgresDatabase open = [] {
+    const fs::path path = coreLibraryDirectory() / kPostgresLibraryFile;
+    void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr)
+      throw StoreUnavailable(std::string("PostgreSQL stores need ") + kPostgresLibraryFile + ": " + dlerror());
+    using Entry = OpenPostgresDatabase (*)();
+    auto entry = reinterpret_cast<Entry>(dlsym(handle, kPostgresLibraryEntry));
+    if (entry == nullptr)
+      throw StoreUnavailable(path.string() + " has no entry point " + kPostgresLibraryEntry +
+                             " (a library from another build?)");
+    return entry();  // never unloaded: its connections' code lives there
+  }();
+  return open(uri, access);
 }
 
 std::unique_ptr<StoreDatabase> openStoreDatabase(const std::string &location, StoreAccess access) {

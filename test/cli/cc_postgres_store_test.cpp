@@ -127,3 +127,45 @@ TEST_CASE("mlgo cc through a PostgreSQL store: a server killed mid-build, or nev
       CHECK(readFile(project / unit) == readFile(scratch / "clang.o"));
     }
 }
+
+TEST_CASE("mlgo cc: an SQLite store never loads libpq, and without libmlgo_postgres.so a PostgreSQL store builds "
+          "as clang would, with the warning",
+          "[cli][launcher][store][postgres][clang]") {
+  test::ScratchDirectory scratch;
+  const std::string source = (scratch / "unit.c").string();
+  writeFileAtomically(source, "int triple(int x) { return 3 * x; }\n");
+  const std::string unreachable = "postgresql://mlgo@/mlgo?host=" + (scratch / "no-server").string();
+  const std::string cache = "XDG_CACHE_HOME=" + (scratch / "cache").string();
+  // Every file the dynamic loader opened while mlgo cc compiled the unit
+  // through `store`.
+  auto loaded = [&](const std::string &store, const std::string &name) {
+    const fs::path log = scratch / ("loader-" + name);
+    fs::create_directories(log);
+    const test::CommandOutcome outcome = test::runMlgoWithEnvironment(
+        {cache, "LD_DEBUG=files", "LD_DEBUG_OUTPUT=" + (log / "ld").string()},
+        {"cc", "--store", store, "clang-19", "-Oz", "-c", source, "-o", (scratch / (name + ".o")).string()});
+    INFO(outcome.err);
+    REQUIRE(outcome.exitCode == 0);
+    std::string files;
+    for (const auto &entry : fs::directory_iterator(log)) files += readFile(entry.path());
+    REQUIRE_THAT(files, Contains("libmlgo_core.so"));  // the log is there at all
+    return files;
+  };
+  CHECK_THAT(loaded((scratch / "units.db").string(), "sqlite"), !Contains("libpq.so") && !Contains("libmlgo_postgres"));
+  CHECK_THAT(loaded(unreachable, "postgres"), Contains("libmlgo_postgres.so") && Contains("libpq.so"));
+
+  // libmlgo_core.so copied alone: the backend is looked for beside it.
+  const fs::path build = fs::path(test::mlgoBinary()).parent_path();
+  fs::create_directories(scratch / "lib");
+  fs::copy_file(build / "libmlgo_core.so", scratch / "lib" / "libmlgo_core.so");
+  const test::CommandOutcome missing = test::runMlgoWithEnvironment(
+      {cache, "LD_LIBRARY_PATH=" + (scratch / "lib").string(), "MLGO_DATA_DIR=" + (build / "mlgo-data").string()},
+      // Another store: a build warns once per store and session.
+      {"cc", "--store", unreachable + "-2", "clang-19", "-Oz", "-c", source, "-o", (scratch / "missing.o").string()});
+  INFO(missing.err);
+  CHECK(missing.exitCode == 0);
+  CHECK_THAT(missing.err, Contains("libmlgo_postgres.so") && Contains("as clang would"));
+  REQUIRE(test::runProgram("/usr/bin/clang-19", {"-Oz", "-c", source, "-o", (scratch / "clang.o").string()}).exitCode ==
+          0);
+  CHECK(readFile(scratch / "missing.o") == readFile(scratch / "clang.o"));
+}

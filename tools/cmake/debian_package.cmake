@@ -39,7 +39,7 @@ set(MLGO_DEB_DEPENDS
   "libfmt9 (>= 9.1.0+ds1)"          # libfmt.so.9: spdlog's formatting, also used directly
   "libprotobuf32 (>= 3.21.12)"      # libprotobuf.so.32: TensorBoard event files (mlgo_report)
   "libsqlite3-0 (>= 3.35.0)"        # libsqlite3.so.0: the project stores of mlgo cc --store (mlgo_core)
-  "libpq5 (>= 15)"                  # libpq.so.5: stores on a PostgreSQL server (mlgo_core)
+  "libpq5 (>= 15)"                  # libpq.so.5: stores on a PostgreSQL server (mlgo_postgres)
   "libtorch1.13 (>= 1.13.1+dfsg)"   # libtorch, libc10: training and TorchScript (mlgo_training)
   clang-19                          # compiles the gate's programs; eval --check-fidelity's reference
   llvm-19                           # /usr/lib/llvm-19/bin/opt: runs autotune's candidates in the gate

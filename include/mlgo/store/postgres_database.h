@@ -17,8 +17,18 @@
 namespace mlgo::store {
 
 /// Connects to the store at `uri`. Throws StoreUnavailable when the server
-/// cannot be reached or refuses the login, InputError naming the store when
-/// its tables are not a store of mlgo's (or, read-only, there is none).
+/// cannot be reached or refuses the login (or this backend's library cannot
+/// be loaded), InputError naming the store when its tables are not a store
+/// of mlgo's (or, read-only, there is none).
 std::unique_ptr<StoreDatabase> openPostgresDatabase(const std::string &uri, StoreAccess access);
+
+/// The backend is a library of its own, beside libmlgo_core.so, loaded on
+/// the first PostgreSQL store a process opens (store_database.cpp): libpq
+/// brings some twenty libraries (TLS, Kerberos, LDAP), whose loading cost
+/// every compile of `mlgo cc` a fifth of a small unit's time. It exports one
+/// C function, kPostgresLibraryEntry, returning its openPostgresDatabase.
+inline constexpr const char *kPostgresLibraryFile = "libmlgo_postgres.so";
+inline constexpr const char *kPostgresLibraryEntry = "mlgo_postgres_open";
+using OpenPostgresDatabase = std::unique_ptr<StoreDatabase> (*)(const std::string &uri, StoreAccess access);
 
 }  // namespace mlgo::store
