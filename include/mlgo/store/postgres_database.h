@@ -24,9 +24,10 @@ std::unique_ptr<StoreDatabase> openPostgresDatabase(const std::string &uri, Stor
 
 /// The backend is a library of its own, beside libmlgo_core.so, loaded on
 /// the first PostgreSQL store a process opens (store_database.cpp): libpq
-/// brings some twenty libraries (TLS, Kerberos, LDAP), whose loading cost
-/// every compile of `mlgo cc` a fifth of a small unit's time. It exports one
-/// C function, kPostgresLibraryEntry, returning its openPostgresDatabase.
+/// brings some twenty libraries (TLS, Kerberos, LDAP) that every compile of
+/// `mlgo cc` would map and relocate (a store compile: 44 libraries and
+/// 34,147 relocations with them, 23 and 25,999 without). It exports one C
+/// function, kPostgresLibraryEntry, returning its openPostgresDatabase.
 inline constexpr const char *kPostgresLibraryFile = "libmlgo_postgres.so";
 inline constexpr const char *kPostgresLibraryEntry = "mlgo_postgres_open";
 using OpenPostgresDatabase = std::unique_ptr<StoreDatabase> (*)(const std::string &uri, StoreAccess access);

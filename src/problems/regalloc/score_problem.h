@@ -4,8 +4,8 @@
 // default's answers, a trained policy, or a DecisionSteer with each function
 // one reward segment), LLVM's regalloc score as the measure, and how their
 // policies are loaded. A problem gives its Traits (what differs: its hook,
-// observations, answers and policy) and what is its own (name, seam, spec,
-// config, channel, release-mode model).
+// observations, answers, policy and spec) and its ScoreProblemIdentity
+// (name, seam, config, channel, release-mode model).
 //
 // Traits: Hook, Steer (the hook's steer interface), Observation, Answer,
 // Policy; static spec(), toWords(observation, words), record(trace, words,
