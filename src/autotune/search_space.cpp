@@ -21,7 +21,7 @@ std::string PassElement::pipelineText() const {
   return "function(loop-mssa(" + element + "))";
 }
 
-SearchSpace SearchSpace::load(const fs::path &file) {
+SearchSpace SearchSpace::load(const fs::path &file, PassCheck check) {
   SearchSpace space;
   const std::string text = readFile(file);
   forEachLine(text, [&](size_t lineNumber, std::string_view line) {
@@ -49,7 +49,7 @@ SearchSpace SearchSpace::load(const fs::path &file) {
     // An unknown pass would fail every candidate that holds it, and the run
     // would still look normal: check each searched one against LLVM's
     // registry now.
-    if (pass.included) try {
+    if (pass.included && check == PassCheck::AgainstLLVM) try {
         CompilerDriver::validatePassPipeline(pass.pipelineText());
       } catch (const UsageError &e) {
         throw InputError(describeInputProblem(file.string(), where + " \"" + pass.element + "\"",

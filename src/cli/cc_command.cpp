@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
-#include <csignal>
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
@@ -14,7 +13,6 @@
 #include <set>
 #include <variant>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -273,32 +271,6 @@ std::string commandOutput(const std::vector<std::string> &command) {
   return command.front();
 }
 
-/// mlgo cc's own process can die where the crash guard cannot contain it (a
-/// stack smashed outside a contained compile, a bug of mlgo's): the work
-/// runs in a child, and a child that dies by a signal leaves the command to
-/// the real compiler, as given, with a warning; the build goes on as
-/// clang's. The fork comes before a store, a file or LLVM is touched, so the
-/// child alone owns what it opens. A signal that stops the build (SIGINT,
-/// SIGTERM, SIGHUP, SIGQUIT, SIGPIPE) stops this process too.
-int runCc(CcFlags flags) {
-  if (flags.printPluginPath || flags.command.empty()) return runCcWithStoreFallback(flags);
-  std::fflush(nullptr);
-  spdlog::default_logger()->flush();
-  const pid_t child = ::fork();
-  if (child <= 0) return runCcWithStoreFallback(flags);  // the child, or no process to spare
-  int status = 0;
-  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  const int signal = WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL;
-  if (signal == SIGINT || signal == SIGTERM || signal == SIGHUP || signal == SIGQUIT || signal == SIGPIPE) {
-    std::signal(signal, SIG_DFL);
-    ::raise(signal);
-  }
-  spdlog::warn("{}: mlgo cc died ({}); compiled as clang would", commandOutput(flags.command), ::strsignal(signal));
-  return runRealCompiler(flags.command, launcher::findCompiler(flags.command.front()));
-}
-
 int runCcThroughStore(CcFlags &flags) {
   if (flags.printPluginPath) {
     std::printf("%s\n", passPlugin().c_str());
@@ -418,8 +390,14 @@ void addCcCommand(CLI::App *command, CommandRunner &runner) {
     flags->command = command->remaining();
     for (const launcher::CcOption &option : launcher::kCcOptions)
       if (command->get_option(option.flag)->count() > 0) flags->given.insert(option.flag);
-    runner = [flags] { return runCc(*flags); };
+    runner = [flags] { return runCcWithStoreFallback(*flags); };
   });
+}
+
+int compileAsClangAfterDeath(const std::vector<std::string> &command, int signal) {
+  if (command.empty()) return exit_code::kUsage;
+  spdlog::warn("{}: mlgo cc died ({}); compiled as clang would", commandOutput(command), ::strsignal(signal));
+  return runRealCompiler(command, launcher::findCompiler(command.front()));
 }
 
 }  // namespace mlgo::cli

@@ -26,6 +26,10 @@ struct Subcommand {
 /// mlgo cc's row, which its own entry point (cc_main.cpp) also uses.
 extern const Subcommand kCcSubcommand;
 
+/// After the process doing a compile's work died by `signal`: the compiler
+/// `command` (its name first) run as given, with a warning naming the output.
+int compileAsClangAfterDeath(const std::vector<std::string> &command, int signal);
+
 /// Every subcommand, in the order --help lists them.
 const std::vector<Subcommand> &subcommands();
 

@@ -4,13 +4,18 @@
 // pay that twice per compile, so this entry point, which links neither,
 // hands such a call straight to the compiler. Every other `mlgo cc` call
 // loads libmlgo_cc.so, which holds that command alone (cc_main.cpp);
-// everything else loads libmlgo_cli.so.
+// everything else loads libmlgo_cli.so. `mlgo cc`'s work runs in a child
+// process, forked before the library is loaded (runCcInChild).
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
+#include <csignal>
+
 #include <dlfcn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "mlgo/launcher/cc_options.h"
@@ -66,7 +71,7 @@ std::string executableDirectory() {
 /// Loads `library` from beside the executable (a build tree) or from where
 /// the libraries are installed, and returns its entry point `symbol`;
 /// nullptr after saying why.
-using Main = int (*)(int, char **);
+template <typename Main = int (*)(int, char **)>
 Main loadEntryPoint(const char *library, const char *symbol) {
   const std::string directory = executableDirectory();
   std::string tried;
@@ -87,12 +92,42 @@ Main loadEntryPoint(const char *library, const char *symbol) {
   return nullptr;
 }
 
+int runLibrary(const char *library, const char *symbol, int argc, char **argv) {
+  const auto entry = loadEntryPoint(library, symbol);
+  return entry ? entry(argc, argv) : 1;
+}
+
+/// `mlgo cc`'s own process can die where the crash guard cannot contain it (a
+/// stack smashed outside a contained compile, a bug of mlgo's): its work runs
+/// in a child, and a child that dies by a signal leaves the command to the
+/// real compiler, as given, with a warning; the build goes on as clang's. The
+/// fork comes before libmlgo_cc.so is loaded: this process never maps LLVM
+/// and clang, so the fork copies next to nothing and its exit has nothing to
+/// unmap (forking after the load cost each compile about 4 ms). A signal that
+/// stops the build (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE) stops this
+/// process too.
+int runCcInChild(int argc, char **argv) {
+  std::fflush(nullptr);
+  const pid_t child = ::fork();
+  if (child <= 0) return runLibrary("libmlgo_cc.so", "mlgo_cc_main", argc, argv);  // the child, or no process to spare
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  const int signal = WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL;
+  if (signal == SIGINT || signal == SIGTERM || signal == SIGHUP || signal == SIGQUIT || signal == SIGPIPE) {
+    std::signal(signal, SIG_DFL);
+    ::raise(signal);
+  }
+  const auto afterDeath = loadEntryPoint<int (*)(int, char **, int)>("libmlgo_cc.so", "mlgo_cc_after_death");
+  return afterDeath ? afterDeath(argc, argv, signal) : 1;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
   // execvp returns only when it cannot run the compiler: mlgo then says why.
   if (const int compiler = plainCompilerCall(argc, argv)) ::execvp(argv[compiler], argv + compiler);
-  const bool cc = argc > 1 && std::strcmp(argv[1], "cc") == 0;
-  const Main entry = cc ? loadEntryPoint("libmlgo_cc.so", "mlgo_cc_main") : loadEntryPoint("libmlgo_cli.so", "mlgo_main");
-  return entry ? entry(argc, argv) : 1;
+  if (argc > 1 && std::strcmp(argv[1], "cc") == 0) return runCcInChild(argc, argv);
+  return runLibrary("libmlgo_cli.so", "mlgo_main", argc, argv);
 }

@@ -46,7 +46,8 @@ void loadPolicy(Application &application, const std::filesystem::path &policy) {
 Application loadChoices(const std::filesystem::path &file, std::chrono::milliseconds timeout) {
   Application application;
   application.timeout = timeout;
-  const autotune::SearchSpace space = autotune::SearchSpace::load(autotune::defaultSearchSpaceFile());
+  const autotune::SearchSpace space =
+      autotune::SearchSpace::load(autotune::defaultSearchSpaceFile(), autotune::SearchSpace::PassCheck::WhenCompiled);
   const UnitChoices choices = readUnitChoices(file, space);
   application.policyUnits.emplace();
   for (const auto &[module, choice] : choices.units) {
@@ -156,7 +157,7 @@ Application loadApplication(const ApplicationFiles &files, std::chrono::millisec
     return application;
   }
   auto space = std::make_shared<const autotune::SearchSpace>(
-      autotune::SearchSpace::load(autotune::defaultSearchSpaceFile()));
+      autotune::SearchSpace::load(autotune::defaultSearchSpaceFile(), autotune::SearchSpace::PassCheck::WhenCompiled));
   if (!files.passLists.empty()) application.passLists = autotune::readPassLists(files.passLists, *space);
   if (files.predict) application.prediction = loadPrediction(files, *space);
   if (!files.store.empty()) loadStore(application, files, space);

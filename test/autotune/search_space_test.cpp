@@ -52,6 +52,14 @@ TEST_CASE("search space: malformed lines are refused naming the file and line", 
   CHECK_THROWS_AS(SearchSpace::load(file), InputError);
   CHECK_THROWS_WITH(SearchSpace::load(file), Catch::Contains("passes.txt: line 2 \"no-such-pass\"") &&
                                                  Catch::Contains("not a pass"));
+  // Left to the compiles (mlgo cc): the element loads, and a list holding it
+  // fails when compiled; the file's form is still checked.
+  const SearchSpace unchecked = SearchSpace::load(file, SearchSpace::PassCheck::WhenCompiled);
+  CHECK(unchecked.find("no-such-pass") == 1);
+  CHECK_THROWS_AS(CompilerDriver::validatePassPipeline(unchecked.pipeline({1})), UsageError);
+  writeFileAtomically(scratch / "malformed.txt", "maybe\tmodule\tmergefunc\twhy\n");
+  CHECK_THROWS_WITH(SearchSpace::load(scratch / "malformed.txt", SearchSpace::PassCheck::WhenCompiled),
+                    Catch::Contains("malformed.txt: line 1: status must be include or exclude"));
   writeFileAtomically(file, "include\tloop\tconstmerge\tmodule pass at the loop level\n");
   CHECK_THROWS_AS(SearchSpace::load(file), InputError);
 }

@@ -802,10 +802,18 @@ TEST_CASE("mlgo cc: a compile whose own process dies by a signal builds as clang
     child = mlgoCcChild(store);
     if (!child) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+  // The waiting parent forked before loading LLVM: it maps none of it (so
+  // the fork copies next to nothing, and its exit unmaps nothing).
+  std::string parentMaps;
+  if (child) {
+    std::ifstream maps("/proc/" + parentOf(std::to_string(child)) + "/maps");
+    parentMaps.assign(std::istreambuf_iterator<char>(maps), std::istreambuf_iterator<char>());
+  }
   // Killed as the kernel's OOM killer would, or as an abort ends it.
   if (child) ::kill(child, SIGKILL);
   compile.join();
   REQUIRE(child != 0);
+  CHECK_THAT(parentMaps, Contains("/mlgo") && !Contains("libLLVM") && !Contains("libmlgo_cc"));
   INFO(outcome.err);
   CHECK(outcome.exitCode == 0);
   CHECK_THAT(outcome.err, Contains("large.o: mlgo cc died") && Contains("compiled as clang would"));

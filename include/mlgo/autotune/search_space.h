@@ -20,8 +20,16 @@ struct PassElement {
 
 class SearchSpace {
  public:
+  /// Whether load checks each included pass against LLVM's registry.
+  enum class PassCheck {
+    AgainstLLVM,
+    /// Left to the compiles: each parses its list anyway, and one naming a
+    /// pass LLVM does not know fails and builds plainly. `mlgo cc` loads the
+    /// space on every compile of a build, and the 121 checks cost each 2 ms.
+    WhenCompiled,
+  };
   /// Throws InputError naming the file and line of a malformed entry.
-  static SearchSpace load(const std::filesystem::path &file);
+  static SearchSpace load(const std::filesystem::path &file, PassCheck check = PassCheck::AgainstLLVM);
 
   const std::vector<PassElement> &all() const { return all_; }
   /// The included elements; a pass list holds indices into this.
