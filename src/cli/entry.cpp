@@ -103,9 +103,9 @@ int runLibrary(const char *library, const char *symbol, int argc, char **argv) {
 /// real compiler, as given, with a warning; the build goes on as clang's. The
 /// fork comes before libmlgo_cc.so is loaded: this process never maps LLVM
 /// and clang, so the fork copies next to nothing and its exit has nothing to
-/// unmap (forking after the load cost each compile about 4 ms). A signal that
-/// stops the build (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE) stops this
-/// process too.
+/// unmap (forked after the load, a store hit took about 1,000 more page
+/// faults). A signal that stops the build (SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+/// SIGPIPE) stops this process too.
 int runCcInChild(int argc, char **argv) {
   std::fflush(nullptr);
   const pid_t child = ::fork();
