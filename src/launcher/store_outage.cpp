@@ -47,7 +47,7 @@ bool warnStoreUnavailable(const std::string &location, const std::string &why) {
     ::unlink(marker.c_str());
     if (!createExclusively(marker)) return false;
   }
-  spdlog::warn("{}; this build compiles and links as clang would until it can be reached", why);
+  spdlog::warn("{}; this build compiles and links as clang would while the store cannot be used", why);
   return true;
 }
 
